@@ -1,0 +1,15 @@
+package dev.idempotent;
+
+/** The store failed or timed out and the store-failure policy is fail-closed: the method did not run. HTTP 503. */
+public class IdempotencyStoreException extends IdempotencyException {
+  private static final long serialVersionUID = 1L;
+
+  public IdempotencyStoreException(String message, String scope, String redactedKey, Throwable cause) {
+    super(message + where(scope, redactedKey), scope, redactedKey, cause);
+  }
+
+  @Override
+  public int httpStatus() {
+    return 503;
+  }
+}

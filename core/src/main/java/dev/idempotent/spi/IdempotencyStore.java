@@ -1,0 +1,110 @@
+package dev.idempotent.spi;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Where idempotency records live. A store does only what its backend must do atomically; the protocol
+ * that uses these operations is written once, in the core executor, and is the same for every store.
+ *
+ * <h2>The protocol</h2>
+ * For every call of an idempotent method the executor:
+ * <ol>
+ *   <li>makes a fresh, unique <b>owner token</b> and calls {@link #claim} once. The store atomically, in one
+ *       step and one round trip (never read-then-write), either
+ *       <ul>
+ *         <li>inserts {@code IN_PROGRESS(owner token, fingerprint)} that expires after {@code lease} when no
+ *             record exists or the existing one has expired: {@link ClaimResult#acquired()};</li>
+ *         <li>replaces an {@code IN_PROGRESS} record whose lease has ended by the new claim (takeover; the old
+ *             owner token is now fenced): {@link ClaimResult#tookOver()};</li>
+ *         <li>or writes nothing and returns the live record: {@link ClaimResult#existing}.</li>
+ *       </ul></li>
+ *   <li>Acquired: runs the method. While it runs, one shared scheduler calls {@link #renew} every third of
+ *       the lease, so a long call keeps its claim and a dead holder's claim frees itself after the lease.</li>
+ *   <li>Returned, or threw a failure the call records: {@link #complete} stores the encoded outcome as
+ *       {@code COMPLETED}, expiring after {@code ttl}. Threw anything else: {@link #release} deletes the claim
+ *       so that a retry can run.</li>
+ *   <li>Existing {@code COMPLETED}: replays the outcome (or rejects the duplicate). Existing {@code IN_PROGRESS}:
+ *       rejects at once, or waits with {@link #awaitChange} and claims again. A waiter never writes.</li>
+ * </ol>
+ *
+ * <h2>Fencing</h2>
+ * {@link #complete}, {@link #release} and {@link #renew} apply only when the stored record is still
+ * {@code IN_PROGRESS} under the given owner token; otherwise they change nothing and return {@code false}.
+ * A holder whose lease ended and whose key was taken over can therefore never overwrite or delete the new
+ * holder's record. Each is one atomic step (a conditional write, a script, {@code ... WHERE owner = ?}).
+ *
+ * <h2>Time</h2>
+ * Leases and ttls are relative durations; a store measures them with its own clock (the Redis server, the
+ * database's {@code now()}, an injected ticker), so clocks of different hosts are never compared. An expired
+ * record behaves exactly like a missing one, whether or not it is physically deleted yet.
+ *
+ * <h2>Errors</h2>
+ * A backend failure or timeout is thrown as any {@link RuntimeException} (the executor turns it into
+ * {@code IdempotencyStoreException} and applies the store-failure policy). Every operation must return or
+ * fail within the store's configured timeouts: a store outage must never hang a caller.
+ *
+ * <h2>Keys and outcomes</h2>
+ * The executor passes keys already {@link RecordKey#fittedTo fitted} to {@link #maxKeyLength()}. Outcomes are
+ * opaque bytes of any length up to at least 1 MiB, stored binary-safe; fingerprints are short ASCII strings
+ * or {@code null}. Implementations must be thread-safe. The contract kit in {@code idempotent-store-tck}
+ * checks all of the above; every store passes it.
+ */
+public interface IdempotencyStore extends AutoCloseable {
+
+  /**
+   * Claims {@code key} for {@code ownerToken}, or returns the live record that holds it.
+   *
+   * @param key the record key, fitted to {@link #maxKeyLength()}
+   * @param ownerToken unique per call; written into the record
+   * @param fingerprint the payload fingerprint kept with the record, or {@code null}
+   * @param lease how long the claim holds without renewal; positive
+   */
+  ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease);
+
+  /**
+   * Records the outcome: {@code IN_PROGRESS(ownerToken)} becomes {@code COMPLETED(outcome)}, expiring after
+   * {@code ttl}. Returns {@code false} and changes nothing when the record is not {@code IN_PROGRESS} under
+   * {@code ownerToken} (fenced).
+   */
+  boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl);
+
+  /**
+   * Deletes the claim so that the key is free again. Returns {@code false} and changes nothing when the record
+   * is not {@code IN_PROGRESS} under {@code ownerToken} (fenced).
+   */
+  boolean release(RecordKey key, String ownerToken);
+
+  /**
+   * Extends the claim to end {@code lease} from now. Returns {@code false} and changes nothing when the record
+   * is not {@code IN_PROGRESS} under {@code ownerToken} (fenced, or already expired).
+   */
+  boolean renew(RecordKey key, String ownerToken, Duration lease);
+
+  /** The live record for {@code key}, or empty when there is none or it has expired. Never writes. */
+  Optional<IdempotencyRecord> read(RecordKey key);
+
+  /**
+   * Blocks until the record for {@code key} may have changed (completed, released, expired) or
+   * {@code maxWait} has passed, whichever comes first; a spurious early return is allowed. The executor calls
+   * it between claims while a caller waits for an in-progress key, with a bounded, growing {@code maxWait}.
+   *
+   * <p>The default sleeps {@code maxWait} (polling). Stores with notifications (in-process signals, Redis
+   * pub/sub, PostgreSQL LISTEN) return as soon as the holder completes or releases.
+   */
+  default void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
+    long nanos = maxWait.toNanos();
+    if (nanos > 0) {
+      Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+    }
+  }
+
+  /** The longest scope or key, in characters, this store indexes; longer ones arrive digested. */
+  default int maxKeyLength() {
+    return Integer.MAX_VALUE;
+  }
+
+  /** Releases the store's own resources (not those the user handed to it). */
+  @Override
+  default void close() {}
+}

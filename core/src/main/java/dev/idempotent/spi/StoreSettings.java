@@ -1,0 +1,67 @@
+package dev.idempotent.spi;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The {@code idempotent.*} settings a store provider reads to build its store with no code: the entries of
+ * {@code idempotent.properties} on the classpath, overridden by system properties of the same names.
+ */
+public final class StoreSettings {
+  private final Map<String, String> values;
+
+  private StoreSettings(Map<String, String> values) {
+    this.values = Collections.unmodifiableMap(new TreeMap<>(values));
+  }
+
+  public static StoreSettings of(Map<String, String> values) {
+    return new StoreSettings(values);
+  }
+
+  /** The value of {@code name} (for example {@code idempotent.redisson.address}), trimmed, if set and not blank. */
+  public Optional<String> get(String name) {
+    String v = values.get(name);
+    return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.trim());
+  }
+
+  /**
+   * The value of {@code name}.
+   *
+   * @throws IllegalArgumentException naming the missing setting and where to set it
+   */
+  public String require(String name) {
+    return get(name).orElseThrow(() -> new IllegalArgumentException(
+        "missing setting " + name + ": set it in idempotent.properties or as -D" + name + "=..."));
+  }
+
+  /** A duration setting ({@code 500ms}, {@code 30s}, {@code 10m}, {@code 24h}, {@code 7d} or ISO-8601). */
+  public Optional<Duration> duration(String name) {
+    return get(name).map(v -> {
+      try {
+        return dev.idempotent.internal.Durations.parse(v);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("setting " + name + ": " + e.getMessage(), e);
+      }
+    });
+  }
+
+  /** All settings whose names start with {@code prefix}. */
+  public Map<String, String> withPrefix(String prefix) {
+    Map<String, String> out = new TreeMap<>();
+    values.forEach((k, v) -> {
+      if (k.startsWith(prefix)) {
+        out.put(k, v);
+      }
+    });
+    return out;
+  }
+
+  /** Names only: values may hold passwords. */
+  @Override
+  public String toString() {
+    return "StoreSettings" + values.keySet();
+  }
+}
