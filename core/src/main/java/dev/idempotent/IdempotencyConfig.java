@@ -1,0 +1,239 @@
+package dev.idempotent;
+
+import dev.idempotent.spi.IdempotencyStore;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything the library needs, immutable and validated: the default store and named stores, default
+ * durations, the result codec, the clock, the listener, the store-failure policy and key resolver instances.
+ *
+ * <pre>{@code
+ * Idempotency.install(IdempotencyConfig.builder()
+ *     .defaultStore(CaffeineIdempotencyStore.builder().build())
+ *     .store("orders", jdbcStore)
+ *     .defaultTtl(Duration.ofHours(48))
+ *     .build());
+ * }</pre>
+ *
+ * With no configuration at all the library reads {@code idempotent.properties} and system properties and
+ * finds the store through {@link java.util.ServiceLoader} (see {@link #fromProperties()}).
+ */
+public final class IdempotencyConfig {
+  public static final Duration DEFAULT_TTL = Duration.ofHours(24);
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(10);
+
+  private final IdempotencyStore defaultStore;
+  private final Map<String, IdempotencyStore> stores;
+  private final Duration defaultTtl;
+  private final Duration defaultLease;
+  private final Duration defaultWaitTimeout;
+  private final ResultCodec codec;
+  private final TimeSource timeSource;
+  private final IdempotencyListener listener;
+  private final StoreFailurePolicy storeFailurePolicy;
+  private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers;
+
+  private IdempotencyConfig(Builder b) {
+    this.defaultStore = b.defaultStore;
+    this.stores = Collections.unmodifiableMap(new LinkedHashMap<>(b.stores));
+    this.defaultTtl = b.defaultTtl;
+    this.defaultLease = b.defaultLease;
+    this.defaultWaitTimeout = b.defaultWaitTimeout;
+    this.codec = b.codec;
+    this.timeSource = b.timeSource;
+    this.listener = b.listener;
+    this.storeFailurePolicy = b.storeFailurePolicy;
+    this.keyResolvers = Collections.unmodifiableMap(new LinkedHashMap<>(b.keyResolvers));
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding every setting of {@code base}, to change a few. */
+  public static Builder from(IdempotencyConfig base) {
+    return new Builder(base);
+  }
+
+  /**
+   * The configuration described by {@code idempotent.properties} on the classpath, overridden by system
+   * properties of the same names, with the store found through {@link java.util.ServiceLoader}.
+   *
+   * @throws IdempotencyConfigurationException naming the bad or missing setting
+   */
+  public static IdempotencyConfig fromProperties() {
+    return dev.idempotent.internal.PropertiesConfigLoader.load();
+  }
+
+  /** The store used when {@link Idempotent#store()} is empty. */
+  public IdempotencyStore defaultStore() {
+    return defaultStore;
+  }
+
+  /** Named stores, for {@link Idempotent#store()}. */
+  public Map<String, IdempotencyStore> stores() {
+    return stores;
+  }
+
+  /**
+   * The store called {@code name}, or the default store for {@code ""}.
+   *
+   * @throws IdempotencyConfigurationException when there is no such store
+   */
+  public IdempotencyStore store(String name) {
+    if (name == null || name.isEmpty()) {
+      return defaultStore;
+    }
+    IdempotencyStore s = stores.get(name);
+    if (s == null) {
+      throw new IdempotencyConfigurationException("unknown store '" + name + "': registered stores are "
+          + stores.keySet() + "; register it with IdempotencyConfig.builder().store(\"" + name + "\", store)");
+    }
+    return s;
+  }
+
+  public Duration defaultTtl() {
+    return defaultTtl;
+  }
+
+  public Duration defaultLease() {
+    return defaultLease;
+  }
+
+  public Duration defaultWaitTimeout() {
+    return defaultWaitTimeout;
+  }
+
+  public ResultCodec codec() {
+    return codec;
+  }
+
+  public TimeSource timeSource() {
+    return timeSource;
+  }
+
+  public IdempotencyListener listener() {
+    return listener;
+  }
+
+  public StoreFailurePolicy storeFailurePolicy() {
+    return storeFailurePolicy;
+  }
+
+  /** Resolver instances registered by class; others are instantiated once with their no-argument constructor. */
+  public Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers() {
+    return keyResolvers;
+  }
+
+  /** Validating builder; every setter rejects a bad value at once, naming it. */
+  public static final class Builder {
+    private IdempotencyStore defaultStore;
+    private final Map<String, IdempotencyStore> stores = new LinkedHashMap<>();
+    private Duration defaultTtl = DEFAULT_TTL;
+    private Duration defaultLease = DEFAULT_LEASE;
+    private Duration defaultWaitTimeout = DEFAULT_WAIT_TIMEOUT;
+    private ResultCodec codec;
+    private TimeSource timeSource = TimeSource.system();
+    private IdempotencyListener listener = IdempotencyListener.NO_OP;
+    private StoreFailurePolicy storeFailurePolicy = StoreFailurePolicy.FAIL_CLOSED;
+    private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    private Builder(IdempotencyConfig base) {
+      defaultStore = base.defaultStore;
+      stores.putAll(base.stores);
+      defaultTtl = base.defaultTtl;
+      defaultLease = base.defaultLease;
+      defaultWaitTimeout = base.defaultWaitTimeout;
+      codec = base.codec;
+      timeSource = base.timeSource;
+      listener = base.listener;
+      storeFailurePolicy = base.storeFailurePolicy;
+      keyResolvers.putAll(base.keyResolvers);
+    }
+
+    public Builder defaultStore(IdempotencyStore store) {
+      this.defaultStore = Objects.requireNonNull(store, "defaultStore must not be null");
+      return this;
+    }
+
+    /** Registers a store under {@code name}, for {@code @Idempotent(store = name)}. */
+    public Builder store(String name, IdempotencyStore store) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("store name must not be blank");
+      }
+      stores.put(name, Objects.requireNonNull(store, "store '" + name + "' must not be null"));
+      return this;
+    }
+
+    public Builder defaultTtl(Duration ttl) {
+      this.defaultTtl = positive(ttl, "defaultTtl");
+      return this;
+    }
+
+    public Builder defaultLease(Duration lease) {
+      this.defaultLease = positive(lease, "defaultLease");
+      return this;
+    }
+
+    public Builder defaultWaitTimeout(Duration waitTimeout) {
+      this.defaultWaitTimeout = positive(waitTimeout, "defaultWaitTimeout");
+      return this;
+    }
+
+    public Builder codec(ResultCodec codec) {
+      this.codec = Objects.requireNonNull(codec, "codec must not be null");
+      return this;
+    }
+
+    public Builder timeSource(TimeSource timeSource) {
+      this.timeSource = Objects.requireNonNull(timeSource, "timeSource must not be null");
+      return this;
+    }
+
+    public Builder listener(IdempotencyListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener must not be null (use IdempotencyListener.NO_OP)");
+      return this;
+    }
+
+    public Builder storeFailurePolicy(StoreFailurePolicy policy) {
+      this.storeFailurePolicy = Objects.requireNonNull(policy, "storeFailurePolicy must not be null");
+      return this;
+    }
+
+    /** Registers a resolver instance, used wherever {@code @Idempotent(keyResolver = its class)} names it. */
+    public Builder keyResolver(KeyResolver resolver) {
+      Objects.requireNonNull(resolver, "keyResolver must not be null");
+      keyResolvers.put(resolver.getClass(), resolver);
+      return this;
+    }
+
+    /**
+     * @throws IdempotencyConfigurationException when no default store is set
+     */
+    public IdempotencyConfig build() {
+      if (defaultStore == null) {
+        throw new IdempotencyConfigurationException("no default store: call IdempotencyConfig.builder()"
+            + ".defaultStore(store), or add a store module such as idempotent-store-memory to the classpath");
+      }
+      if (codec == null) {
+        codec = ResultCodec.javaSerialization();
+      }
+      return new IdempotencyConfig(this);
+    }
+
+    private static Duration positive(Duration d, String what) {
+      Objects.requireNonNull(d, what + " must not be null");
+      if (d.isZero() || d.isNegative()) {
+        throw new IllegalArgumentException(what + " must be positive, was " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package dev.idempotent;
+
+import java.time.Duration;
+
+/** Something that happened to one call, as an {@link IdempotencyListener} sees it. */
+public final class IdempotencyEvent {
+
+  /** The kinds of event. */
+  public enum Type {
+    /** The method ran and its outcome was recorded. */
+    EXECUTED,
+    /** A repeat got the recorded outcome; the method did not run. */
+    REPLAYED,
+    /** A repeat of a completed key was rejected ({@link OnDuplicate#REJECT}). */
+    REJECTED_DUPLICATE,
+    /** A repeat found the key in progress and was rejected (at once, or after waiting). */
+    IN_PROGRESS,
+    /** A repeat carried a different payload than the recorded one. */
+    MISMATCH,
+    /** A claim whose lease had ended was taken over by this call. */
+    TAKEN_OVER,
+    /** The store refused this holder's complete, release or renew: its claim had been taken over. */
+    FENCED,
+    /** The store failed; the event's error says how. */
+    STORE_ERROR,
+    /** The store failed and the method ran unprotected ({@link StoreFailurePolicy#FAIL_OPEN}). */
+    FAIL_OPEN
+  }
+
+  private final Type type;
+  private final String scope;
+  private final String redactedKey;
+  private final Duration duration;
+  private final Throwable error;
+
+  public IdempotencyEvent(Type type, String scope, String redactedKey, Duration duration, Throwable error) {
+    this.type = type;
+    this.scope = scope;
+    this.redactedKey = redactedKey;
+    this.duration = duration;
+    this.error = error;
+  }
+
+  public Type type() {
+    return type;
+  }
+
+  public String scope() {
+    return scope;
+  }
+
+  /** The key as a short digest; never the whole key. */
+  public String redactedKey() {
+    return redactedKey;
+  }
+
+  /** Time from the start of the call to this event. */
+  public Duration duration() {
+    return duration;
+  }
+
+  /** The store error for {@link Type#STORE_ERROR} and {@link Type#FAIL_OPEN}, else {@code null}. */
+  public Throwable error() {
+    return error;
+  }
+
+  @Override
+  public String toString() {
+    return "IdempotencyEvent{" + type + " " + scope + " " + redactedKey + " " + duration.toMillis() + "ms"
+        + (error == null ? "" : " " + error) + "}";
+  }
+}

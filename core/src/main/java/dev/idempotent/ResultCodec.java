@@ -1,0 +1,44 @@
+package dev.idempotent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.Type;
+
+/**
+ * Turns a method's result into the bytes a store keeps, and back. Results are never {@code null} here ({@code
+ * null}, {@code void} and recorded failures are encoded by the library itself).
+ *
+ * <p>The default, {@link #javaSerialization(String...)}, uses Java serialization guarded by an
+ * {@link java.io.ObjectInputFilter} allow-list, so stored bytes cannot instantiate arbitrary classes.
+ * {@link #jackson()} stores JSON and suits results that are not {@code Serializable} (needs
+ * {@code jackson-databind} on the classpath). Implementations must be thread-safe and deterministic.
+ */
+public interface ResultCodec {
+
+  /** Writes {@code value}, declared as {@code type}, to {@code out}. */
+  void encode(Object value, Type type, OutputStream out) throws IOException;
+
+  /** Reads a value of {@code type} written by {@link #encode}. */
+  Object decode(InputStream in, Type type) throws IOException;
+
+  /**
+   * Called once per annotated method before it first runs: throws {@link IdempotencyConfigurationException}
+   * naming the type and the fix when results of {@code type} can never be encoded. The default accepts all.
+   */
+  default void checkEncodable(Type type, String where) {}
+
+  /**
+   * Java serialization, decoding only classes from {@code java.lang}, {@code java.util}, {@code java.time},
+   * {@code java.math}, the packages of each method's declared result types, and {@code allowedPatterns}
+   * (the {@link java.io.ObjectInputFilter} pattern syntax: {@code com.example.**}, {@code com.example.Order}).
+   */
+  static ResultCodec javaSerialization(String... allowedPatterns) {
+    return new dev.idempotent.internal.codec.JavaSerializationCodec(allowedPatterns);
+  }
+
+  /** JSON through Jackson's {@code ObjectMapper}, typed by the method's generic result type. */
+  static ResultCodec jackson() {
+    return dev.idempotent.internal.codec.JacksonCodecFactory.create();
+  }
+}

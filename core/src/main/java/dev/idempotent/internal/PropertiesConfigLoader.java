@@ -1,0 +1,125 @@
+package dev.idempotent.internal;
+
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyConfigurationException;
+import dev.idempotent.ResultCodec;
+import dev.idempotent.StoreFailurePolicy;
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.IdempotencyStoreProvider;
+import dev.idempotent.spi.StoreSettings;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.ServiceLoader;
+
+/**
+ * Builds the zero-code configuration: {@code idempotent.properties} from the classpath, overridden by system
+ * properties named {@code idempotent.*}; the store from the {@link IdempotencyStoreProvider} that
+ * {@code idempotent.store} names, or the only one on the classpath.
+ */
+public final class PropertiesConfigLoader {
+  public static final String RESOURCE = "idempotent.properties";
+
+  private PropertiesConfigLoader() {}
+
+  public static IdempotencyConfig load() {
+    return load(settings(), classLoader());
+  }
+
+  /** The merged {@code idempotent.*} settings. */
+  public static Map<String, String> settings() {
+    Map<String, String> values = new HashMap<>();
+    ClassLoader cl = classLoader();
+    URL url = cl.getResource(RESOURCE);
+    if (url != null) {
+      Properties p = new Properties();
+      try (InputStream in = url.openStream()) {
+        p.load(in);
+      } catch (IOException e) {
+        throw new IdempotencyConfigurationException("cannot read " + url + ": " + e.getMessage(), e);
+      }
+      p.stringPropertyNames().forEach(n -> values.put(n, p.getProperty(n)));
+    }
+    System.getProperties().stringPropertyNames().stream()
+        .filter(n -> n.startsWith("idempotent."))
+        .forEach(n -> values.put(n, System.getProperty(n)));
+    return values;
+  }
+
+  static IdempotencyConfig load(Map<String, String> values, ClassLoader cl) {
+    StoreSettings settings = StoreSettings.of(values);
+    IdempotencyConfig.Builder b = IdempotencyConfig.builder();
+    try {
+      settings.duration("idempotent.ttl").ifPresent(b::defaultTtl);
+      settings.duration("idempotent.lease").ifPresent(b::defaultLease);
+      settings.duration("idempotent.wait-timeout").ifPresent(b::defaultWaitTimeout);
+    } catch (IllegalArgumentException e) {
+      throw new IdempotencyConfigurationException(e.getMessage(), e);
+    }
+    String[] allow = settings.get("idempotent.codec.allow").map(v -> v.split("\\s*,\\s*")).orElse(new String[0]);
+    String codec = settings.get("idempotent.codec").orElse("java");
+    switch (codec) {
+      case "java" -> b.codec(ResultCodec.javaSerialization(allow));
+      case "jackson" -> b.codec(ResultCodec.jackson());
+      default -> throw new IdempotencyConfigurationException(
+          "idempotent.codec=" + codec + " is not a codec: use java (the default) or jackson");
+    }
+    String policy = settings.get("idempotent.on-store-failure").orElse("fail-closed");
+    switch (policy) {
+      case "fail-closed" -> b.storeFailurePolicy(StoreFailurePolicy.FAIL_CLOSED);
+      case "fail-open" -> b.storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN);
+      default -> throw new IdempotencyConfigurationException(
+          "idempotent.on-store-failure=" + policy + " is not a policy: use fail-closed (the default) or fail-open");
+    }
+    b.defaultStore(createStore(settings, cl));
+    return b.build();
+  }
+
+  private static IdempotencyStore createStore(StoreSettings settings, ClassLoader cl) {
+    Map<String, IdempotencyStoreProvider> providers = new LinkedHashMap<>();
+    for (IdempotencyStoreProvider p : ServiceLoader.load(IdempotencyStoreProvider.class, cl)) {
+      providers.putIfAbsent(p.name(), p);
+    }
+    String wanted = settings.get("idempotent.store").orElse(null);
+    IdempotencyStoreProvider provider;
+    if (wanted != null) {
+      provider = providers.get(wanted);
+      if (provider == null) {
+        throw new IdempotencyConfigurationException("idempotent.store=" + wanted + " but no such store module is on "
+            + "the classpath (found: " + providers.keySet() + "); add idempotent-store-" + wanted
+            + " to your dependencies");
+      }
+    } else if (providers.size() == 1) {
+      provider = providers.values().iterator().next();
+    } else if (providers.isEmpty()) {
+      throw new IdempotencyConfigurationException("no idempotency store is configured: add a store module "
+          + "(idempotent-store-memory, idempotent-store-redisson or idempotent-store-jdbc) to your dependencies, "
+          + "or install one with Idempotency.install(IdempotencyConfig.builder().defaultStore(...).build())");
+    } else {
+      List<String> names = new ArrayList<>(providers.keySet());
+      throw new IdempotencyConfigurationException("several store modules are on the classpath " + names
+          + ": choose one with idempotent.store=<name> in idempotent.properties or -Didempotent.store=<name>");
+    }
+    try {
+      return provider.create(settings);
+    } catch (IdempotencyConfigurationException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new IdempotencyConfigurationException("store '" + provider.name() + "': " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      throw new IdempotencyConfigurationException("store '" + provider.name() + "' could not be created: "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static ClassLoader classLoader() {
+    ClassLoader cl = Thread.currentThread().getContextClassLoader();
+    return cl != null ? cl : PropertiesConfigLoader.class.getClassLoader();
+  }
+}
