@@ -1,0 +1,55 @@
+package dev.idempotent.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
+
+/** The kit can fail: each broken store fails the tests that check what it breaks. */
+class ContractCatchesFlawsTest {
+  private static final Map<ReferenceStore.Flaw, List<String>> MUST_FAIL = Map.of(
+      ReferenceStore.Flaw.NONE, List.of(),
+      ReferenceStore.Flaw.NO_FENCING, List.of("wrongOwnerIsFenced", "completeTwice",
+          "leaseEndLetsNewOwnerInAndFencesOldOwner"),
+      ReferenceStore.Flaw.CLAIM_OVERWRITES, List.of("secondClaimSeesInProgressRecord",
+          "concurrentClaimsHaveOneWinnerPerKey", "claimAfterCompleteReturnsCompletedRecord"),
+      ReferenceStore.Flaw.IGNORES_EXPIRY, List.of("ttlExpiryFreesCompletedKey",
+          "leaseEndLetsNewOwnerInAndFencesOldOwner", "readNeverWrites"),
+      ReferenceStore.Flaw.SHARES_OUTCOME_ARRAY, List.of("outcomeIsStoredByValue"),
+      ReferenceStore.Flaw.FORGETS_FINGERPRINT, List.of("claimOnFreeKeyAcquires", "secondClaimSeesInProgressRecord"));
+
+  @ParameterizedTest
+  @EnumSource(ReferenceStore.Flaw.class)
+  void contractFailsExactlyWhereTheStoreIsBroken(ReferenceStore.Flaw flaw) {
+    FlawedStoreContract.flaw = flaw;
+    try {
+      LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+          .selectors(selectClass(FlawedStoreContract.class)).build();
+      Launcher launcher = LauncherFactory.create();
+      SummaryGeneratingListener listener = new SummaryGeneratingListener();
+      launcher.execute(request, listener);
+      TestExecutionSummary summary = listener.getSummary();
+
+      List<String> failed = summary.getFailures().stream()
+          .map(f -> f.getTestIdentifier().getLegacyReportingName().replace("()", ""))
+          .toList();
+      assertThat(summary.getTestsFoundCount()).as("tests in the kit").isGreaterThanOrEqualTo(25);
+      if (flaw == ReferenceStore.Flaw.NONE) {
+        assertThat(failed).as("failures of a correct store").isEmpty();
+      } else {
+        assertThat(failed).as("failures of a store with flaw %s", flaw).containsAll(MUST_FAIL.get(flaw));
+      }
+    } finally {
+      FlawedStoreContract.flaw = ReferenceStore.Flaw.NONE;
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package dev.idempotent.tck;
+
+import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.IdempotencyRecord;
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.RecordKey;
+import dev.idempotent.spi.RecordStatus;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The simplest store that follows the protocol: one monitor around a hash map, on a fake clock. The kit's own
+ * tests run the contract against it (it must pass) and against broken variants of it (they must fail).
+ */
+class ReferenceStore implements IdempotencyStore {
+  /** What a broken variant gets wrong. */
+  enum Flaw { NONE, NO_FENCING, CLAIM_OVERWRITES, IGNORES_EXPIRY, SHARES_OUTCOME_ARRAY, FORGETS_FINGERPRINT }
+
+  private record Entry(RecordStatus status, String owner, String fingerprint, byte[] outcome, long deadline) {}
+
+  final AtomicLong clock = new AtomicLong(1_000_000_000L);
+  private final Map<RecordKey, Entry> entries = new HashMap<>();
+  private final Flaw flaw;
+
+  ReferenceStore(Flaw flaw) {
+    this.flaw = flaw;
+  }
+
+  private synchronized Entry live(RecordKey key) {
+    Entry e = entries.get(key);
+    if (e != null && flaw != Flaw.IGNORES_EXPIRY && clock.get() - e.deadline >= 0) {
+      return null;
+    }
+    return e;
+  }
+
+  private long deadline(Duration d) {
+    return clock.get() + d.toNanos();
+  }
+
+  private IdempotencyRecord toRecord(RecordKey key, Entry e) {
+    Duration left = Duration.ofNanos(Math.max(1, e.deadline - clock.get()));
+    return e.status == RecordStatus.COMPLETED
+        ? IdempotencyRecord.completed(key, e.owner, e.fingerprint, e.outcome.clone(), left)
+        : IdempotencyRecord.inProgress(key, e.owner, e.fingerprint, left);
+  }
+
+  @Override
+  public synchronized ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+    Entry live = live(key);
+    if (live != null && flaw != Flaw.CLAIM_OVERWRITES) {
+      return ClaimResult.existing(toRecord(key, live));
+    }
+    Entry old = entries.put(key, new Entry(RecordStatus.IN_PROGRESS, ownerToken,
+        flaw == Flaw.FORGETS_FINGERPRINT ? null : fingerprint, null, deadline(lease)));
+    return old != null && old.status == RecordStatus.IN_PROGRESS ? ClaimResult.tookOver() : ClaimResult.acquired();
+  }
+
+  private boolean holds(RecordKey key, String ownerToken) {
+    Entry live = live(key);
+    return flaw == Flaw.NO_FENCING ? live != null
+        : live != null && live.status == RecordStatus.IN_PROGRESS && live.owner.equals(ownerToken);
+  }
+
+  @Override
+  public synchronized boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+    if (!holds(key, ownerToken)) {
+      return false;
+    }
+    Entry e = entries.get(key);
+    byte[] kept = flaw == Flaw.SHARES_OUTCOME_ARRAY ? outcome : outcome.clone();
+    entries.put(key, new Entry(RecordStatus.COMPLETED, ownerToken, e.fingerprint, kept, deadline(ttl)));
+    notifyAll();
+    return true;
+  }
+
+  @Override
+  public synchronized boolean release(RecordKey key, String ownerToken) {
+    if (!holds(key, ownerToken)) {
+      return false;
+    }
+    entries.remove(key);
+    notifyAll();
+    return true;
+  }
+
+  @Override
+  public synchronized boolean renew(RecordKey key, String ownerToken, Duration lease) {
+    if (!holds(key, ownerToken)) {
+      return false;
+    }
+    Entry e = entries.get(key);
+    entries.put(key, new Entry(e.status, e.owner, e.fingerprint, e.outcome, deadline(lease)));
+    return true;
+  }
+
+  @Override
+  public synchronized Optional<IdempotencyRecord> read(RecordKey key) {
+    return Optional.ofNullable(live(key)).map(e -> toRecord(key, e));
+  }
+
+  @Override
+  public synchronized void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
+    Entry before = live(key);
+    if (before == null || before.status == RecordStatus.COMPLETED) {
+      return;
+    }
+    wait(Math.max(1, maxWait.toMillis()));
+  }
+}
