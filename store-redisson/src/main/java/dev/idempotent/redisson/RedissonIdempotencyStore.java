@@ -1,0 +1,436 @@
+package dev.idempotent.redisson;
+
+import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.redisson.internal.RecordScript;
+import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.IdempotencyRecord;
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.RecordKey;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.BatchResult;
+import org.redisson.api.RBatch;
+import org.redisson.api.RFuture;
+import org.redisson.api.RScript;
+import org.redisson.api.RTopic;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisNoScriptException;
+import org.redisson.client.codec.ByteArrayCodec;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@link IdempotencyStore} in Redis, through a {@link RedissonClient}.
+ *
+ * <pre>{@code
+ * IdempotencyStore store = RedissonIdempotencyStore.builder(redissonClient)
+ *     .keyPrefix("idem:")                          // optional, default "idem:"
+ *     .syncReplicas(1, Duration.ofMillis(500))     // optional: WAIT for one replica after each write
+ *     .build();
+ * }</pre>
+ *
+ * <h2>How records are kept</h2>
+ * One Redis hash per key, named {@code <prefix>{<digest tag>}<scope length>:<scope>:<key>}; the hash tag is a
+ * digest of scope and key, so each record lives in one cluster slot and keys spread over all slots (see
+ * {@link RecordLayout}). Every operation is one Lua script on that one hash, run by SHA with {@code EVALSHA}
+ * in one round trip: claim, complete, release and renew check the owner token on the server, so a holder
+ * whose lease ended can never overwrite or delete a newer holder's record. The scripts are loaded with
+ * {@code SCRIPT LOAD} when the store is built; after a server restart, failover or {@code SCRIPT FLUSH}
+ * the first {@code NOSCRIPT} answer makes the store load the script again and retry once. Outcome bytes are
+ * stored as they are (binary-safe, no text encoding). Redis expires records itself: the lease while in
+ * progress, the ttl once completed; remaining times come from {@code PTTL}, never from a client clock.
+ * Because an ended lease simply makes the record vanish, a claim after it is reported as
+ * {@link ClaimResult#acquired()}, never as a takeover.
+ *
+ * <h2>Waiting</h2>
+ * Complete and release {@code PUBLISH} on the channel {@code <record name>#changed}. {@link #awaitChange}
+ * subscribes to it for the duration of the wait, then checks the record once (it may have changed before the
+ * subscription), and returns on the first message, when the holder's lease ends, or after {@code maxWait}.
+ * A waiter never writes.
+ *
+ * <h2>Topologies</h2>
+ * Whatever the given client is configured for: a standalone server, master with replicas, Sentinel, or
+ * Redis Cluster ({@code Config.useSingleServer()}, {@code useSentinelServers()}, {@code useClusterServers()}
+ * or a Redisson YAML file). The auto-configured store ({@code idempotent.store=redisson}) reads
+ * {@code idempotent.redisson.address} or {@code idempotent.redisson.config}.
+ *
+ * <h2>What a failover can lose</h2>
+ * Redis replicates asynchronously. When a master fails after acknowledging a write but before a replica
+ * received it, the promoted replica does not have it: a claim may vanish (a second caller can then run the
+ * same key concurrently) and a completed record may vanish (a repeat of the request runs the method
+ * again instead of replaying the outcome). {@link Builder#syncReplicas(int, Duration)} narrows this window:
+ * each write is pipelined with {@code WAIT numreplicas timeout} on the same connection, so the call returns
+ * only once that many replicas acknowledged it, or the timeout passed (then a warning is logged and the call
+ * still succeeds: {@code WAIT} does not make Redis strongly consistent, it only makes the loss much less
+ * likely). It costs one replica round trip of latency per write.
+ *
+ * <p>Thread-safe. {@link #close()} shuts the Redisson client down only when the store owns it (the
+ * auto-configured store does; a store built from your client does not, unless you ask with
+ * {@link Builder#shutdownClientOnClose(boolean)}).
+ */
+public final class RedissonIdempotencyStore implements IdempotencyStore {
+  /** The longest scope or key kept verbatim in a record name; longer ones arrive digested. */
+  public static final int MAX_KEY_LENGTH = 512;
+
+  /** The key prefix used unless {@link Builder#keyPrefix(String)} says otherwise. */
+  public static final String DEFAULT_KEY_PREFIX = "idem:";
+
+  private static final Logger log = LoggerFactory.getLogger(RedissonIdempotencyStore.class);
+
+  private final RedissonClient redisson;
+  private final RScript script;
+  private final RecordLayout layout;
+  private final int syncReplicas;
+  private final Duration syncTimeout;
+  private final boolean shutdownClientOnClose;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RedissonIdempotencyStore(Builder b) {
+    this.redisson = b.redisson;
+    this.script = b.redisson.getScript(ByteArrayCodec.INSTANCE);
+    this.layout = new RecordLayout(b.keyPrefix);
+    this.syncReplicas = b.syncReplicas;
+    this.syncTimeout = b.syncTimeout;
+    this.shutdownClientOnClose = b.shutdownClientOnClose;
+  }
+
+  /** A builder for a store on {@code redisson}, which stays the caller's to shut down. */
+  public static Builder builder(RedissonClient redisson) {
+    return new Builder(Objects.requireNonNull(redisson, "redisson client"), DEFAULT_KEY_PREFIX, 0, null, false);
+  }
+
+  @Override
+  public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+    requireOwner(ownerToken);
+    byte[] leaseMs = millis("lease", lease);
+    String name = layout.recordName(key);
+    List<Object> reply = fingerprint == null
+        ? run(RecordScript.CLAIM, name, bytes(ownerToken), leaseMs)
+        : run(RecordScript.CLAIM, name, bytes(ownerToken), leaseMs, bytes(fingerprint));
+    if (asLong(reply.get(0)) == 1) {
+      return ClaimResult.acquired();
+    }
+    return ClaimResult.existing(toRecord(key, reply, 1));
+  }
+
+  @Override
+  public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+    requireOwner(ownerToken);
+    Objects.requireNonNull(outcome, "outcome");
+    byte[] ttlMs = millis("ttl", ttl);
+    String name = layout.recordName(key);
+    Long done = run(RecordScript.COMPLETE, name, bytes(ownerToken), ttlMs, outcome,
+        bytes(RecordLayout.channelOf(name)));
+    return done == 1;
+  }
+
+  @Override
+  public boolean release(RecordKey key, String ownerToken) {
+    requireOwner(ownerToken);
+    String name = layout.recordName(key);
+    Long done = run(RecordScript.RELEASE, name, bytes(ownerToken), bytes(RecordLayout.channelOf(name)));
+    return done == 1;
+  }
+
+  @Override
+  public boolean renew(RecordKey key, String ownerToken, Duration lease) {
+    requireOwner(ownerToken);
+    byte[] leaseMs = millis("lease", lease);
+    Long done = run(RecordScript.RENEW, layout.recordName(key), bytes(ownerToken), leaseMs);
+    return done == 1;
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> read(RecordKey key) {
+    List<Object> reply = run(RecordScript.READ, layout.recordName(key));
+    return reply.isEmpty() ? Optional.empty() : Optional.of(toRecord(key, reply, 0));
+  }
+
+  /**
+   * Waits for the holder's completion or release message on the record's channel, for the end of its
+   * lease, or for {@code maxWait}, whichever comes first. Subscribes for the wait only; never writes.
+   */
+  @Override
+  public void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
+    long deadline = System.nanoTime() + Math.max(0, maxWait.toNanos());
+    if (maxWait.isZero() || maxWait.isNegative()) {
+      return;
+    }
+    String name = layout.recordName(key);
+    CountDownLatch changed = new CountDownLatch(1);
+    RTopic topic = redisson.getTopic(RecordLayout.channelOf(name), StringCodec.INSTANCE);
+    RFuture<Integer> subscription =
+        topic.addListenerAsync(String.class, (channel, message) -> changed.countDown());
+    Integer listenerId = null;
+    try {
+      listenerId = awaitSubscription(subscription, deadline);
+      if (listenerId == null) {
+        return;
+      }
+      List<Object> peek = run(RecordScript.PEEK, name);
+      if (peek.get(0) == null || !"P".equals(text(peek.get(0)))) {
+        return; // completed or gone before we listened
+      }
+      long leaseLeftNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, asLong(peek.get(1))) + 1);
+      long waitNanos = Math.min(deadline - System.nanoTime(), leaseLeftNanos);
+      if (waitNanos > 0) {
+        changed.await(waitNanos, TimeUnit.NANOSECONDS);
+      }
+    } finally {
+      if (listenerId != null) {
+        topic.removeListenerAsync(listenerId);
+      } else {
+        subscription.whenComplete((id, error) -> {
+          if (id != null) {
+            topic.removeListenerAsync(id);
+          }
+        });
+      }
+    }
+  }
+
+  private static Integer awaitSubscription(RFuture<Integer> subscription, long deadline)
+      throws InterruptedException {
+    Future<Integer> future = subscription.toCompletableFuture();
+    try {
+      return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      return null; // maxWait passed while subscribing: a spurious early return is allowed
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      throw cause instanceof RuntimeException re ? re : new IllegalStateException(
+          "cannot subscribe to the record's change channel: " + cause, cause);
+    }
+  }
+
+  /** {@value #MAX_KEY_LENGTH}: longer scopes or keys are replaced by their digest before they reach the store. */
+  @Override
+  public int maxKeyLength() {
+    return MAX_KEY_LENGTH;
+  }
+
+  /** Shuts the Redisson client down when this store owns it; otherwise does nothing. Idempotent. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true) && shutdownClientOnClose) {
+      redisson.shutdown();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedissonIdempotencyStore{prefix=" + layout.prefix()
+        + (syncReplicas > 0 ? ", syncReplicas=" + syncReplicas + "/" + syncTimeout : "") + "}";
+  }
+
+  // ---- script execution ---------------------------------------------------------------------------------
+
+  private <R> R run(RecordScript s, String name, Object... args) {
+    try {
+      return execute(s, name, args);
+    } catch (RuntimeException e) {
+      if (!isNoScript(e)) {
+        throw e;
+      }
+      log.info("Redis no longer knows script {} (NOSCRIPT: restart, failover or SCRIPT FLUSH); loading it again",
+          s);
+      loadScript(s);
+      return execute(s, name, args);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private <R> R execute(RecordScript s, String name, Object... args) {
+    List<Object> keys = List.of(name);
+    RScript.ReturnType type = s == RecordScript.CLAIM || s == RecordScript.READ || s == RecordScript.PEEK
+        ? RScript.ReturnType.LIST : RScript.ReturnType.LONG;
+    if (syncReplicas == 0 || !s.writes()) {
+      return script.evalSha(name, RScript.Mode.READ_WRITE, s.sha(), type, keys, args);
+    }
+    RBatch batch = redisson.createBatch(BatchOptions.defaults().sync(syncReplicas, syncTimeout));
+    batch.getScript(ByteArrayCodec.INSTANCE).evalShaAsync(name, RScript.Mode.READ_WRITE, s.sha(), type, keys, args);
+    BatchResult<?> result = batch.execute();
+    if (result.getSyncedSlaves() < syncReplicas) {
+      log.warn("{} of record {} reached {} of {} replicas within {}; a failover now could lose it", s,
+          RecordKey.redact(name), result.getSyncedSlaves(), syncReplicas, syncTimeout);
+    }
+    return (R) result.getResponses().get(0);
+  }
+
+  private void loadScript(RecordScript s) {
+    String sha = script.scriptLoad(s.source());
+    if (!s.sha().equalsIgnoreCase(sha)) {
+      throw new IllegalStateException("Redis answered SCRIPT LOAD of " + s + " with digest " + sha
+          + " instead of " + s.sha());
+    }
+  }
+
+  private void loadScripts() {
+    for (RecordScript s : RecordScript.values()) {
+      loadScript(s);
+    }
+  }
+
+  static boolean isNoScript(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof RedisNoScriptException) {
+        return true;
+      }
+      String m = t.getMessage();
+      if (m != null && (m.startsWith("NOSCRIPT") || m.contains(" NOSCRIPT ") || m.contains("NOSCRIPT No matching"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ---- decoding ---------------------------------------------------------------------------------------
+
+  private static IdempotencyRecord toRecord(RecordKey key, List<Object> reply, int from) {
+    String status = text(reply.get(from));
+    String owner = text(reply.get(from + 1));
+    String fingerprint = reply.get(from + 2) == null ? null : text(reply.get(from + 2));
+    byte[] outcome = (byte[]) reply.get(from + 3);
+    Duration left = Duration.ofMillis(Math.max(0, asLong(reply.get(from + 4))));
+    if ("C".equals(status)) {
+      return IdempotencyRecord.completed(key, owner, fingerprint, outcome == null ? new byte[0] : outcome, left);
+    }
+    if ("P".equals(status)) {
+      return IdempotencyRecord.inProgress(key, owner, fingerprint, left);
+    }
+    throw new IllegalStateException("record " + key + " has unknown status '" + status
+        + "': is another program writing under the same key prefix?");
+  }
+
+  private static String text(Object value) {
+    if (value instanceof byte[] b) {
+      return new String(b, StandardCharsets.UTF_8);
+    }
+    return String.valueOf(value);
+  }
+
+  private static long asLong(Object value) {
+    if (value instanceof Number n) {
+      return n.longValue();
+    }
+    return Long.parseLong(text(value));
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static void requireOwner(String ownerToken) {
+    if (ownerToken == null || ownerToken.isEmpty()) {
+      throw new IllegalArgumentException("ownerToken must not be null or empty");
+    }
+  }
+
+  private static byte[] millis(String what, Duration d) {
+    if (d == null || d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException(what + " must be a positive duration, was " + d);
+    }
+    long ms;
+    try {
+      ms = Math.max(1, d.toMillis() + (d.toNanosPart() % 1_000_000 == 0 ? 0 : 1));
+    } catch (ArithmeticException e) {
+      ms = Long.MAX_VALUE / 2;
+    }
+    return bytes(Long.toString(ms));
+  }
+
+  /**
+   * Settings for a {@link RedissonIdempotencyStore}. Immutable: each method returns a new builder and checks its
+   * value at once.
+   */
+  public static final class Builder {
+    private final RedissonClient redisson;
+    private final String keyPrefix;
+    private final int syncReplicas;
+    private final Duration syncTimeout;
+    private final boolean shutdownClientOnClose;
+
+    private Builder(RedissonClient redisson, String keyPrefix, int syncReplicas, Duration syncTimeout,
+        boolean shutdownClientOnClose) {
+      this.redisson = redisson;
+      this.keyPrefix = keyPrefix;
+      this.syncReplicas = syncReplicas;
+      this.syncTimeout = syncTimeout;
+      this.shutdownClientOnClose = shutdownClientOnClose;
+    }
+
+    /**
+     * The prefix of every record name and channel, default {@value RedissonIdempotencyStore#DEFAULT_KEY_PREFIX}.
+     * Give each application (or environment sharing one Redis) its own. At most 100 characters, no braces
+     * (the store places the cluster hash tag itself); may be empty.
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      if (keyPrefix == null) {
+        throw new IllegalArgumentException("keyPrefix must not be null: use \"\" for no prefix");
+      }
+      if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+        throw new IllegalArgumentException("keyPrefix '" + keyPrefix
+            + "' contains a brace: remove it, the store adds its own Redis Cluster hash tag after the prefix");
+      }
+      if (keyPrefix.length() > 100) {
+        throw new IllegalArgumentException("keyPrefix is " + keyPrefix.length()
+            + " characters long: use at most 100");
+      }
+      return new Builder(redisson, keyPrefix, syncReplicas, syncTimeout, shutdownClientOnClose);
+    }
+
+    /**
+     * After each write (claim, complete, release, renew), waits with Redis {@code WAIT} until {@code count}
+     * replicas acknowledged it or {@code timeout} passed; see the class javadoc for what this protects against.
+     * Off by default.
+     *
+     * @param count at least 1
+     * @param timeout positive; when it passes first, a warning is logged and the call still succeeds
+     */
+    public Builder syncReplicas(int count, Duration timeout) {
+      if (count < 1) {
+        throw new IllegalArgumentException("syncReplicas count must be at least 1, was " + count
+            + ": leave syncReplicas unset to not wait for replicas");
+      }
+      if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+        throw new IllegalArgumentException("syncReplicas timeout must be a positive duration, was " + timeout
+            + ": for example Duration.ofMillis(500)");
+      }
+      return new Builder(redisson, keyPrefix, count, timeout, shutdownClientOnClose);
+    }
+
+    /**
+     * Whether {@link RedissonIdempotencyStore#close()} shuts the Redisson client down; default {@code false},
+     * because the client is yours.
+     */
+    public Builder shutdownClientOnClose(boolean shutdown) {
+      return new Builder(redisson, keyPrefix, syncReplicas, syncTimeout, shutdown);
+    }
+
+    /**
+     * Builds the store and loads its scripts into Redis ({@code SCRIPT LOAD} on every master), so a server
+     * that cannot be reached fails here, within the client's timeouts.
+     */
+    public RedissonIdempotencyStore build() {
+      RedissonIdempotencyStore store = new RedissonIdempotencyStore(this);
+      store.loadScripts();
+      return store;
+    }
+  }
+
+  /** For tests in this package: the record names in use. */
+  RecordLayout layout() {
+    return layout;
+  }
+}

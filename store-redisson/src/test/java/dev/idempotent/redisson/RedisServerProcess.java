@@ -1,0 +1,163 @@
+package dev.idempotent.redisson;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A {@code redis-server} owned by a test: bound to 127.0.0.1 on a free port, no persistence, in its own
+ * temporary directory. It can be stopped and started again on the same port. Every wait is bounded.
+ */
+final class RedisServerProcess implements AutoCloseable {
+  private static final Random PORTS = new Random();
+
+  private final Path dir;
+  private final int port;
+  private final List<String> extraArgs;
+  private Process process;
+
+  private RedisServerProcess(Path dir, int port, List<String> extraArgs) {
+    this.dir = dir;
+    this.port = port;
+    this.extraArgs = extraArgs;
+  }
+
+  /** Starts a server with {@code extraArgs} (for example {@code --requirepass x}) and waits until it answers. */
+  static RedisServerProcess start(String... extraArgs) throws IOException, InterruptedException {
+    Path dir = Files.createTempDirectory("idem-redis-");
+    RedisServerProcess server = new RedisServerProcess(dir, freePort(), List.of(extraArgs));
+    server.start();
+    return server;
+  }
+
+  int port() {
+    return port;
+  }
+
+  String address() {
+    return "127.0.0.1:" + port;
+  }
+
+  String url() {
+    return "redis://" + address();
+  }
+
+  /** Starts (again) on the same port and waits up to 10 s until it answers. */
+  void start() throws IOException, InterruptedException {
+    if (process != null && process.isAlive()) {
+      return;
+    }
+    List<String> cmd = new ArrayList<>(List.of(RedisTestEnvironment.redisServer().toString(),
+        "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+        "--daemonize", "no", "--dir", dir.toString(), "--protected-mode", "no"));
+    cmd.addAll(extraArgs);
+    process = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile())).start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!answers()) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("redis-server on port " + port + " exited: " + log());
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("redis-server on port " + port + " did not answer within 10s: " + log());
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and waits until it is gone. */
+  void stop() throws InterruptedException {
+    if (process == null) {
+      return;
+    }
+    process.destroy();
+    if (!process.waitFor(5, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Runs {@code redis-cli -p port args...} and returns its output (bounded by 20 s). */
+  String cli(String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of(RedisTestEnvironment.redisCli().toString(), "-h", "127.0.0.1",
+        "-p", Integer.toString(port)));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    byte[] out;
+    try (InputStream in = p.getInputStream()) {
+      if (!p.waitFor(20, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException("redis-cli " + args[0] + " did not finish within 20 s");
+      }
+      out = in.readAllBytes();
+    }
+    return new String(out, StandardCharsets.UTF_8);
+  }
+
+  /** Sends PING over a raw socket; true on any Redis answer (also an authentication error). */
+  boolean answers() {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
+      s.setSoTimeout(500);
+      OutputStream out = s.getOutputStream();
+      out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      int first = s.getInputStream().read();
+      return first == '+' || first == '-';
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private String log() {
+    try {
+      return Files.readString(dir.resolve("server.log"));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop();
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // a temporary directory left behind is harmless
+    }
+  }
+
+  /** A port that is free on 127.0.0.1, and whose cluster bus port (port + 10000) is free too. */
+  static synchronized int freePort() {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = 20000 + PORTS.nextInt(10000);
+      if (free(port) && free(port + 10000)) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("no free port pair in 20000-40000 on 127.0.0.1 after 200 attempts");
+  }
+
+  private static boolean free(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(false);
+      s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
