@@ -1,0 +1,449 @@
+package dev.idempotent.memory;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import dev.idempotent.TimeSource;
+import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.IdempotencyRecord;
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.RecordKey;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An in-process idempotency store on a Caffeine cache: for a single JVM, for tests and for development.
+ * Records live in the heap of this JVM only, so another instance of the application does not see them and a
+ * restart forgets them; use a shared store (Redis, JDBC) when several instances serve the same keys.
+ *
+ * <pre>{@code
+ * IdempotencyStore store = CaffeineIdempotencyStore.builder().maximumSize(50_000).build();
+ * }</pre>
+ *
+ * <p>Each operation is atomic per key ({@code asMap().compute}). A claim expires after its lease and a completed
+ * record after its ttl, measured by the injected {@link TimeSource} (by default {@link System#nanoTime()}), which
+ * also drives the cache's ticker, so tests can advance a fake clock instead of sleeping. When the cache holds
+ * {@link Builder#maximumSize(long) maximumSize} records it evicts the least useful ones, which then behave as
+ * missing. Outcomes are copied on {@link #complete} and {@link #read}; {@link #awaitChange} wakes up as soon as
+ * the holder completes or releases the key.
+ */
+public final class CaffeineIdempotencyStore implements IdempotencyStore {
+  private static final Logger log = LoggerFactory.getLogger(CaffeineIdempotencyStore.class);
+
+  /** Default of {@link Builder#maximumSize(long)}. */
+  public static final long DEFAULT_MAXIMUM_SIZE = 100_000;
+
+  /** Longest lease, ttl or wait honoured (about 73 years), so that clock arithmetic never overflows. */
+  private static final long MAX_NANOS = Long.MAX_VALUE >> 2;
+
+  /**
+   * How long a claim whose lease ended is kept, invisible, so that the next claim can report a takeover
+   * rather than a fresh acquisition. After that it is dropped and a claim simply acquires the key.
+   */
+  static final long TAKEOVER_WINDOW_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  private final Cache<RecordKey, Entry> cache;
+  private final TimeSource timeSource;
+  private final long maximumSize;
+  /** Waiters of {@link #awaitChange}, per key; an entry exists only while someone waits on that key. */
+  private final ConcurrentHashMap<RecordKey, ChangeSignal> signals = new ConcurrentHashMap<>();
+
+  private CaffeineIdempotencyStore(Builder builder) {
+    this.timeSource = builder.timeSource;
+    this.maximumSize = builder.maximumSize;
+    Caffeine<RecordKey, Entry> caffeine = Caffeine.newBuilder()
+        .maximumSize(builder.maximumSize)
+        .ticker(builder.timeSource::nanoTime)
+        .expireAfter(new EntryExpiry());
+    if (builder.executor != null) {
+      caffeine.executor(builder.executor);
+    }
+    this.cache = caffeine.build();
+  }
+
+  /** A builder with the defaults: at most {@value #DEFAULT_MAXIMUM_SIZE} records, system clock. */
+  public static Builder builder() {
+    return new Builder(DEFAULT_MAXIMUM_SIZE, TimeSource.system(), null);
+  }
+
+  // ---------------------------------------------------------------------------------------------- protocol
+
+  @Override
+  public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    long leaseNanos = positiveNanos(lease, "lease");
+    // Lock-free fast path: a live record answers the claim without writing. Completed records never change
+    // until they expire, and the cache hides them exactly when their ttl ends.
+    Entry current = cache.getIfPresent(key);
+    if (current != null) {
+      long now = timeSource.nanoTime();
+      if (current.isCompleted() || current.isLiveAt(now)) {
+        return ClaimResult.existing(current.toRecord(key, now, false));
+      }
+    }
+    ClaimAttempt attempt = new ClaimAttempt(ownerToken, fingerprint, leaseNanos);
+    Entry result = cache.asMap().compute(key, attempt);
+    if (result == attempt.created) {
+      if (attempt.tookOver) {
+        log.debug("Claim on {} took over a claim whose lease had ended", key);
+        return ClaimResult.tookOver();
+      }
+      return ClaimResult.acquired();
+    }
+    return ClaimResult.existing(result.toRecord(key, timeSource.nanoTime(), false));
+  }
+
+  @Override
+  public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    Objects.requireNonNull(outcome, "outcome");
+    long ttlNanos = positiveNanos(ttl, "ttl");
+    Completion completion = new Completion(ownerToken, outcome.clone(), ttlNanos);
+    Entry result = cache.asMap().computeIfPresent(key, completion);
+    if (result != null && result == completion.created) {
+      signalChange(key);
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public boolean release(RecordKey key, String ownerToken) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    Release release = new Release(ownerToken);
+    cache.asMap().computeIfPresent(key, release);
+    if (release.released) {
+      signalChange(key);
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public boolean renew(RecordKey key, String ownerToken, Duration lease) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    long leaseNanos = positiveNanos(lease, "lease");
+    Renewal renewal = new Renewal(ownerToken, leaseNanos);
+    Entry result = cache.asMap().computeIfPresent(key, renewal);
+    return result != null && result == renewal.created;
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> read(RecordKey key) {
+    Objects.requireNonNull(key, "key");
+    Entry current = cache.getIfPresent(key);
+    if (current == null) {
+      return Optional.empty();
+    }
+    long now = timeSource.nanoTime();
+    return current.isLiveAt(now) ? Optional.of(current.toRecord(key, now, true)) : Optional.empty();
+  }
+
+  /**
+   * Returns as soon as the holder of {@code key} completes or releases it, when its lease ends, or after
+   * {@code maxWait}, whichever comes first; returns at once when the key is not held. The wait is measured in
+   * real time; the lease end by the store's {@link TimeSource}.
+   */
+  @Override
+  public void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
+    Objects.requireNonNull(key, "key");
+    long waitNanos = maxWait == null || maxWait.isNegative() ? 0 : saturatedNanos(maxWait);
+    if (waitNanos == 0) {
+      return;
+    }
+    ChangeSignal signal = signals.compute(key, (k, s) -> {
+      ChangeSignal registered = s == null ? new ChangeSignal() : s;
+      registered.waiters++;
+      return registered;
+    });
+    try {
+      // Pairs with the fence in signalChange: either this read sees the change, or the change sees the signal.
+      VarHandle.fullFence();
+      Entry current = cache.getIfPresent(key);
+      long now = timeSource.nanoTime();
+      if (current == null || current.isCompleted() || !current.isLiveAt(now)) {
+        return;
+      }
+      signal.fired.await(Math.min(waitNanos, current.deadline - now), TimeUnit.NANOSECONDS);
+    } finally {
+      signals.computeIfPresent(key, (k, s) -> s == signal && --s.waiters == 0 ? null : s);
+    }
+  }
+
+  /** Drops every record and wakes every waiter. */
+  @Override
+  public void close() {
+    cache.invalidateAll();
+    signals.forEach((key, signal) -> {
+      if (signals.remove(key, signal)) {
+        signal.fired.countDown();
+      }
+    });
+  }
+
+  @Override
+  public String toString() {
+    return "CaffeineIdempotencyStore{maximumSize=" + maximumSize + "}";
+  }
+
+  /** The number of records held, expired ones included until the cache cleans them up (approximate). */
+  long estimatedSize() {
+    return cache.estimatedSize();
+  }
+
+  /** The number of keys someone waits on in {@link #awaitChange}. */
+  int waitedKeyCount() {
+    return signals.size();
+  }
+
+  /** Runs the cache's pending maintenance (eviction, expiry) now. */
+  void cleanUp() {
+    cache.cleanUp();
+  }
+
+  private void signalChange(RecordKey key) {
+    VarHandle.fullFence();
+    if (!signals.isEmpty()) {
+      ChangeSignal signal = signals.remove(key);
+      if (signal != null) {
+        signal.fired.countDown();
+      }
+    }
+  }
+
+  private static long positiveNanos(Duration d, String name) {
+    if (d == null || d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException(name + " must be a positive duration, was " + d);
+    }
+    return saturatedNanos(d);
+  }
+
+  private static long saturatedNanos(Duration d) {
+    if (d.getSeconds() >= MAX_NANOS / 1_000_000_000L) {
+      return MAX_NANOS;
+    }
+    return Math.min(d.toNanos(), MAX_NANOS);
+  }
+
+  // ---------------------------------------------------------------------------------------------- records
+
+  /** One stored record; immutable, replaced on every change. {@code outcome == null} while in progress. */
+  private static final class Entry {
+    final String owner;
+    final String fingerprint;
+    final byte[] outcome;
+    /** Lease end while in progress, ttl end once completed, on the store's clock. */
+    final long deadline;
+
+    Entry(String owner, String fingerprint, byte[] outcome, long deadline) {
+      this.owner = owner;
+      this.fingerprint = fingerprint;
+      this.outcome = outcome;
+      this.deadline = deadline;
+    }
+
+    boolean isCompleted() {
+      return outcome != null;
+    }
+
+    boolean isLiveAt(long now) {
+      return deadline - now > 0;
+    }
+
+    boolean isHeldBy(String ownerToken, long now) {
+      return outcome == null && isLiveAt(now) && owner.equals(ownerToken);
+    }
+
+    /** How long the cache keeps the entry: a claim a little past its lease end, so that a takeover is seen. */
+    long retainUntil() {
+      return outcome != null ? deadline : deadline + TAKEOVER_WINDOW_NANOS;
+    }
+
+    IdempotencyRecord toRecord(RecordKey key, long now, boolean copyOutcome) {
+      Duration left = Duration.ofNanos(Math.max(deadline - now, 0));
+      if (outcome == null) {
+        return IdempotencyRecord.inProgress(key, owner, fingerprint, left);
+      }
+      // Replays get the stored array (IdempotencyRecord#outcome says not to modify it); reads get a copy.
+      return IdempotencyRecord.completed(key, owner, fingerprint, copyOutcome ? outcome.clone() : outcome, left);
+    }
+  }
+
+  private static final class EntryExpiry implements Expiry<RecordKey, Entry> {
+    @Override
+    public long expireAfterCreate(RecordKey key, Entry value, long currentTime) {
+      return Math.max(value.retainUntil() - currentTime, 0);
+    }
+
+    @Override
+    public long expireAfterUpdate(RecordKey key, Entry value, long currentTime, long currentDuration) {
+      return Math.max(value.retainUntil() - currentTime, 0);
+    }
+
+    @Override
+    public long expireAfterRead(RecordKey key, Entry value, long currentTime, long currentDuration) {
+      return currentDuration;
+    }
+  }
+
+  /** The atomic step of {@link #claim}; one allocation per claim that reaches the cache's lock. */
+  private final class ClaimAttempt implements BiFunction<RecordKey, Entry, Entry> {
+    private final String owner;
+    private final String fingerprint;
+    private final long leaseNanos;
+    Entry created;
+    boolean tookOver;
+
+    ClaimAttempt(String owner, String fingerprint, long leaseNanos) {
+      this.owner = owner;
+      this.fingerprint = fingerprint;
+      this.leaseNanos = leaseNanos;
+    }
+
+    @Override
+    public Entry apply(RecordKey key, Entry old) {
+      long now = timeSource.nanoTime();
+      if (old != null && old.isLiveAt(now)) {
+        created = null;
+        return old;
+      }
+      tookOver = old != null && !old.isCompleted();
+      created = new Entry(owner, fingerprint, null, now + leaseNanos);
+      return created;
+    }
+  }
+
+  private final class Completion implements BiFunction<RecordKey, Entry, Entry> {
+    private final String owner;
+    private final byte[] outcome;
+    private final long ttlNanos;
+    Entry created;
+
+    Completion(String owner, byte[] outcome, long ttlNanos) {
+      this.owner = owner;
+      this.outcome = outcome;
+      this.ttlNanos = ttlNanos;
+    }
+
+    @Override
+    public Entry apply(RecordKey key, Entry old) {
+      long now = timeSource.nanoTime();
+      if (!old.isHeldBy(owner, now)) {
+        created = null;
+        return old;
+      }
+      created = new Entry(old.owner, old.fingerprint, outcome, now + ttlNanos);
+      return created;
+    }
+  }
+
+  private final class Renewal implements BiFunction<RecordKey, Entry, Entry> {
+    private final String owner;
+    private final long leaseNanos;
+    Entry created;
+
+    Renewal(String owner, long leaseNanos) {
+      this.owner = owner;
+      this.leaseNanos = leaseNanos;
+    }
+
+    @Override
+    public Entry apply(RecordKey key, Entry old) {
+      long now = timeSource.nanoTime();
+      if (!old.isHeldBy(owner, now)) {
+        created = null;
+        return old;
+      }
+      created = new Entry(old.owner, old.fingerprint, null, now + leaseNanos);
+      return created;
+    }
+  }
+
+  private final class Release implements BiFunction<RecordKey, Entry, Entry> {
+    private final String owner;
+    boolean released;
+
+    Release(String owner) {
+      this.owner = owner;
+    }
+
+    @Override
+    public Entry apply(RecordKey key, Entry old) {
+      released = old.isHeldBy(owner, timeSource.nanoTime());
+      return released ? null : old;
+    }
+  }
+
+  /** Wakes the waiters of one key once; replaced by a fresh one for later waiters. */
+  private static final class ChangeSignal {
+    final CountDownLatch fired = new CountDownLatch(1);
+    /** Guarded by the signals map's per-key locking (only changed inside compute). */
+    int waiters;
+  }
+
+  // ---------------------------------------------------------------------------------------------- builder
+
+  /**
+   * Settings of a {@link CaffeineIdempotencyStore}. Immutable: each method returns a new builder, and each
+   * validates its value at once.
+   */
+  public static final class Builder {
+    private final long maximumSize;
+    private final TimeSource timeSource;
+    private final Executor executor;
+
+    private Builder(long maximumSize, TimeSource timeSource, Executor executor) {
+      this.maximumSize = maximumSize;
+      this.timeSource = timeSource;
+      this.executor = executor;
+    }
+
+    /**
+     * The most records kept (in progress and completed); beyond it the least useful ones are evicted and then
+     * behave as missing, so a duplicate of an evicted key runs again. Default {@value #DEFAULT_MAXIMUM_SIZE}.
+     *
+     * @throws IllegalArgumentException when {@code maximumSize} is not positive
+     */
+    public Builder maximumSize(long maximumSize) {
+      if (maximumSize <= 0) {
+        throw new IllegalArgumentException("maximumSize must be positive, was " + maximumSize
+            + ": pass the most records to keep, for example 100000 (the default)");
+      }
+      return new Builder(maximumSize, timeSource, executor);
+    }
+
+    /**
+     * The clock that measures leases and ttls (also the cache's ticker). Default {@link TimeSource#system()};
+     * tests pass a fake clock.
+     */
+    public Builder timeSource(TimeSource timeSource) {
+      if (timeSource == null) {
+        throw new IllegalArgumentException("timeSource must not be null: pass TimeSource.system() or a test clock");
+      }
+      return new Builder(maximumSize, timeSource, executor);
+    }
+
+    /** Where the cache runs its maintenance; tests of eviction pass {@code Runnable::run}. */
+    Builder executor(Executor executor) {
+      return new Builder(maximumSize, timeSource, Objects.requireNonNull(executor, "executor"));
+    }
+
+    /** The store. */
+    public CaffeineIdempotencyStore build() {
+      return new CaffeineIdempotencyStore(this);
+    }
+  }
+}

@@ -1,0 +1,244 @@
+package dev.idempotent.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.IdempotencyRecord;
+import dev.idempotent.spi.RecordKey;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** What the contract kit does not check: this store's builder, takeover window, copies, eviction and waiters. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class CaffeineIdempotencyStoreTest {
+  private static final Duration LEASE = Duration.ofSeconds(10);
+  private static final Duration TTL = Duration.ofMinutes(5);
+
+  private final AtomicLong clock = new AtomicLong(42);
+  private final CaffeineIdempotencyStore store =
+      CaffeineIdempotencyStore.builder().timeSource(clock::get).executor(Runnable::run).build();
+  private final RecordKey key = RecordKey.of("orders", "order-1");
+
+  @Test
+  void builderRejectsANonPositiveMaximumSizeNamingTheValue() {
+    assertThatThrownBy(() -> CaffeineIdempotencyStore.builder().maximumSize(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maximumSize must be positive, was 0");
+    assertThatThrownBy(() -> CaffeineIdempotencyStore.builder().maximumSize(-7))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("was -7");
+    assertThatThrownBy(() -> CaffeineIdempotencyStore.builder().timeSource(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("timeSource");
+  }
+
+  @Test
+  void builderIsImmutable() {
+    CaffeineIdempotencyStore.Builder defaults = CaffeineIdempotencyStore.builder();
+    CaffeineIdempotencyStore.Builder small = defaults.maximumSize(10);
+    assertThat(defaults.build()).hasToString("CaffeineIdempotencyStore{maximumSize=100000}");
+    assertThat(small.build()).hasToString("CaffeineIdempotencyStore{maximumSize=10}");
+  }
+
+  @Test
+  void rejectsNonPositiveLeasesAndTtls() {
+    assertThatThrownBy(() -> store.claim(key, "o", null, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease must be a positive duration");
+    store.claim(key, "o", null, LEASE);
+    assertThatThrownBy(() -> store.complete(key, "o", new byte[0], Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl must be a positive duration");
+    assertThat(store.read(key).orElseThrow().isCompleted()).isFalse();
+  }
+
+  @Test
+  void takeoverOfAnEndedLeaseIsReportedAsTakeover() {
+    store.claim(key, "old", null, LEASE);
+    clock.addAndGet(LEASE.toNanos());
+
+    ClaimResult result = store.claim(key, "new", null, LEASE);
+
+    assertThat(result.isAcquired()).isTrue();
+    assertThat(result.isTakeover()).as("%s", result).isTrue();
+  }
+
+  @Test
+  void aClaimLongPastItsLeaseIsForgottenAndTheKeySimplyAcquired() {
+    store.claim(key, "old", null, LEASE);
+    clock.addAndGet(LEASE.toNanos() + CaffeineIdempotencyStore.TAKEOVER_WINDOW_NANOS);
+
+    ClaimResult result = store.claim(key, "new", null, LEASE);
+
+    assertThat(result.isAcquired()).isTrue();
+    assertThat(result.isTakeover()).isFalse();
+  }
+
+  @Test
+  void leaseEndsExactlyOnTheClock() {
+    store.claim(key, "o", null, LEASE);
+    clock.addAndGet(LEASE.toNanos() - 1);
+    assertThat(store.read(key)).isPresent();
+    assertThat(store.read(key).orElseThrow().expiresIn()).isEqualTo(Duration.ofNanos(1));
+    clock.addAndGet(1);
+    assertThat(store.read(key)).isEmpty();
+  }
+
+  @Test
+  void ttlEndsExactlyOnTheClock() {
+    store.claim(key, "o", null, LEASE);
+    store.complete(key, "o", new byte[] {1}, TTL);
+    clock.addAndGet(TTL.toNanos() - 1);
+    assertThat(store.claim(key, "other", null, LEASE).existing().isCompleted()).isTrue();
+    clock.addAndGet(1);
+    assertThat(store.claim(key, "other", null, LEASE).isAcquired()).isTrue();
+  }
+
+  @Test
+  void readReturnsACopyOfTheOutcome() {
+    store.claim(key, "o", null, LEASE);
+    store.complete(key, "o", new byte[] {1, 2, 3}, TTL);
+
+    store.read(key).orElseThrow().outcome()[0] = 9;
+
+    assertThat(store.read(key).orElseThrow().outcome()).containsExactly(1, 2, 3);
+  }
+
+  @Test
+  void replayReturnsTheStoredOutcome() {
+    store.claim(key, "o", "fp", LEASE);
+    store.complete(key, "o", new byte[] {4, 5}, TTL);
+
+    IdempotencyRecord replay = store.claim(key, "other", "fp", LEASE).existing();
+
+    assertThat(replay.outcome()).containsExactly(4, 5);
+    assertThat(replay.expiresIn()).isEqualTo(TTL);
+  }
+
+  @Test
+  void evictsBeyondMaximumSize() {
+    CaffeineIdempotencyStore small =
+        CaffeineIdempotencyStore.builder().maximumSize(100).timeSource(clock::get).executor(Runnable::run).build();
+    for (int i = 0; i < 1_000; i++) {
+      small.claim(RecordKey.of("s", "k" + i), "o" + i, null, LEASE);
+    }
+    small.cleanUp();
+    assertThat(small.estimatedSize()).isLessThanOrEqualTo(100);
+  }
+
+  @Test
+  void expiredRecordsAreDroppedFromTheCache() {
+    for (int i = 0; i < 50; i++) {
+      RecordKey k = RecordKey.of("s", "k" + i);
+      store.claim(k, "o", null, LEASE);
+      store.complete(k, "o", new byte[] {1}, TTL);
+    }
+    clock.addAndGet(TTL.toNanos());
+    store.cleanUp();
+    assertThat(store.estimatedSize()).isZero();
+  }
+
+  @Test
+  void awaitChangeReturnsAtOnceWhenNothingHoldsTheKey() throws InterruptedException {
+    long start = System.nanoTime();
+    store.awaitChange(key, Duration.ofSeconds(20));
+    store.claim(key, "o", null, LEASE);
+    store.complete(key, "o", new byte[0], TTL);
+    store.awaitChange(key, Duration.ofSeconds(20));
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+    assertThat(store.waitedKeyCount()).isZero();
+  }
+
+  @Test
+  void awaitChangeReturnsWhenTheLeaseEnds() throws InterruptedException {
+    CaffeineIdempotencyStore real = CaffeineIdempotencyStore.builder().build();
+    real.claim(key, "o", null, Duration.ofMillis(200));
+
+    long start = System.nanoTime();
+    real.awaitChange(key, Duration.ofSeconds(20));
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+    assertThat(real.claim(key, "next", null, LEASE).isAcquired()).isTrue();
+  }
+
+  @Test
+  void manyWaitersWakeOnCompleteAndTheRegistryEmpties() throws Exception {
+    store.claim(key, "o", null, LEASE);
+    int waiters = 8;
+    CountDownLatch done = new CountDownLatch(waiters);
+    for (int i = 0; i < waiters; i++) {
+      Thread t = new Thread(() -> {
+        try {
+          store.awaitChange(key, Duration.ofSeconds(20));
+          done.countDown();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      t.setDaemon(true);
+      t.start();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (store.waitedKeyCount() == 0 && System.nanoTime() - deadline < 0) {
+      Thread.sleep(5);
+    }
+    Thread.sleep(100);
+
+    store.complete(key, "o", new byte[] {1}, TTL);
+
+    assertThat(done.await(3, TimeUnit.SECONDS)).as("all waiters woke").isTrue();
+    assertThat(store.waitedKeyCount()).isZero();
+  }
+
+  @Test
+  void interruptedWaiterThrowsAndLeavesNoRegistration() throws Exception {
+    store.claim(key, "o", null, LEASE);
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    Thread waiter = new Thread(() -> {
+      try {
+        store.awaitChange(key, Duration.ofSeconds(20));
+      } catch (Throwable t) {
+        thrown.set(t);
+      }
+    });
+    waiter.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (store.waitedKeyCount() == 0 && System.nanoTime() - deadline < 0) {
+      Thread.sleep(5);
+    }
+
+    waiter.interrupt();
+    waiter.join(5_000);
+
+    assertThat(waiter.isAlive()).isFalse();
+    assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+    assertThat(store.waitedKeyCount()).isZero();
+  }
+
+  @Test
+  void closeWakesWaitersAndDropsRecords() throws Exception {
+    store.claim(key, "o", null, LEASE);
+    Thread waiter = new Thread(() -> {
+      try {
+        store.awaitChange(key, Duration.ofSeconds(20));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    waiter.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (store.waitedKeyCount() == 0 && System.nanoTime() - deadline < 0) {
+      Thread.sleep(5);
+    }
+
+    store.close();
+    waiter.join(3_000);
+
+    assertThat(waiter.isAlive()).as("waiter still blocked after close").isFalse();
+    assertThat(store.read(key)).isEmpty();
+  }
+}
