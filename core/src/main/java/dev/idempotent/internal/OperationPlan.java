@@ -54,8 +54,13 @@ public final class OperationPlan {
 
   /** The plan of a programmatic policy. */
   public static OperationPlan of(IdempotencyPolicy p, IdempotencyConfig config, boolean async) {
+    return of(p, config, async, Thread.currentThread().getContextClassLoader());
+  }
+
+  /** The plan of a policy, reading recorded failures back through {@code loader}. */
+  public static OperationPlan of(IdempotencyPolicy p, IdempotencyConfig config, boolean async, ClassLoader loader) {
     return new OperationPlan(config, p.scope(), p.store(), p.ttl(), p.lease(), p.waitTimeout(), p.onDuplicate(),
-        p.onInProgress(), p.recordFailures(), p.resultType(), async, Thread.currentThread().getContextClassLoader());
+        p.onInProgress(), p.recordFailures(), p.resultType(), async, loader);
   }
 
   public IdempotencyConfig config() {

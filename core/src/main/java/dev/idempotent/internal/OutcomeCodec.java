@@ -38,6 +38,12 @@ public final class OutcomeCodec {
       } catch (NoSuchMethodException e) {
         // none
       }
+      if (withMessage != null) {
+        withMessage.trySetAccessible();
+      }
+      if (noArgs != null) {
+        noArgs.trySetAccessible();
+      }
       return new Constructor<?>[] {withMessage, noArgs};
     }
   };

@@ -60,8 +60,9 @@ public final class JavaSerializationCodec implements ResultCodec {
       ois.setObjectInputFilter(filters.computeIfAbsent(type, this::filterFor));
       return ois.readObject();
     } catch (InvalidClassException e) {
-      throw new IdempotencyConfigurationException("a recorded result contains a class outside the codec's allow-list ("
-          + e.getMessage() + "); allow it with idempotent.codec.allow=<package>.* or "
+      String reason = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
+      throw new IdempotencyConfigurationException("a recorded result cannot be read back: " + reason
+          + " of the Java serialization codec (declared result type " + type.getTypeName() + "); allow it with idempotent.codec.allow=<package>.* or "
           + "ResultCodec.javaSerialization(\"<package>.*\")", e);
     } catch (ClassNotFoundException e) {
       throw new IOException("recorded result needs class " + e.getMessage() + ", which is not on the classpath", e);
@@ -92,7 +93,14 @@ public final class JavaSerializationCodec implements ResultCodec {
       sb.append(';').append(p);
     }
     sb.append(";!*");
-    return ObjectInputFilter.Config.createFilter(sb.toString());
+    ObjectInputFilter base = ObjectInputFilter.Config.createFilter(sb.toString());
+    return info -> {
+      ObjectInputFilter.Status status = base.checkInput(info);
+      if (status == ObjectInputFilter.Status.REJECTED && info.serialClass() != null) {
+        throw new IllegalStateException("class " + info.serialClass().getName() + " is not in the allow-list");
+      }
+      return status;
+    };
   }
 
   private static void collectPackages(Type type, Set<String> out, int depth) {

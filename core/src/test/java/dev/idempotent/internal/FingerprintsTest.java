@@ -1,0 +1,83 @@
+package dev.idempotent.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class FingerprintsTest {
+  enum Colour { RED, GREEN, BLUE }
+
+  record Line(String sku, int qty) {}
+
+  record Order(String id, List<Line> lines, Map<String, Object> meta, Set<Colour> colours) {}
+
+  public static class Bean {
+    private final String name;
+    public final int count;
+
+    public Bean(String name, int count) {
+      this.name = name;
+      this.count = count;
+    }
+
+    public String getName() {
+      return name;
+    }
+  }
+
+  @Test
+  void sameValuesGiveTheSameFingerprintWhateverTheIterationOrder() {
+    Map<String, Object> m1 = new HashMap<>();
+    Map<String, Object> m2 = new LinkedHashMap<>();
+    for (int i = 0; i < 50; i++) {
+      m1.put("k" + i, i);
+    }
+    for (int i = 49; i >= 0; i--) {
+      m2.put("k" + i, i);
+    }
+    Set<Colour> s1 = new HashSet<>(List.of(Colour.BLUE, Colour.RED));
+    Set<Colour> s2 = new LinkedHashSet<>(List.of(Colour.RED, Colour.BLUE));
+    Order a = new Order("o1", List.of(new Line("x", 1)), m1, s1);
+    Order b = new Order("o1", List.of(new Line("x", 1)), m2, s2);
+    assertThat(Fingerprints.of(a)).isEqualTo(Fingerprints.of(b)).hasSize(22);
+  }
+
+  @Test
+  void differentValuesDiffer() {
+    assertThat(Fingerprints.of(new Line("x", 1))).isNotEqualTo(Fingerprints.of(new Line("x", 2)));
+    assertThat(Fingerprints.of("1")).isNotEqualTo(Fingerprints.of(1));
+    assertThat(Fingerprints.of(1)).isNotEqualTo(Fingerprints.of(1L));
+    assertThat(Fingerprints.of(new Object[] {"a", "b"})).isNotEqualTo(Fingerprints.of(new Object[] {"ab"}));
+    assertThat(Fingerprints.of(List.of(1, 2))).isNotEqualTo(Fingerprints.of(List.of(2, 1)));
+    assertThat(Fingerprints.of(null)).isNotEqualTo(Fingerprints.of("null"));
+    assertThat(Fingerprints.of(new Bean("a", 1))).isNotEqualTo(Fingerprints.of(new Bean("a", 2)));
+  }
+
+  @Test
+  void isAFixedFunctionOfTheValueAcrossRunsAndHosts() {
+    // Pinned: a change here means repeats from older instances would no longer be recognised.
+    assertThat(Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}))
+        .isEqualTo(Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}));
+    assertThat(Fingerprints.of("abc")).isEqualTo("KZ8WFdtf_XvY2ReVxhRnoQ");
+  }
+
+  @Test
+  void beansJavaValuesAndCyclesAreHandled() {
+    assertThat(Fingerprints.of(new Bean("a", 1))).isEqualTo(Fingerprints.of(new Bean("a", 1)));
+    assertThat(Fingerprints.of(Instant.EPOCH)).isEqualTo(Fingerprints.of(Instant.ofEpochSecond(0)));
+    assertThat(Fingerprints.of(EnumSet.of(Colour.GREEN))).isEqualTo(Fingerprints.of(Set.of(Colour.GREEN)));
+    List<Object> cyclic = new java.util.ArrayList<>();
+    cyclic.add(cyclic);
+    assertThat(Fingerprints.of(cyclic)).isEqualTo(Fingerprints.of(cyclic));
+  }
+}
