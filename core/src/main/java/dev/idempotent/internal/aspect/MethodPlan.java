@@ -1,0 +1,221 @@
+package dev.idempotent.internal.aspect;
+
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyConfigurationException;
+import dev.idempotent.IdempotencyKeyException;
+import dev.idempotent.Idempotent;
+import dev.idempotent.InvocationContext;
+import dev.idempotent.KeyResolver;
+import dev.idempotent.internal.Durations;
+import dev.idempotent.internal.Fingerprints;
+import dev.idempotent.internal.IdempotencyExecutor;
+import dev.idempotent.internal.OperationPlan;
+import dev.idempotent.internal.expression.ExpressionEvaluationException;
+import dev.idempotent.internal.expression.ExpressionException;
+import dev.idempotent.internal.expression.KeyExpression;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletionStage;
+import java.util.stream.Collectors;
+
+/**
+ * Everything about one annotated method that does not change between calls, worked out on its first call:
+ * the compiled key and payload expressions, the scope, the result type, and the operation plan resolved
+ * against the current configuration. A bad attribute fails here, before the method ever runs, with an
+ * {@link IdempotencyConfigurationException} naming the method and the attribute.
+ */
+public final class MethodPlan {
+  private final Method method;
+  private final Idempotent annotation;
+  private final String where;
+  private final String scope;
+  private final KeyExpression keyExpression;
+  private final KeyExpression payloadExpression;
+  private final boolean payloadAll;
+  private final Type valueType;
+  private final boolean async;
+  private final Duration ttl;
+  private final Duration lease;
+  private final Duration waitTimeout;
+  private volatile Resolved resolved;
+
+  private record Resolved(Idempotency owner, IdempotencyExecutor executor, OperationPlan plan, KeyResolver resolver) {}
+
+  public MethodPlan(Method method, String[] sourceParameterNames) {
+    this.method = method;
+    this.annotation = method.getAnnotation(Idempotent.class);
+    if (annotation == null) {
+      throw new IllegalStateException(method + " is not annotated with @Idempotent");
+    }
+    this.where = "@Idempotent on " + describe(method);
+    this.scope = annotation.scope().isEmpty() ? defaultScope(method) : annotation.scope();
+    String[] names = parameterNames(method, sourceParameterNames);
+    this.keyExpression = annotation.keyResolver() == KeyResolver.class && !annotation.key().isEmpty()
+        ? compile("key", annotation.key(), names) : null;
+    this.payloadAll = "*".equals(annotation.payload());
+    this.payloadExpression = !payloadAll && !annotation.payload().isEmpty()
+        ? compile("payload", annotation.payload(), names) : null;
+    Type returnType = method.getGenericReturnType();
+    this.async = CompletionStage.class.isAssignableFrom(method.getReturnType());
+    this.valueType = async ? stageValueType(returnType) : returnType;
+    this.ttl = duration("ttl", annotation.ttl());
+    this.lease = duration("lease", annotation.lease());
+    this.waitTimeout = duration("waitTimeout", annotation.waitTimeout());
+  }
+
+  /** Runs one call of the method through the executor. */
+  public Object invoke(Object target, Object[] args, IdempotencyExecutor.Body body) throws Throwable {
+    Idempotency current = Idempotency.global();
+    Resolved r = resolved;
+    if (r == null || r.owner != current) {
+      r = resolve(current);
+    }
+    String key = key(r, target, args);
+    String fingerprint = payloadAll ? Fingerprints.of(args)
+        : payloadExpression == null ? null : Fingerprints.of(evaluate(payloadExpression, "payload", args));
+    return r.executor.execute(r.plan, key, fingerprint, body);
+  }
+
+  public String scope() {
+    return scope;
+  }
+
+  private String key(Resolved r, Object target, Object[] args) {
+    if (r.resolver != null) {
+      String k;
+      try {
+        k = r.resolver.resolve(new Invocation(method, target, args, annotation));
+      } catch (RuntimeException e) {
+        throw new IdempotencyKeyException(where + ": key resolver " + r.resolver.getClass().getName() + " failed: " + e,
+            scope, e);
+      }
+      return requireKey(k, "key resolver " + r.resolver.getClass().getName());
+    }
+    if (keyExpression == null) {
+      return Fingerprints.of(args);
+    }
+    Object v = evaluate(keyExpression, "key", args);
+    return requireKey(v == null ? null : v.toString(), "key expression '" + annotation.key() + "'");
+  }
+
+  private String requireKey(String k, String source) {
+    if (k == null || k.isBlank()) {
+      throw new IdempotencyKeyException(where + ": " + source + " gave " + (k == null ? "null" : "a blank key")
+          + " for these arguments; every call needs a non-blank key", scope, null);
+    }
+    return k;
+  }
+
+  private Object evaluate(KeyExpression e, String attribute, Object[] args) {
+    try {
+      return e.evaluate(args);
+    } catch (ExpressionEvaluationException ex) {
+      throw new IdempotencyKeyException(where + ": " + attribute + " = \"" + e.source() + "\" failed: "
+          + ex.getMessage(), scope, ex);
+    } catch (RuntimeException ex) {
+      throw new IdempotencyKeyException(where + ": " + attribute + " = \"" + e.source() + "\" failed: " + ex,
+          scope, ex);
+    }
+  }
+
+  private synchronized Resolved resolve(Idempotency current) {
+    Resolved r = resolved;
+    if (r != null && r.owner == current) {
+      return r;
+    }
+    IdempotencyConfig config = current.config();
+    OperationPlan plan;
+    try {
+      plan = AspectPlans.operationPlan(config, scope, annotation, ttl, lease, waitTimeout, valueType, async,
+          method.getDeclaringClass().getClassLoader());
+    } catch (IdempotencyConfigurationException e) {
+      throw new IdempotencyConfigurationException(where + ": " + e.getMessage(), e);
+    }
+    if (method.getReturnType() != void.class) {
+      config.codec().checkEncodable(valueType, where);
+    }
+    r = new Resolved(current, new IdempotencyExecutor(config), plan, resolver(config));
+    resolved = r;
+    return r;
+  }
+
+  private KeyResolver resolver(IdempotencyConfig config) {
+    Class<? extends KeyResolver> type = annotation.keyResolver();
+    if (type == KeyResolver.class) {
+      return null;
+    }
+    KeyResolver registered = config.keyResolvers().get(type);
+    if (registered != null) {
+      return registered;
+    }
+    try {
+      Constructor<? extends KeyResolver> c = type.getDeclaredConstructor();
+      c.setAccessible(true);
+      return c.newInstance();
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw new IdempotencyConfigurationException(where + ": key resolver " + type.getName()
+          + " has no usable no-argument constructor (" + e + "); give it one, or register an instance with "
+          + "IdempotencyConfig.builder().keyResolver(...)", e);
+    }
+  }
+
+  private KeyExpression compile(String attribute, String source, String[] names) {
+    try {
+      return KeyExpression.compile(source, names);
+    } catch (ExpressionException e) {
+      throw new IdempotencyConfigurationException(where + ": " + attribute + " = \"" + source + "\": " + e.getMessage(),
+          e);
+    }
+  }
+
+  private Duration duration(String attribute, String value) {
+    if (value.isEmpty()) {
+      return null;
+    }
+    try {
+      return Durations.parse(value);
+    } catch (IllegalArgumentException e) {
+      throw new IdempotencyConfigurationException(where + ": " + attribute + " = \"" + value + "\": " + e.getMessage(),
+          e);
+    }
+  }
+
+  private static Type stageValueType(Type returnType) {
+    if (returnType instanceof ParameterizedType p && p.getActualTypeArguments().length == 1) {
+      return p.getActualTypeArguments()[0];
+    }
+    return Object.class;
+  }
+
+  private static String[] parameterNames(Method method, String[] sourceNames) {
+    Parameter[] ps = method.getParameters();
+    String[] names = new String[ps.length];
+    for (int i = 0; i < ps.length; i++) {
+      if (ps[i].isNamePresent()) {
+        names[i] = ps[i].getName();
+      } else if (sourceNames != null && i < sourceNames.length) {
+        names[i] = sourceNames[i];
+      }
+    }
+    return names;
+  }
+
+  static String defaultScope(Method m) {
+    return m.getDeclaringClass().getName() + "." + m.getName() + Arrays.stream(m.getParameterTypes())
+        .map(Class::getTypeName).collect(Collectors.joining(",", "(", ")"));
+  }
+
+  private static String describe(Method m) {
+    return m.getDeclaringClass().getName() + "." + m.getName() + Arrays.stream(m.getParameterTypes())
+        .map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+  }
+
+  private record Invocation(Method method, Object target, Object[] arguments, Idempotent annotation)
+      implements InvocationContext {}
+}
