@@ -1,0 +1,49 @@
+package dev.idempotent.jdbc;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The SQL dialects {@link JdbcIdempotencyStore} speaks. The store picks one from
+ * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} unless the builder names it.
+ */
+public enum JdbcDialect {
+  /** PostgreSQL 9.5 or later: one {@code INSERT ... ON CONFLICT ... DO UPDATE ... WHERE} per claim. */
+  POSTGRESQL("postgresql"),
+  /** MySQL 8 or later and MariaDB 10.6 or later (InnoDB): one {@code INSERT ... ON DUPLICATE KEY UPDATE} per claim. */
+  MYSQL("mysql"),
+  /** H2 2.x, for tests and demos: an insert, and on a duplicate key one conditional update. */
+  H2("h2");
+
+  private final String id;
+
+  JdbcDialect(String id) {
+    this.id = id;
+  }
+
+  /**
+   * The classpath resource with this dialect's DDL for the default table {@code idempotency_record}, for
+   * example {@code dev/idempotent/jdbc/schema-postgresql.sql}.
+   */
+  public String schemaResource() {
+    return "dev/idempotent/jdbc/schema-" + id + ".sql";
+  }
+
+  /** The dialect for a database product name as JDBC reports it, if it is one this store speaks. */
+  public static Optional<JdbcDialect> forProductName(String productName) {
+    if (productName == null) {
+      return Optional.empty();
+    }
+    String p = productName.toLowerCase(Locale.ROOT);
+    if (p.contains("postgres")) {
+      return Optional.of(POSTGRESQL);
+    }
+    if (p.contains("mysql") || p.contains("mariadb")) {
+      return Optional.of(MYSQL);
+    }
+    if (p.equals("h2") || p.startsWith("h2 ")) {
+      return Optional.of(H2);
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,578 @@
+package dev.idempotent.jdbc;
+
+import dev.idempotent.jdbc.internal.Claimed;
+import dev.idempotent.jdbc.internal.DialectSql;
+import dev.idempotent.jdbc.internal.JdbcUrls;
+import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.IdempotencyRecord;
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.RecordKey;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@link IdempotencyStore} in one table of PostgreSQL, MySQL/MariaDB or H2, over plain JDBC.
+ *
+ * <pre>{@code
+ * JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
+ *     .table("idempotency_record")         // default
+ *     .queryTimeout(Duration.ofSeconds(5)) // default
+ *     .build();
+ * }</pre>
+ *
+ * <p>The table is created by the DDL shipped for each dialect ({@link JdbcDialect#schemaResource()}, for example
+ * {@code dev/idempotent/jdbc/schema-postgresql.sql}), or by the store itself with {@link Builder#createTable
+ * createTable(true)}. Each claim is a single statement (PostgreSQL {@code INSERT ... ON CONFLICT}, MySQL
+ * {@code INSERT ... ON DUPLICATE KEY UPDATE}; H2 inserts and, on a duplicate key, updates an expired row),
+ * followed by one {@code SELECT} only when it did not win. Completion, release and renewal are single
+ * statements that match only the caller's own live claim. Every lease and expiry is computed and compared on
+ * the database's clock. Each call takes its own short autocommit connection from the {@link DataSource};
+ * with {@link Builder#connectionProvider} the completion joins the caller's transaction instead.
+ *
+ * <p>Expired rows behave as missing ones and are replaced in place; {@link #purgeExpired(int)} (or
+ * {@link Builder#purgeEvery}) deletes them in bounded batches.
+ */
+public final class JdbcIdempotencyStore implements IdempotencyStore {
+  /** The longest scope or key this store indexes, in characters; longer ones arrive digested. */
+  public static final int MAX_KEY_LENGTH = 255;
+
+  /** The default table name. */
+  public static final String DEFAULT_TABLE = "idempotency_record";
+
+  private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+  private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
+  private static final Set<String> MISSING_TABLE_STATES = Set.of("42P01", "42S02", "42S03", "42S04");
+  private static final int MAX_CLAIM_ATTEMPTS = 5;
+  private static final int MAX_PURGE_BATCHES = 10_000;
+
+  private final DataSource dataSource;
+  private final String table;
+  private final JdbcDialect dialect;
+  private final DialectSql sql;
+  private final int timeoutSeconds;
+  private final ConnectionProvider connectionProvider;
+  private final AutoCloseable ownedResource;
+  private final ScheduledExecutorService purger;
+  private volatile String location;
+
+  private JdbcIdempotencyStore(Builder b, JdbcDialect dialect, String location) {
+    this.dataSource = b.dataSource;
+    this.table = b.table;
+    this.dialect = dialect;
+    this.sql = DialectSql.of(dialect, b.table);
+    this.timeoutSeconds = (int) Math.max(1, (b.queryTimeout.toMillis() + 999) / 1000);
+    this.connectionProvider = b.connectionProvider;
+    this.ownedResource = b.ownedResource;
+    this.location = location;
+    if (b.purgeInterval != null) {
+      int batchSize = b.purgeBatchSize;
+      purger = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "idempotent-jdbc-purge");
+        t.setDaemon(true);
+        return t;
+      });
+      long ms = b.purgeInterval.toMillis();
+      purger.scheduleWithFixedDelay(() -> scheduledPurge(batchSize), ms, ms, TimeUnit.MILLISECONDS);
+    } else {
+      purger = null;
+    }
+  }
+
+  /** Starts building a store on {@code dataSource}, which the store uses but does not close. */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  /** The dialect in use. */
+  public JdbcDialect dialect() {
+    return dialect;
+  }
+
+  /** The table in use. */
+  public String table() {
+    return table;
+  }
+
+  @Override
+  public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    long leaseMicros = micros(lease, "lease");
+    return run("claim", key, c -> {
+      for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
+        Claimed claimed = sql.claim(c, key.scope(), key.key(), ownerToken, fingerprint, leaseMicros, timeoutSeconds);
+        if (claimed == Claimed.ACQUIRED) {
+          return ClaimResult.acquired();
+        }
+        if (claimed == Claimed.TOOK_OVER) {
+          LOG.debug("took over the expired claim of {}", key);
+          return ClaimResult.tookOver();
+        }
+        Optional<IdempotencyRecord> existing = read(c, key);
+        if (claimed == Claimed.UNKNOWN && existing.isPresent() && !existing.get().isCompleted()
+            && existing.get().ownerToken().equals(ownerToken)) {
+          return ClaimResult.acquired();
+        }
+        if (existing.isPresent()) {
+          return ClaimResult.existing(existing.get());
+        }
+        // The record was released or expired between the two statements: claim again.
+      }
+      throw new SQLException("the record changed under every one of " + MAX_CLAIM_ATTEMPTS + " claim attempts");
+    });
+  }
+
+  @Override
+  public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    Objects.requireNonNull(outcome, "outcome");
+    long ttlMicros = micros(ttl, "ttl");
+    SqlWork<Boolean> work = c -> {
+      try (PreparedStatement ps = prepare(c, sql.completeSql())) {
+        ps.setBytes(1, outcome);
+        ps.setLong(2, ttlMicros);
+        sql.bindKeyPart(ps, 3, key.scope());
+        sql.bindKeyPart(ps, 4, key.key());
+        ps.setString(5, ownerToken);
+        return ps.executeUpdate() == 1;
+      }
+    };
+    if (connectionProvider == null) {
+      return run("complete", key, work);
+    }
+    return completeInCallerTransaction(key, work);
+  }
+
+  private boolean completeInCallerTransaction(RecordKey key, SqlWork<Boolean> work) {
+    Connection c;
+    try {
+      c = connectionProvider.connection();
+    } catch (SQLException e) {
+      throw failure("complete (getting the caller's connection)", key, e);
+    }
+    if (c == null) {
+      return run("complete", key, work);
+    }
+    SQLException failure = null;
+    boolean done = false;
+    try {
+      done = work.apply(c);
+    } catch (SQLException e) {
+      failure = e;
+    } finally {
+      try {
+        connectionProvider.done(c);
+      } catch (SQLException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure("complete (in the caller's transaction)", key, failure);
+    }
+    return done;
+  }
+
+  @Override
+  public boolean release(RecordKey key, String ownerToken) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    return run("release", key, c -> {
+      try (PreparedStatement ps = prepare(c, sql.releaseSql())) {
+        sql.bindKeyPart(ps, 1, key.scope());
+        sql.bindKeyPart(ps, 2, key.key());
+        ps.setString(3, ownerToken);
+        return ps.executeUpdate() == 1;
+      }
+    });
+  }
+
+  @Override
+  public boolean renew(RecordKey key, String ownerToken, Duration lease) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    long leaseMicros = micros(lease, "lease");
+    return run("renew", key, c -> {
+      try (PreparedStatement ps = prepare(c, sql.renewSql())) {
+        ps.setLong(1, leaseMicros);
+        sql.bindKeyPart(ps, 2, key.scope());
+        sql.bindKeyPart(ps, 3, key.key());
+        ps.setString(4, ownerToken);
+        return ps.executeUpdate() == 1;
+      }
+    });
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> read(RecordKey key) {
+    Objects.requireNonNull(key, "key");
+    return run("read", key, c -> read(c, key));
+  }
+
+  private Optional<IdempotencyRecord> read(Connection c, RecordKey key) throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql.readSql())) {
+      sql.bindKeyPart(ps, 1, key.scope());
+      sql.bindKeyPart(ps, 2, key.key());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        String status = rs.getString(1);
+        String owner = rs.getString(2);
+        String fingerprint = rs.getString(3);
+        byte[] outcome = rs.getBytes(4);
+        Duration left = Duration.of(rs.getLong(5), ChronoUnit.MICROS);
+        if (DialectSql.STATUS.equals(status)) {
+          return Optional.of(IdempotencyRecord.inProgress(key, owner, fingerprint, left));
+        }
+        return Optional.of(IdempotencyRecord.completed(key, owner, fingerprint, outcome == null ? new byte[0] : outcome,
+            left));
+      }
+    }
+  }
+
+  @Override
+  public int maxKeyLength() {
+    return MAX_KEY_LENGTH;
+  }
+
+  /**
+   * Deletes expired records in batches of at most {@code batchSize} rows, each in its own short transaction,
+   * until a batch finds fewer than {@code batchSize}; returns how many rows were deleted. Expired records
+   * already behave as missing ones, so purging only reclaims space.
+   *
+   * @param batchSize 1 to 100,000
+   */
+  public int purgeExpired(int batchSize) {
+    requireBatchSize(batchSize);
+    int total = 0;
+    for (int batch = 0; batch < MAX_PURGE_BATCHES; batch++) {
+      int deleted = purgeBatch(batchSize);
+      total += deleted;
+      if (deleted < batchSize) {
+        return total;
+      }
+    }
+    LOG.warn("purge of {} stopped after {} batches ({} rows); the next purge continues", table, MAX_PURGE_BATCHES,
+        total);
+    return total;
+  }
+
+  /** Deletes at most {@code batchSize} expired rows in one statement. */
+  int purgeBatch(int batchSize) {
+    return run("purge", null, c -> {
+      try (PreparedStatement ps = prepare(c, sql.purgeBatchSql())) {
+        ps.setInt(1, batchSize);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  private void scheduledPurge(int batchSize) {
+    try {
+      int n = purgeExpired(batchSize);
+      if (n > 0) {
+        LOG.debug("purged {} expired idempotency records from {}", n, table);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("scheduled purge of {} failed: {}", table, e.getMessage());
+    }
+  }
+
+  /** Stops the scheduled purge and closes what the store owns; a {@link DataSource} it was given stays open. */
+  @Override
+  public void close() {
+    if (purger != null) {
+      purger.shutdownNow();
+    }
+    if (ownedResource != null) {
+      try {
+        ownedResource.close();
+      } catch (Exception e) {
+        LOG.warn("closing the connection pool of the idempotency store failed: {}", e.toString());
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcIdempotencyStore{" + dialect + ", table=" + table + ", " + location + "}";
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+
+  @FunctionalInterface
+  private interface SqlWork<T> {
+    T apply(Connection c) throws SQLException;
+  }
+
+  private <T> T run(String operation, RecordKey key, SqlWork<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      if (location == null) {
+        location = describe(c.getMetaData());
+      }
+      boolean autoCommit = c.getAutoCommit();
+      try {
+        T result = work.apply(c);
+        if (!autoCommit) {
+          c.commit();
+        }
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        if (!autoCommit) {
+          try {
+            c.rollback();
+          } catch (SQLException r) {
+            e.addSuppressed(r);
+          }
+        }
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw failure(operation, key, e);
+    }
+  }
+
+  private PreparedStatement prepare(Connection c, String statement) throws SQLException {
+    PreparedStatement ps = c.prepareStatement(statement);
+    ps.setQueryTimeout(timeoutSeconds);
+    return ps;
+  }
+
+  private JdbcStoreException failure(String operation, RecordKey key, SQLException e) {
+    String where = location == null ? "(database not reached yet)" : location;
+    if (isMissingTable(e)) {
+      return new JdbcStoreException("idempotency table " + table + " does not exist in " + where + ": run "
+          + dialect.schemaResource() + " (in idempotent-store-jdbc; replace the table name if you chose another)"
+          + " or build the store with createTable(true) / set idempotent.jdbc.create-table=true", e);
+    }
+    return new JdbcStoreException("idempotency store " + operation + (key == null ? "" : " of " + key) + " failed on "
+        + where + " (table " + table + "): " + (e.getSQLState() == null ? "" : "[" + e.getSQLState() + "] ")
+        + JdbcUrls.withoutPassword(e.getMessage()), e);
+  }
+
+  private static boolean isMissingTable(SQLException e) {
+    for (SQLException s = e; s != null; s = s.getNextException()) {
+      if ((s.getSQLState() != null && MISSING_TABLE_STATES.contains(s.getSQLState())) || s.getErrorCode() == 1146) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String describe(DatabaseMetaData md) {
+    try {
+      return JdbcUrls.withoutPassword(md.getURL());
+    } catch (SQLException | RuntimeException e) {
+      return "(JDBC URL unavailable)";
+    }
+  }
+
+  private static long micros(Duration d, String name) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + d);
+    }
+    try {
+      return Math.max(1, d.toNanos() / 1000);
+    } catch (ArithmeticException overflow) {
+      return Long.MAX_VALUE / 1000; // about 292 years: far beyond any table's life
+    }
+  }
+
+  private static void requireBatchSize(int batchSize) {
+    if (batchSize < 1 || batchSize > 100_000) {
+      throw new IllegalArgumentException("batchSize must be between 1 and 100000, was " + batchSize);
+    }
+  }
+
+  static List<String> schemaStatements(JdbcDialect dialect, String table) {
+    String resource = dialect.schemaResource();
+    String text;
+    try (InputStream in = JdbcIdempotencyStore.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource " + resource + " in idempotent-store-jdbc");
+      }
+      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + resource, e);
+    }
+    StringBuilder body = new StringBuilder();
+    for (String line : text.split("\n")) {
+      if (!line.strip().startsWith("--")) {
+        body.append(line).append('\n');
+      }
+    }
+    String simpleName = table.substring(table.lastIndexOf('.') + 1);
+    String ddl = body.toString()
+        .replaceAll("\\b" + DEFAULT_TABLE + "(_[a-z_]+)\\b", simpleName + "$1")
+        .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table);
+    List<String> statements = new ArrayList<>();
+    for (String s : ddl.split(";")) {
+      if (!s.isBlank()) {
+        statements.add(s.strip());
+      }
+    }
+    return statements;
+  }
+
+  /** Builds a {@link JdbcIdempotencyStore}; immutable settings are checked as they are given. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private String table = DEFAULT_TABLE;
+    private JdbcDialect dialect;
+    private ConnectionProvider connectionProvider;
+    private Duration queryTimeout = Duration.ofSeconds(5);
+    private boolean createTable;
+    private Duration purgeInterval;
+    private int purgeBatchSize;
+    private AutoCloseable ownedResource;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
+    }
+
+    /**
+     * The table, optionally schema-qualified ({@code app.idempotency_record}); default
+     * {@code idempotency_record}. Letters, digits and underscores only.
+     */
+    public Builder table(String table) {
+      if (table == null || !TABLE_NAME.matcher(table).matches()) {
+        throw new IllegalArgumentException("table must be a plain or schema-qualified SQL name of letters, digits and"
+            + " underscores, like idempotency_record or app.idempotency_record; was " + table);
+      }
+      this.table = table;
+      return this;
+    }
+
+    /** The SQL dialect; by default detected from the database product name when the store is built. */
+    public Builder dialect(JdbcDialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect must not be null (leave it unset to detect it)");
+      return this;
+    }
+
+    /**
+     * Records completions on the caller's transaction (see {@link ConnectionProvider}); by default each
+     * completion commits on its own connection.
+     */
+    public Builder connectionProvider(ConnectionProvider connectionProvider) {
+      this.connectionProvider = Objects.requireNonNull(connectionProvider, "connectionProvider must not be null");
+      return this;
+    }
+
+    /** The timeout set on every statement, whole seconds (rounded up); default 5 s. */
+    public Builder queryTimeout(Duration queryTimeout) {
+      if (queryTimeout == null || queryTimeout.isNegative() || queryTimeout.isZero()
+          || queryTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException("queryTimeout must be between 1 ms and 1 h, like Duration.ofSeconds(5);"
+            + " was " + queryTimeout);
+      }
+      this.queryTimeout = queryTimeout;
+      return this;
+    }
+
+    /**
+     * When {@code true}, {@link #build()} runs the dialect's DDL ({@code CREATE TABLE IF NOT EXISTS}); for demos
+     * and tests. Default {@code false}: run {@link JdbcDialect#schemaResource()} with your migrations.
+     */
+    public Builder createTable(boolean createTable) {
+      this.createTable = createTable;
+      return this;
+    }
+
+    /**
+     * Purges expired records every {@code interval} on one daemon thread that {@link #close()} stops,
+     * {@code batchSize} rows per statement.
+     */
+    public Builder purgeEvery(Duration interval, int batchSize) {
+      if (interval == null || interval.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("purge interval must be at least 1 s, like Duration.ofMinutes(10); was "
+            + interval);
+      }
+      requireBatchSize(batchSize);
+      this.purgeInterval = interval;
+      this.purgeBatchSize = batchSize;
+      return this;
+    }
+
+    /**
+     * Makes {@link JdbcIdempotencyStore#close()} close {@code resource} too, for a connection pool created only
+     * for this store.
+     */
+    public Builder closing(AutoCloseable resource) {
+      this.ownedResource = Objects.requireNonNull(resource, "resource must not be null");
+      return this;
+    }
+
+    /**
+     * Builds the store. Connects once when the dialect must be detected or the table created.
+     *
+     * @throws JdbcStoreException when the database cannot be reached or the DDL fails
+     * @throws IllegalStateException when the database is not one of the supported dialects
+     */
+    public JdbcIdempotencyStore build() {
+      JdbcDialect chosen = dialect;
+      String location = null;
+      if (chosen == null || createTable) {
+        try (Connection c = dataSource.getConnection()) {
+          DatabaseMetaData md = c.getMetaData();
+          location = describe(md);
+          if (chosen == null) {
+            String product = md.getDatabaseProductName();
+            chosen = JdbcDialect.forProductName(product).orElseThrow(() -> new IllegalStateException(
+                "the idempotency store supports PostgreSQL, MySQL/MariaDB and H2, but the database is " + product
+                    + ": if it speaks one of those dialects, set it with .dialect(JdbcDialect...)"));
+          }
+          if (createTable) {
+            createTable(c, chosen);
+          }
+        } catch (SQLException e) {
+          throw new JdbcStoreException("cannot " + (createTable ? "create the idempotency table " + table + " in "
+              : "detect the SQL dialect of ") + (location == null ? "the DataSource" : location) + ": "
+              + JdbcUrls.withoutPassword(e.getMessage()), e);
+        }
+      }
+      JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, chosen, location);
+      LOG.info("idempotency store on {} table {} ({})", location == null ? "a DataSource" : location, table, chosen);
+      return store;
+    }
+
+    private void createTable(Connection c, JdbcDialect chosen) throws SQLException {
+      boolean autoCommit = c.getAutoCommit();
+      try (Statement st = c.createStatement()) {
+        st.setQueryTimeout((int) Math.max(1, queryTimeout.toSeconds()) * 6);
+        for (String ddl : schemaStatements(chosen, table)) {
+          st.execute(ddl);
+        }
+        if (!autoCommit) {
+          c.commit();
+        }
+      }
+    }
+  }
+}

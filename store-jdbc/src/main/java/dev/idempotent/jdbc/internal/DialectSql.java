@@ -1,0 +1,316 @@
+package dev.idempotent.jdbc.internal;
+
+import dev.idempotent.jdbc.JdbcDialect;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The SQL of one dialect for one table. All lease and expiry arithmetic happens in SQL on the database clock;
+ * durations are bound as microseconds.
+ *
+ * <p>Columns: {@code scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at, updated_at}.
+ */
+public abstract class DialectSql {
+  /** The status of a claim. */
+  public static final String STATUS = "IN_PROGRESS";
+
+  protected final String table;
+
+  protected DialectSql(String table) {
+    this.table = table;
+  }
+
+  public static DialectSql of(JdbcDialect dialect, String table) {
+    return switch (dialect) {
+      case POSTGRESQL -> new Postgres(table);
+      case MYSQL -> new MySql(table);
+      case H2 -> new H2(table);
+    };
+  }
+
+  /** The current time of the database, as an SQL expression. */
+  protected abstract String now();
+
+  /** The current time of the database plus the microseconds bound to one {@code ?}. */
+  protected abstract String nowPlusMicros();
+
+  /** Microseconds from now until {@code column} (negative once passed). */
+  protected abstract String microsUntil(String column);
+
+  /** Claims the key in one statement where the database allows it. */
+  public abstract Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
+      long leaseMicros, int timeoutSeconds) throws SQLException;
+
+  /** Binds a scope or key. */
+  public void bindKeyPart(PreparedStatement ps, int index, String value) throws SQLException {
+    ps.setString(index, value);
+  }
+
+  /** Selects status, owner, fingerprint, outcome and microseconds left of the live record; binds scope, key. */
+  public String readSql() {
+    return "SELECT status, owner, fingerprint, outcome, " + microsUntil("expires_at") + " AS expires_in FROM "
+        + table + " WHERE scope = ? AND idem_key = ? AND expires_at > " + now();
+  }
+
+  /** Binds outcome, ttl micros, scope, key, owner. */
+  public String completeSql() {
+    return "UPDATE " + table + " SET status = 'COMPLETED', outcome = ?, expires_at = " + nowPlusMicros()
+        + ", updated_at = " + now() + ownedClaim();
+  }
+
+  /** Binds scope, key, owner. */
+  public String releaseSql() {
+    return "DELETE FROM " + table + ownedClaim();
+  }
+
+  /** Binds lease micros, scope, key, owner. */
+  public String renewSql() {
+    return "UPDATE " + table + " SET expires_at = " + nowPlusMicros() + ", updated_at = " + now() + ownedClaim();
+  }
+
+  /** Deletes at most {@code ?} expired rows. */
+  public abstract String purgeBatchSql();
+
+  private String ownedClaim() {
+    return " WHERE scope = ? AND idem_key = ? AND owner = ? AND status = 'IN_PROGRESS' AND expires_at > " + now();
+  }
+
+  protected static PreparedStatement prepare(Connection c, String sql, int timeoutSeconds) throws SQLException {
+    PreparedStatement ps = c.prepareStatement(sql);
+    ps.setQueryTimeout(timeoutSeconds);
+    return ps;
+  }
+
+  /**
+   * PostgreSQL: one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expired RETURNING}. The CTE reads the
+   * previous status from the statement's snapshot only to tell a takeover from the reuse of an expired
+   * completed record; who wins is decided by the conflict check on the latest row version.
+   * {@code statement_timestamp()} is the database time at the start of the statement, also inside a caller's
+   * transaction.
+   */
+  static final class Postgres extends DialectSql {
+    private final String claimSql;
+
+    Postgres(String table) {
+      super(table);
+      this.claimSql = "WITH previous AS (SELECT status FROM " + table + " WHERE scope = ? AND idem_key = ?) "
+          + "INSERT INTO " + table + " AS r (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
+          + " created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros() + ", " + now()
+          + ", " + now() + ") ON CONFLICT (scope, idem_key) DO UPDATE SET status = 'IN_PROGRESS',"
+          + " owner = EXCLUDED.owner, fingerprint = EXCLUDED.fingerprint, outcome = NULL,"
+          + " expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at"
+          + " WHERE r.expires_at <= " + now() + " RETURNING (SELECT status FROM previous) AS previous_status";
+    }
+
+    @Override
+    protected String now() {
+      return "statement_timestamp()";
+    }
+
+    @Override
+    protected String nowPlusMicros() {
+      return "(statement_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 microsecond')";
+    }
+
+    @Override
+    protected String microsUntil(String column) {
+      return "CAST(EXTRACT(EPOCH FROM (" + column + " - statement_timestamp())) * 1000000 AS BIGINT)";
+    }
+
+    @Override
+    public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
+        long leaseMicros, int timeoutSeconds) throws SQLException {
+      try (PreparedStatement ps = prepare(c, claimSql, timeoutSeconds)) {
+        ps.setString(1, scope);
+        ps.setString(2, key);
+        ps.setString(3, scope);
+        ps.setString(4, key);
+        ps.setString(5, owner);
+        ps.setString(6, fingerprint);
+        ps.setLong(7, leaseMicros);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            return Claimed.LOST;
+          }
+          return STATUS.equals(rs.getString(1)) ? Claimed.TOOK_OVER : Claimed.ACQUIRED;
+        }
+      }
+    }
+
+    @Override
+    public String purgeBatchSql() {
+      // ctid = ANY(ARRAY(...)) is a TID scan; the outer condition skips rows renewed since the inner select.
+      return "DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + table
+          + " WHERE expires_at <= " + now() + " LIMIT ?)) AND expires_at <= " + now();
+    }
+  }
+
+  /**
+   * MySQL 8+ and MariaDB 10.6+: one {@code INSERT ... ON DUPLICATE KEY UPDATE} whose assignments keep the
+   * existing row unless it has expired. Affected-row counts differ with the driver's found-rows setting (an
+   * unchanged duplicate reports 0 or 1, the same as an insert), so the statement reports what it did through
+   * {@code LAST_INSERT_ID(expr)}, which the server returns in the OK packet and JDBC as the generated key:
+   * 4 inserted, 1 unchanged, 2 took over an in-progress claim, 3 replaced an expired completed record.
+   * The assignments that test {@code expires_at} and {@code status} come before the ones that change them,
+   * because MySQL evaluates them left to right on the row as updated so far.
+   *
+   * <p>Scope and key are {@code VARBINARY} columns bound as UTF-8 bytes, so comparisons are exact.
+   */
+  static final class MySql extends DialectSql {
+    private static final long INSERTED = 4;
+    private static final long UNCHANGED = 1;
+    private static final long TOOK_OVER = 2;
+    private static final long REPLACED_COMPLETED = 3;
+
+    private final String claimSql;
+
+    MySql(String table) {
+      super(table);
+      String live = "expires_at > UTC_TIMESTAMP(6)";
+      this.claimSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
+          + " created_at, updated_at) VALUES (?, ?, IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS',"
+          + " 'IN_PROGRESS'), ?, ?, NULL, " + nowPlusMicros() + ", UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))"
+          + " ON DUPLICATE KEY UPDATE"
+          + " updated_at = IF(LAST_INSERT_ID(IF(" + live + ", " + UNCHANGED + ", IF(status = 'IN_PROGRESS', "
+          + TOOK_OVER + ", " + REPLACED_COMPLETED + "))) = " + UNCHANGED + ", updated_at, UTC_TIMESTAMP(6)),"
+          + " owner = IF(" + live + ", owner, ?),"
+          + " fingerprint = IF(" + live + ", fingerprint, ?),"
+          + " outcome = IF(" + live + ", outcome, NULL),"
+          + " created_at = IF(" + live + ", created_at, UTC_TIMESTAMP(6)),"
+          + " status = IF(" + live + ", status, 'IN_PROGRESS'),"
+          + " expires_at = IF(" + live + ", expires_at, " + nowPlusMicros() + ")";
+    }
+
+    @Override
+    protected String now() {
+      return "UTC_TIMESTAMP(6)";
+    }
+
+    @Override
+    protected String nowPlusMicros() {
+      return "TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6))";
+    }
+
+    @Override
+    protected String microsUntil(String column) {
+      return "TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), " + column + ")";
+    }
+
+    @Override
+    public void bindKeyPart(PreparedStatement ps, int index, String value) throws SQLException {
+      ps.setBytes(index, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
+        long leaseMicros, int timeoutSeconds) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement(claimSql, Statement.RETURN_GENERATED_KEYS)) {
+        ps.setQueryTimeout(timeoutSeconds);
+        bindKeyPart(ps, 1, scope);
+        bindKeyPart(ps, 2, key);
+        ps.setString(3, owner);
+        ps.setString(4, fingerprint);
+        ps.setLong(5, leaseMicros);
+        ps.setString(6, owner);
+        ps.setString(7, fingerprint);
+        ps.setLong(8, leaseMicros);
+        int count = ps.executeUpdate();
+        Long code = null;
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+          if (keys != null && keys.next()) {
+            code = keys.getLong(1);
+          }
+        }
+        if (code == null || code == 0) {
+          return count == 0 ? Claimed.LOST : Claimed.UNKNOWN;
+        }
+        if (code == INSERTED || code == REPLACED_COMPLETED) {
+          return Claimed.ACQUIRED;
+        }
+        if (code == TOOK_OVER) {
+          return Claimed.TOOK_OVER;
+        }
+        return code == UNCHANGED ? Claimed.LOST : Claimed.UNKNOWN;
+      }
+    }
+
+    @Override
+    public String purgeBatchSql() {
+      return "DELETE FROM " + table + " WHERE expires_at <= UTC_TIMESTAMP(6) LIMIT ?";
+    }
+  }
+
+  /**
+   * H2 2.x: an insert; on a duplicate key (SQLState class 23) one update of the expired row that returns the
+   * previous status through {@code OLD TABLE}.
+   */
+  static final class H2 extends DialectSql {
+    private final String insertSql;
+    private final String replaceExpiredSql;
+
+    H2(String table) {
+      super(table);
+      this.insertSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
+          + " created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros() + ", " + now()
+          + ", " + now() + ")";
+      this.replaceExpiredSql = "SELECT status FROM OLD TABLE (UPDATE " + table + " SET status = 'IN_PROGRESS',"
+          + " owner = ?, fingerprint = ?, outcome = NULL, expires_at = " + nowPlusMicros() + ", created_at = "
+          + now() + ", updated_at = " + now() + " WHERE scope = ? AND idem_key = ? AND expires_at <= " + now() + ")";
+    }
+
+    @Override
+    protected String now() {
+      return "CURRENT_TIMESTAMP(6)";
+    }
+
+    @Override
+    protected String nowPlusMicros() {
+      return "DATEADD(MICROSECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))";
+    }
+
+    @Override
+    protected String microsUntil(String column) {
+      return "DATEDIFF(MICROSECOND, CURRENT_TIMESTAMP(6), " + column + ")";
+    }
+
+    @Override
+    public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
+        long leaseMicros, int timeoutSeconds) throws SQLException {
+      try (PreparedStatement ps = prepare(c, insertSql, timeoutSeconds)) {
+        ps.setString(1, scope);
+        ps.setString(2, key);
+        ps.setString(3, owner);
+        ps.setString(4, fingerprint);
+        ps.setLong(5, leaseMicros);
+        ps.executeUpdate();
+        return Claimed.ACQUIRED;
+      } catch (SQLException e) {
+        if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+          throw e;
+        }
+      }
+      try (PreparedStatement ps = prepare(c, replaceExpiredSql, timeoutSeconds)) {
+        ps.setString(1, owner);
+        ps.setString(2, fingerprint);
+        ps.setLong(3, leaseMicros);
+        ps.setString(4, scope);
+        ps.setString(5, key);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            return Claimed.LOST;
+          }
+          return STATUS.equals(rs.getString(1)) ? Claimed.TOOK_OVER : Claimed.ACQUIRED;
+        }
+      }
+    }
+
+    @Override
+    public String purgeBatchSql() {
+      return "DELETE FROM " + table + " WHERE expires_at <= " + now() + " FETCH FIRST ? ROWS ONLY";
+    }
+  }
+}
