@@ -36,7 +36,7 @@ final class RedisServerProcess implements AutoCloseable {
   }
 
   /** Starts a server with {@code extraArgs} (for example {@code --requirepass x}) and waits until it answers. */
-  static RedisServerProcess start(String... extraArgs) throws IOException, InterruptedException {
+  static RedisServerProcess launch(String... extraArgs) throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("idem-redis-");
     RedisServerProcess server = new RedisServerProcess(dir, freePort(), List.of(extraArgs));
     server.start();
@@ -83,10 +83,32 @@ final class RedisServerProcess implements AutoCloseable {
     if (process == null) {
       return;
     }
+    try {
+      resume(); // a paused server ignores SIGTERM until it runs again
+    } catch (IOException | RuntimeException e) {
+      // it is killed forcibly below if need be
+    }
     process.destroy();
     if (!process.waitFor(5, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       process.waitFor(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Freezes the server (SIGSTOP): connections stay open but nothing answers, as with a hung host. */
+  void pause() throws IOException, InterruptedException {
+    signal("-STOP");
+  }
+
+  /** Lets a paused server run again (SIGCONT). */
+  void resume() throws IOException, InterruptedException {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
     }
   }
 

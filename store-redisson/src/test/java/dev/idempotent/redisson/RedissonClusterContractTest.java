@@ -29,7 +29,7 @@ class RedissonClusterContractTest extends IdempotencyStoreContract {
     RedisTestEnvironment.redisServer();
     RedisTestEnvironment.redisCli();
     for (int i = 0; i < 3; i++) {
-      masters.add(RedisServerProcess.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+      masters.add(RedisServerProcess.launch("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
           "--cluster-node-timeout", "2000"));
     }
     List<String> create = new ArrayList<>(List.of("--cluster", "create"));

@@ -85,7 +85,7 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
       config = new Config();
       BaseConfig<?> server = config.useSingleServer().setAddress(address.get());
       applyTimeouts(server, timeoutSetting.orElse(DEFAULT_TIMEOUT));
-      password.ifPresent(server::setPassword);
+      password.ifPresent(config::setPassword);
     } else {
       File file = new File(configPath.get());
       where = "the Redis servers of " + file;
@@ -101,7 +101,8 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
             + " configures no servers: add singleServerConfig, sentinelServersConfig or clusterServersConfig");
       }
       timeoutSetting.ifPresent(t -> applyTimeouts(server, t));
-      password.ifPresent(server::setPassword);
+      Config yaml = config;
+      password.ifPresent(yaml::setPassword);
     }
 
     RedissonClient client;
