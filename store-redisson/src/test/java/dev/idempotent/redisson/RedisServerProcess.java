@@ -106,7 +106,11 @@ final class RedisServerProcess implements AutoCloseable {
   }
 
   private void signal(String signal) throws IOException, InterruptedException {
-    Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+    if (process == null || !process.isAlive()) {
+      return;
+    }
+    Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
       throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
     }

@@ -1,0 +1,197 @@
+package dev.idempotent.redisson;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.spi.RecordKey;
+import dev.idempotent.spi.RecordStatus;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.redisson.Redisson;
+import org.redisson.api.RMap;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.ByteArrayCodec;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+
+/** What the contract kit does not see: the layout in Redis, builder checks, waiting details, replica acks. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RedissonIdempotencyStoreTest {
+  private static final Duration LONG = Duration.ofMinutes(1);
+  private static RedissonClient client;
+
+  private final String scope = "unit-" + UUID.randomUUID();
+
+  @BeforeAll
+  static void connect() {
+    Config config = new Config();
+    config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl()).setConnectionMinimumIdleSize(2);
+    client = Redisson.create(config);
+  }
+
+  @AfterAll
+  static void disconnect() {
+    if (client != null) {
+      client.shutdown();
+    }
+  }
+
+  private RedissonIdempotencyStore store() {
+    return RedissonIdempotencyStore.builder(client).keyPrefix("idem-unit:").build();
+  }
+
+  @Test
+  void recordIsOneHashWithRawOutcomeBytesAndServerSideExpiry() {
+    RedissonIdempotencyStore store = store();
+    RecordKey key = RecordKey.of(scope, "order {42}");
+    byte[] outcome = {0, (byte) 0xFF, 13, 10, 0, 'x'};
+    store.claim(key, "owner-1", "fp-1", Duration.ofSeconds(20));
+    String name = store.layout().recordName(key);
+    assertThat(name).startsWith("idem-unit:{").contains("}" + scope.length() + ":" + scope + ":order {42}");
+    assertThat(client.getKeys().remainTimeToLive(name)).isBetween(1L, 20_000L);
+
+    store.complete(key, "owner-1", outcome, Duration.ofHours(1));
+
+    RMap<byte[], byte[]> hash = client.getMap(name, ByteArrayCodec.INSTANCE);
+    Map<String, String> text = client.<String, String>getMap(name, StringCodec.INSTANCE).getAll(
+        java.util.Set.of("s", "o", "f"));
+    assertThat(text).containsEntry("s", "C").containsEntry("o", "owner-1").containsEntry("f", "fp-1");
+    assertThat(hash.get("r".getBytes())).containsExactly(outcome);
+    assertThat(client.getKeys().remainTimeToLive(name)).isBetween(3_500_000L, 3_600_000L);
+  }
+
+  @Test
+  void recordNamesAreUnambiguousAndTaggedByDigest() {
+    RecordLayout layout = new RecordLayout("p:");
+    String left = layout.recordName(RecordKey.of("a:b", "c"));
+    String right = layout.recordName(RecordKey.of("a", "b:c"));
+    assertThat(left).isNotEqualTo(right);
+    String braces = layout.recordName(RecordKey.of("s{x}", "{y}"));
+    assertThat(braces).matches("p:\\{[0-9a-f]{16}}4:s\\{x}:\\{y}");
+    assertThat(layout.channelName(RecordKey.of("s{x}", "{y}"))).isEqualTo(braces + "#changed");
+    assertThat(layout.recordName(RecordKey.of("s", "k1")).substring(0, 20))
+        .as("different keys of one scope get different tags")
+        .isNotEqualTo(layout.recordName(RecordKey.of("s", "k2")).substring(0, 20));
+  }
+
+  @Test
+  void aRetriedClaimBySameOwnerKeepsTheClaim() {
+    RedissonIdempotencyStore store = store();
+    RecordKey key = RecordKey.of(scope, "retry");
+    assertThat(store.claim(key, "owner-1", null, Duration.ofSeconds(5)).isAcquired()).isTrue();
+    assertThat(store.claim(key, "owner-1", null, Duration.ofSeconds(50)).isAcquired()).isTrue();
+    assertThat(store.read(key).orElseThrow().expiresIn()).isGreaterThan(Duration.ofSeconds(10));
+    assertThat(store.claim(key, "owner-2", null, LONG).existing().ownerToken()).isEqualTo("owner-1");
+  }
+
+  @Test
+  void awaitChangeReturnsWhenTheHoldersLeaseEndsWithoutAMessage() throws InterruptedException {
+    RedissonIdempotencyStore store = store();
+    RecordKey key = RecordKey.of(scope, "dead-holder");
+    store.claim(key, "owner-1", null, Duration.ofMillis(400));
+    long start = System.nanoTime();
+    store.awaitChange(key, Duration.ofSeconds(10));
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(took).isLessThan(Duration.ofSeconds(3));
+    assertThat(store.read(key)).isEmpty();
+  }
+
+  @Test
+  void awaitChangeReturnsAtOnceWhenTheKeyAlreadyChangedAndLeavesNoListener() throws InterruptedException {
+    RedissonIdempotencyStore store = store();
+    RecordKey done = RecordKey.of(scope, "done");
+    store.claim(done, "owner-1", null, LONG);
+    store.complete(done, "owner-1", new byte[] {1}, LONG);
+    RecordKey missing = RecordKey.of(scope, "missing");
+    for (RecordKey key : new RecordKey[] {done, missing}) {
+      long start = System.nanoTime();
+      store.awaitChange(key, Duration.ofSeconds(10));
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("awaitChange on %s", key)
+          .isLessThan(Duration.ofSeconds(2));
+      assertThat(client.getTopic(store.layout().channelName(key)).countListeners()).isZero();
+    }
+    assertThat(store.read(done).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+  }
+
+  @Test
+  void awaitChangeIsInterruptible() throws Exception {
+    RedissonIdempotencyStore store = store();
+    RecordKey key = RecordKey.of(scope, "held");
+    store.claim(key, "owner-1", null, LONG);
+    Thread waiter = new Thread(() -> {
+      try {
+        store.awaitChange(key, Duration.ofSeconds(30));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    waiter.start();
+    Thread.sleep(300);
+    waiter.interrupt();
+    waiter.join(5000);
+    assertThat(waiter.isAlive()).isFalse();
+  }
+
+  @Test
+  void builderRejectsBadValuesNamingThem() {
+    RedissonIdempotencyStore.Builder b = RedissonIdempotencyStore.builder(client);
+    assertThatThrownBy(() -> b.keyPrefix("a{b")).hasMessageContaining("a{b").hasMessageContaining("brace");
+    assertThatThrownBy(() -> b.keyPrefix(null)).hasMessageContaining("\"\"");
+    assertThatThrownBy(() -> b.syncReplicas(0, Duration.ofSeconds(1))).hasMessageContaining("was 0");
+    assertThatThrownBy(() -> b.syncReplicas(1, Duration.ZERO)).hasMessageContaining("PT0S");
+    assertThatThrownBy(() -> b.build().claim(RecordKey.of(scope, "k"), "o", null, Duration.ZERO))
+        .hasMessageContaining("lease");
+    assertThatThrownBy(() -> RedissonIdempotencyStore.builder(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void syncReplicasWaitsForAReplicaAcknowledgement() throws Exception {
+    try (RedisServerProcess master = RedisServerProcess.launch();
+        RedisServerProcess replica = RedisServerProcess.launch()) {
+      replica.cli("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (!master.cli("INFO", "replication").contains("connected_slaves:1")
+          || !replica.cli("INFO", "replication").contains("master_link_status:up")) {
+        assertThat(System.nanoTime() - deadline).as("replica in sync within 20 s").isNegative();
+        Thread.sleep(100);
+      }
+      Config config = new Config();
+      config.useSingleServer().setAddress(master.url()).setConnectionMinimumIdleSize(1);
+      RedissonClient own = Redisson.create(config);
+      try {
+        RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(own)
+            .syncReplicas(1, Duration.ofSeconds(5)).build();
+        RecordKey key = RecordKey.of(scope, "replicated");
+        long start = System.nanoTime();
+        assertThat(store.claim(key, "o", null, LONG).isAcquired()).isTrue();
+        assertThat(store.complete(key, "o", new byte[] {4, 2}, LONG)).isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("two acknowledged writes took")
+            .isLessThan(Duration.ofSeconds(4));
+        String name = store.layout().recordName(key);
+        assertThat(replica.cli("HGET", name, "s").trim()).as("the replica has the completed record").isEqualTo("C");
+
+        master.cli("SCRIPT", "FLUSH");
+        assertThat(store.claim(RecordKey.of(scope, "after-flush"), "o", null, LONG).isAcquired())
+            .as("NOSCRIPT inside a WAIT batch is healed too").isTrue();
+
+        replica.stop();
+        RedissonIdempotencyStore unacknowledged = RedissonIdempotencyStore.builder(own)
+            .syncReplicas(1, Duration.ofMillis(300)).build();
+        start = System.nanoTime();
+        assertThat(unacknowledged.claim(RecordKey.of(scope, "alone"), "o", null, LONG).isAcquired())
+            .as("a write nobody acknowledged still succeeds").isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("it waited for the WAIT timeout")
+            .isGreaterThanOrEqualTo(Duration.ofMillis(250));
+      } finally {
+        own.shutdown();
+      }
+    }
+  }
+}
