@@ -1,0 +1,56 @@
+package dev.idempotent.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotent.jdbc.internal.JdbcUrls;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+class JdbcIdempotencyStoreBuilderTest {
+  private static final DataSource H2 = TestDatabases.h2("builder");
+
+  @Test
+  void badSettingsNameTheValueAndTheFix() {
+    assertThatThrownBy(() -> JdbcIdempotencyStore.builder(H2).table("records; DROP TABLE x"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("records; DROP TABLE x")
+        .hasMessageContaining("idempotency_record");
+    assertThatThrownBy(() -> JdbcIdempotencyStore.builder(H2).queryTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0S");
+    assertThatThrownBy(() -> JdbcIdempotencyStore.builder(H2).purgeEvery(Duration.ofMinutes(1), 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batchSize");
+    assertThatThrownBy(() -> JdbcIdempotencyStore.builder(null)).isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("dataSource");
+  }
+
+  @Test
+  void dialectIsDetectedFromTheProductName() {
+    assertThat(JdbcDialect.forProductName("PostgreSQL")).contains(JdbcDialect.POSTGRESQL);
+    assertThat(JdbcDialect.forProductName("MySQL")).contains(JdbcDialect.MYSQL);
+    assertThat(JdbcDialect.forProductName("MariaDB")).contains(JdbcDialect.MYSQL);
+    assertThat(JdbcDialect.forProductName("H2")).contains(JdbcDialect.H2);
+    assertThat(JdbcDialect.forProductName("Oracle")).isEmpty();
+  }
+
+  @Test
+  void schemaStatementsFollowTheTableName() {
+    List<String> ddl = JdbcIdempotencyStore.schemaStatements(JdbcDialect.POSTGRESQL, "app.payments_idem");
+    assertThat(ddl).hasSize(2);
+    assertThat(ddl.get(0)).startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
+        .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope, idem_key)").doesNotContain("--");
+    assertThat(ddl.get(1))
+        .isEqualTo("CREATE INDEX IF NOT EXISTS payments_idem_expires_at_idx ON app.payments_idem (expires_at)");
+    assertThat(JdbcIdempotencyStore.schemaStatements(JdbcDialect.MYSQL, "idempotency_record")).hasSize(1);
+    assertThat(JdbcIdempotencyStore.schemaStatements(JdbcDialect.H2, "idempotency_record")).hasSize(2);
+  }
+
+  @Test
+  void passwordsAreMaskedInUrls() {
+    assertThat(JdbcUrls.withoutPassword("jdbc:postgresql://h:5432/db?user=a&password=secret&ssl=true"))
+        .isEqualTo("jdbc:postgresql://h:5432/db?user=a&password=****&ssl=true");
+    assertThat(JdbcUrls.withoutPassword("jdbc:mysql://a:secret@h:3306/db")).isEqualTo("jdbc:mysql://a:****@h:3306/db");
+    assertThat(JdbcUrls.withoutPassword("jdbc:h2:mem:x;USER=sa;PASSWORD=secret")).doesNotContain("secret");
+  }
+}

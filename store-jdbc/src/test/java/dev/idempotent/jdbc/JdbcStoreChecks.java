@@ -1,0 +1,329 @@
+package dev.idempotent.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.IdempotencyRecord;
+import dev.idempotent.spi.RecordKey;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Checks of the JDBC store beyond the contract kit, run on every database. */
+abstract class JdbcStoreChecks {
+  static final Duration LONG = Duration.ofMinutes(10);
+  static final String BUSINESS_TABLE = "idem_test_business";
+
+  private final List<JdbcIdempotencyStore> stores = new ArrayList<>();
+  String scope;
+
+  abstract DataSource dataSource();
+
+  abstract JdbcDialect expectedDialect();
+
+  @BeforeEach
+  void newScope() {
+    scope = "checks-" + UUID.randomUUID();
+  }
+
+  @AfterEach
+  void closeStores() {
+    stores.forEach(JdbcIdempotencyStore::close);
+  }
+
+  JdbcIdempotencyStore track(JdbcIdempotencyStore store) {
+    stores.add(store);
+    return store;
+  }
+
+  JdbcIdempotencyStore store() {
+    return track(JdbcIdempotencyStore.builder(dataSource()).createTable(true).build());
+  }
+
+  @Test
+  void detectsTheDialect() {
+    assertThat(store().dialect()).isEqualTo(expectedDialect());
+  }
+
+  @Test
+  void tenMebibyteOutcomeRoundTrips() {
+    JdbcIdempotencyStore store = store();
+    RecordKey key = RecordKey.of(scope, "big");
+    byte[] outcome = new byte[10 * 1024 * 1024];
+    new Random(42).nextBytes(outcome);
+    assertThat(store.claim(key, "o1", "fp", LONG).isAcquired()).isTrue();
+    assertThat(store.complete(key, "o1", outcome, LONG)).isTrue();
+    IdempotencyRecord record = store.read(key).orElseThrow();
+    assertThat(record.outcome()).isEqualTo(outcome);
+    assertThat(store.claim(key, "o2", "fp", LONG).existing().outcome()).isEqualTo(outcome);
+  }
+
+  @Test
+  void thousandCharacterKeysAreFittedAndStayDistinct() {
+    JdbcIdempotencyStore store = store();
+    String longScope = scope + "-" + "s".repeat(1000);
+    RecordKey a = RecordKey.of(longScope, "k".repeat(999) + "a").fittedTo(store.maxKeyLength());
+    RecordKey b = RecordKey.of(longScope, "k".repeat(999) + "b").fittedTo(store.maxKeyLength());
+    RecordKey exact = RecordKey.of(scope, "x".repeat(store.maxKeyLength())).fittedTo(store.maxKeyLength());
+    assertThat(exact.key()).hasSize(255);
+    assertThat(a.scope().length()).isLessThanOrEqualTo(255);
+    assertThat(store.claim(a, "oa", null, LONG).isAcquired()).isTrue();
+    assertThat(store.claim(b, "ob", null, LONG).isAcquired()).isTrue();
+    assertThat(store.claim(exact, "ox", null, LONG).isAcquired()).isTrue();
+    assertThat(store.read(a).orElseThrow().ownerToken()).isEqualTo("oa");
+    assertThat(store.read(b).orElseThrow().ownerToken()).isEqualTo("ob");
+    assertThat(store.read(exact).orElseThrow().ownerToken()).isEqualTo("ox");
+  }
+
+  @Test
+  void unicodeCaseAndTrailingSpacesKeepKeysDistinct() {
+    JdbcIdempotencyStore store = store();
+    String[] keys = {"zahlung-ä", "zahlung-a", "Zahlung-a", "付款-1", "💳-𝔘", "k", "k ", "e\u0301", "\u00e9",
+        "\u00e9".repeat(255), "😀".repeat(127)};
+    for (int i = 0; i < keys.length; i++) {
+      RecordKey key = RecordKey.of(scope + "-ü", keys[i]).fittedTo(store.maxKeyLength());
+      assertThat(store.claim(key, "owner-" + i, null, LONG).isAcquired()).as(keys[i]).isTrue();
+    }
+    for (int i = 0; i < keys.length; i++) {
+      RecordKey key = RecordKey.of(scope + "-ü", keys[i]).fittedTo(store.maxKeyLength());
+      assertThat(store.read(key).orElseThrow().ownerToken()).as(keys[i]).isEqualTo("owner-" + i);
+    }
+  }
+
+  @Test
+  void expiresInIsMeasuredOnTheDatabaseClock() {
+    JdbcIdempotencyStore store = store();
+    RecordKey key = RecordKey.of(scope, "clock");
+    store.claim(key, "o1", null, Duration.ofSeconds(60));
+    assertThat(store.read(key).orElseThrow().expiresIn()).isBetween(Duration.ofSeconds(55), Duration.ofSeconds(60));
+    store.complete(key, "o1", new byte[] {1}, Duration.ofHours(24));
+    assertThat(store.read(key).orElseThrow().expiresIn()).isBetween(Duration.ofHours(23), Duration.ofHours(24));
+  }
+
+  @Test
+  void takeoverOfExpiredClaimAndReuseOfExpiredRecordAreTold() throws InterruptedException {
+    JdbcIdempotencyStore store = store();
+    RecordKey held = RecordKey.of(scope, "held");
+    RecordKey done = RecordKey.of(scope, "done");
+    assertThat(store.claim(held, "o1", null, Duration.ofMillis(200)).isTakeover()).isFalse();
+    assertThat(store.claim(done, "o1", null, LONG).isAcquired()).isTrue();
+    assertThat(store.complete(done, "o1", new byte[] {7}, Duration.ofMillis(200))).isTrue();
+    Thread.sleep(300);
+    ClaimResult takeover = store.claim(held, "o2", "fp2", LONG);
+    assertThat(takeover.isAcquired()).isTrue();
+    assertThat(takeover.isTakeover()).isTrue();
+    ClaimResult reuse = store.claim(done, "o2", "fp2", LONG);
+    assertThat(reuse.isAcquired()).isTrue();
+    assertThat(reuse.isTakeover()).isFalse();
+    IdempotencyRecord reused = store.read(done).orElseThrow();
+    assertThat(reused.isCompleted()).isFalse();
+    assertThat(reused.outcome()).isNull();
+    assertThat(reused.fingerprint()).isEqualTo("fp2");
+    assertThat(store.complete(held, "o1", new byte[] {1}, LONG)).as("old owner fenced").isFalse();
+  }
+
+  @Test
+  void missingTableNamesTheTableAndTheDdl() {
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table("idem_no_such_table").build());
+    assertThatThrownBy(() -> store.read(RecordKey.of(scope, "k")))
+        .isInstanceOf(JdbcStoreException.class)
+        .hasMessageContaining("idem_no_such_table")
+        .hasMessageContaining(expectedDialect().schemaResource())
+        .hasMessageContaining("idempotent.jdbc.create-table=true");
+  }
+
+  @Test
+  void purgeDeletesExactlyTheExpiredRowsInBatches() throws Exception {
+    String table = "idem_purge_test";
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
+    execute("DELETE FROM " + table);
+    for (int i = 0; i < 2500; i++) {
+      assertThat(store.claim(RecordKey.of(scope, "expired-" + i), "o", null, Duration.ofNanos(1000)).isAcquired())
+          .isTrue();
+    }
+    List<RecordKey> live = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      RecordKey key = RecordKey.of(scope, "live-" + i);
+      live.add(key);
+      store.claim(key, "o", null, LONG);
+      if (i % 2 == 0) {
+        store.complete(key, "o", new byte[] {(byte) i}, LONG);
+      }
+    }
+    Thread.sleep(20);
+    assertThat(count(table)).isEqualTo(2530);
+    assertThat(store.purgeBatch(1000)).isEqualTo(1000);
+    assertThat(count(table)).isEqualTo(1530);
+    assertThat(store.purgeExpired(1000)).isEqualTo(1500);
+    assertThat(count(table)).isEqualTo(30);
+    for (RecordKey key : live) {
+      assertThat(store.read(key)).as(key.key()).isPresent();
+    }
+    assertThat(store.purgeExpired(1000)).isZero();
+  }
+
+  @Test
+  void scheduledPurgeRunsUntilClosed() throws Exception {
+    String table = "idem_scheduled_purge_test";
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true)
+        .purgeEvery(Duration.ofSeconds(1), 2).build());
+    for (int i = 0; i < 5; i++) {
+      store.claim(RecordKey.of(scope, "expired-" + i), "o", null, Duration.ofMillis(1));
+    }
+    store.claim(RecordKey.of(scope, "live"), "o", null, LONG);
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (count(table, scope) > 1 && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertThat(count(table, scope)).isEqualTo(1);
+    store.close();
+    store.claim(RecordKey.of(scope, "after-close"), "o", null, Duration.ofMillis(1));
+    Thread.sleep(1500);
+    assertThat(count(table, scope)).as("no purge after close").isEqualTo(2);
+  }
+
+  @Test
+  void callerTransactionRollbackLeavesNoBusinessRowAndNoCompletedRecord() throws Exception {
+    ThreadLocal<Connection> tx = new ThreadLocal<>();
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
+        .connectionProvider(threadLocalProvider(tx)).build());
+    execute("CREATE TABLE IF NOT EXISTS " + BUSINESS_TABLE + " (id VARCHAR(100) PRIMARY KEY)");
+    RecordKey key = RecordKey.of(scope, "order-1");
+    assertThat(store.claim(key, "owner-a", "fp", Duration.ofMillis(500)).isAcquired()).isTrue();
+
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      tx.set(c);
+      try {
+        insertBusinessRow(c, scope);
+        assertThat(store.complete(key, "owner-a", "paid".getBytes(StandardCharsets.UTF_8), LONG)).isTrue();
+        c.rollback(); // the business operation failed after the outcome was recorded
+      } finally {
+        tx.remove();
+        c.setAutoCommit(true);
+      }
+    }
+    assertThat(countBusinessRows(scope)).isZero();
+    IdempotencyRecord record = store.read(key).orElseThrow();
+    assertThat(record.isCompleted()).isFalse();
+    assertThat(record.ownerToken()).isEqualTo("owner-a");
+
+    ClaimResult retry = claimWithin(store, key, "owner-b", Duration.ofSeconds(5));
+    assertThat(retry.isTakeover()).as("a retry after the lease runs again").isTrue();
+  }
+
+  @Test
+  void callerTransactionCommitRecordsOutcomeWithBusinessRow() throws Exception {
+    ThreadLocal<Connection> tx = new ThreadLocal<>();
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
+        .connectionProvider(threadLocalProvider(tx)).build());
+    execute("CREATE TABLE IF NOT EXISTS " + BUSINESS_TABLE + " (id VARCHAR(100) PRIMARY KEY)");
+    RecordKey key = RecordKey.of(scope, "order-2");
+    store.claim(key, "owner-a", null, LONG);
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      tx.set(c);
+      try {
+        insertBusinessRow(c, scope);
+        assertThat(store.complete(key, "owner-a", new byte[] {42}, LONG)).isTrue();
+        c.commit();
+      } finally {
+        tx.remove();
+        c.setAutoCommit(true);
+      }
+    }
+    assertThat(countBusinessRows(scope)).isEqualTo(1);
+    assertThat(store.read(key).orElseThrow().outcome()).containsExactly(42);
+
+    // No transaction open: the provider returns null and the store uses its own connection.
+    RecordKey other = RecordKey.of(scope, "order-3");
+    store.claim(other, "owner-c", null, LONG);
+    assertThat(store.complete(other, "owner-c", new byte[] {1}, LONG)).isTrue();
+    assertThat(store.read(other).orElseThrow().isCompleted()).isTrue();
+  }
+
+  static ConnectionProvider threadLocalProvider(ThreadLocal<Connection> tx) {
+    return new ConnectionProvider() {
+      @Override
+      public Connection connection() {
+        return tx.get();
+      }
+
+      @Override
+      public void done(Connection connection) {}
+    };
+  }
+
+  static ClaimResult claimWithin(JdbcIdempotencyStore store, RecordKey key, String owner, Duration limit)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (true) {
+      ClaimResult r = store.claim(key, owner, null, LONG);
+      if (r.isAcquired() || System.nanoTime() > deadline) {
+        assertThat(r.isAcquired()).as("claim within " + limit).isTrue();
+        return r;
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static void insertBusinessRow(Connection c, String id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + BUSINESS_TABLE + " (id) VALUES (?)")) {
+      ps.setString(1, id);
+      ps.executeUpdate();
+    }
+  }
+
+  private int countBusinessRows(String id) throws SQLException {
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + BUSINESS_TABLE + " WHERE id = ?")) {
+      ps.setString(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  void execute(String sql) throws SQLException {
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  int count(String table) throws SQLException {
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + table)) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  int count(String table, String scope) throws SQLException {
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE scope = ?")) {
+      if (expectedDialect() == JdbcDialect.MYSQL) {
+        ps.setBytes(1, scope.getBytes(StandardCharsets.UTF_8));
+      } else {
+        ps.setString(1, scope);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+}

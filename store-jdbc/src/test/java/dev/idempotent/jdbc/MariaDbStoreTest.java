@@ -1,0 +1,53 @@
+package dev.idempotent.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotent.jdbc.internal.Claimed;
+import dev.idempotent.jdbc.internal.DialectSql;
+import dev.idempotent.spi.RecordKey;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import javax.sql.DataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class MariaDbStoreTest extends JdbcStoreChecks {
+  @Override
+  DataSource dataSource() {
+    return TestDatabases.mariadb();
+  }
+
+  @Override
+  JdbcDialect expectedDialect() {
+    return JdbcDialect.MYSQL;
+  }
+
+  /** The claim reports exactly what it did whatever the driver's affected-rows setting. */
+  @ParameterizedTest
+  @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
+  void claimOutcomeDoesNotDependOnAffectedRowsSetting(String property) throws Exception {
+    JdbcIdempotencyStore store = store();
+    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    if (!property.isEmpty()) {
+      url += (url.contains("?") ? "&" : "?") + property;
+    }
+    DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
+    long minute = 60_000_000L;
+    try (Connection c = DriverManager.getConnection(url)) {
+      assertThat(sql.claim(c, scope, "k", "o1", null, minute, 5)).isEqualTo(Claimed.ACQUIRED);
+      assertThat(sql.claim(c, scope, "k", "o2", null, minute, 5)).isEqualTo(Claimed.LOST);
+      assertThat(sql.claim(c, scope, "short", "o1", "f", 1_000, 5)).isEqualTo(Claimed.ACQUIRED);
+      Thread.sleep(20);
+      assertThat(sql.claim(c, scope, "short", "o2", "f", minute, 5)).isEqualTo(Claimed.TOOK_OVER);
+      assertThat(sql.claim(c, scope, "short", "o3", "f", minute, 5)).isEqualTo(Claimed.LOST);
+    }
+    RecordKey done = RecordKey.of(scope, "done");
+    store.claim(done, "o1", null, LONG);
+    store.complete(done, "o1", new byte[] {1}, java.time.Duration.ofMillis(1));
+    Thread.sleep(20);
+    try (Connection c = DriverManager.getConnection(url)) {
+      assertThat(sql.claim(c, scope, "done", "o2", null, minute, 5)).isEqualTo(Claimed.ACQUIRED);
+    }
+    assertThat(store.read(done).orElseThrow().ownerToken()).isEqualTo("o2");
+  }
+}

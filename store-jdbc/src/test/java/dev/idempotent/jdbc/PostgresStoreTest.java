@@ -1,0 +1,119 @@
+package dev.idempotent.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotent.spi.RecordKey;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+class PostgresStoreTest extends JdbcStoreChecks {
+  @Override
+  DataSource dataSource() {
+    return TestDatabases.postgres();
+  }
+
+  @Override
+  JdbcDialect expectedDialect() {
+    return JdbcDialect.POSTGRESQL;
+  }
+
+  private static String url() {
+    return TestDatabases.requireUrl(TestDatabases.POSTGRES_VARIABLE,
+        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+  }
+
+  @Test
+  void connectionKilledMidCallFailsThatCallAndTheNextCallRecovers() throws Exception {
+    store(); // creates the table
+    String app = "idem-kill-" + Long.toHexString(System.nanoTime());
+    String base = url();
+    HikariDataSource pool = TestDatabases.pool(base + (base.contains("?") ? "&" : "?") + "ApplicationName=" + app, 1);
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(pool).build());
+    RecordKey key = RecordKey.of(scope, "killed");
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    try (Connection locker = DriverManager.getConnection(base)) {
+      locker.setAutoCommit(false);
+      lockRow(locker, key);
+      Future<Boolean> blocked = executor.submit(() -> store.complete(key, "o1", new byte[] {1}, LONG));
+      int pid = blockedBackend(locker, app);
+      try (PreparedStatement ps = locker.prepareStatement("SELECT pg_terminate_backend(?)")) {
+        ps.setInt(1, pid);
+        ps.executeQuery().close();
+      }
+      assertThatThrownBy(() -> blocked.get(10, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .cause().isInstanceOf(JdbcStoreException.class)
+          .hasMessageContaining("complete")
+          .hasMessageContaining("jdbc:postgresql://");
+      locker.rollback();
+    } finally {
+      executor.shutdownNow();
+    }
+    assertThat(store.read(key).orElseThrow().isCompleted()).isFalse();
+    assertThat(store.complete(key, "o1", new byte[] {2}, LONG)).isTrue();
+    assertThat(store.read(key).orElseThrow().outcome()).containsExactly(2);
+  }
+
+  @Test
+  void queryTimeoutBoundsABlockedStatement() throws Exception {
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
+        .queryTimeout(Duration.ofSeconds(1)).build());
+    RecordKey key = RecordKey.of(scope, "slow");
+    store.claim(key, "o1", null, LONG);
+    try (Connection locker = DriverManager.getConnection(url())) {
+      locker.setAutoCommit(false);
+      lockRow(locker, key);
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> store.renew(key, "o1", LONG))
+          .isInstanceOf(JdbcStoreException.class)
+          .hasMessageContaining("renew")
+          .hasMessageContaining("57014");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+      locker.rollback();
+    }
+    assertThat(store.renew(key, "o1", LONG)).isTrue();
+  }
+
+  private static void lockRow(Connection locker, RecordKey key) throws SQLException {
+    try (PreparedStatement ps = locker.prepareStatement(
+        "SELECT 1 FROM idempotency_record WHERE scope = ? AND idem_key = ? FOR UPDATE")) {
+      ps.setString(1, key.scope());
+      ps.setString(2, key.key());
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+      }
+    }
+  }
+
+  private static int blockedBackend(Connection c, String app) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (System.nanoTime() < deadline) {
+      try (PreparedStatement ps = c.prepareStatement("SELECT pid FROM pg_stat_activity WHERE application_name = ?"
+          + " AND wait_event_type = 'Lock'")) {
+        ps.setString(1, app);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            return rs.getInt(1);
+          }
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("the store's statement never blocked on the locked row");
+  }
+}
