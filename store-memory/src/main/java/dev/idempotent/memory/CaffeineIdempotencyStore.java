@@ -3,6 +3,7 @@ package dev.idempotent.memory;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Policy;
 import dev.idempotent.TimeSource;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -49,9 +50,14 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
    * How long a claim whose lease ended is kept, invisible, so that the next claim can report a takeover
    * rather than a fresh acquisition. After that it is dropped and a claim simply acquires the key.
    */
+  /** How long one replay answer is reused for further replays of the same record (its expiresIn ages as much). */
+  static final long REPLAY_REUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
   static final long TAKEOVER_WINDOW_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   private final Cache<RecordKey, Entry> cache;
+  /** For lock-free lookups that neither read the cache's ticker nor record the access (this class checks expiry). */
+  private final Policy<RecordKey, Entry> policy;
   private final TimeSource timeSource;
   private final long maximumSize;
   /** Waiters of {@link #awaitChange}, per key; an entry exists only while someone waits on that key. */
@@ -68,6 +74,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       caffeine.executor(builder.executor);
     }
     this.cache = caffeine.build();
+    this.policy = cache.policy();
   }
 
   /** A builder with the defaults: at most {@value #DEFAULT_MAXIMUM_SIZE} records, system clock. */
@@ -82,13 +89,13 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
     long leaseNanos = positiveNanos(lease, "lease");
-    // Lock-free fast path: a live record answers the claim without writing. Completed records never change
-    // until they expire, and the cache hides them exactly when their ttl ends.
-    Entry current = cache.getIfPresent(key);
+    // Lock-free fast path: a live record answers the claim without writing (a replay, or a claim held by a
+    // running call). Only a free or expired key takes the per-key lock below.
+    Entry current = policy.getIfPresentQuietly(key);
     if (current != null) {
       long now = timeSource.nanoTime();
-      if (current.isCompleted() || current.isLiveAt(now)) {
-        return ClaimResult.existing(current.toRecord(key, now, false));
+      if (current.isLiveAt(now)) {
+        return current.isCompleted() ? current.replay(key, now) : ClaimResult.existing(current.toRecord(key, now, false));
       }
     }
     ClaimAttempt attempt = new ClaimAttempt(ownerToken, fingerprint, leaseNanos);
@@ -144,7 +151,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   @Override
   public Optional<IdempotencyRecord> read(RecordKey key) {
     Objects.requireNonNull(key, "key");
-    Entry current = cache.getIfPresent(key);
+    Entry current = policy.getIfPresentQuietly(key);
     if (current == null) {
       return Optional.empty();
     }
@@ -172,7 +179,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     try {
       // Pairs with the fence in signalChange: either this read sees the change, or the change sees the signal.
       VarHandle.fullFence();
-      Entry current = cache.getIfPresent(key);
+      Entry current = policy.getIfPresentQuietly(key);
       long now = timeSource.nanoTime();
       if (current == null || current.isCompleted() || !current.isLiveAt(now)) {
         return;
@@ -247,6 +254,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     final byte[] outcome;
     /** Lease end while in progress, ttl end once completed, on the store's clock. */
     final long deadline;
+    /** The last answer of {@link #replay}; written without synchronization (immutable, safely published). */
+    private ClaimResult replay;
+    private long replayBuiltAt;
 
     Entry(String owner, String fingerprint, byte[] outcome, long deadline) {
       this.owner = owner;
@@ -270,6 +280,22 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     /** How long the cache keeps the entry: a claim a little past its lease end, so that a takeover is seen. */
     long retainUntil() {
       return outcome != null ? deadline : deadline + TAKEOVER_WINDOW_NANOS;
+    }
+
+    /**
+     * The answer to a claim on this completed record. Replays of a hot key within {@link #REPLAY_REUSE_NANOS}
+     * share one answer (immutable), so the replay path allocates nothing; its expiresIn is then up to that much
+     * older. Racy by design: a lost update only costs an allocation.
+     */
+    ClaimResult replay(RecordKey key, long now) {
+      ClaimResult cached = replay;
+      if (cached != null && now - replayBuiltAt < REPLAY_REUSE_NANOS && now - replayBuiltAt >= 0) {
+        return cached;
+      }
+      ClaimResult fresh = ClaimResult.existing(toRecord(key, now, false));
+      replayBuiltAt = now;
+      replay = fresh;
+      return fresh;
     }
 
     IdempotencyRecord toRecord(RecordKey key, long now, boolean copyOutcome) {

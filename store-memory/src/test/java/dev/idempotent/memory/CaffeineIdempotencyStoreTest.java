@@ -120,6 +120,22 @@ class CaffeineIdempotencyStoreTest {
   }
 
   @Test
+  void replayAnswersAgeByAtMostAMillisecond() {
+    store.claim(key, "o", "fp", LEASE);
+    store.complete(key, "o", new byte[] {4, 5}, TTL);
+    store.claim(key, "other", "fp", LEASE);
+
+    clock.addAndGet(Duration.ofMillis(1).toNanos() - 1);
+    assertThat(store.claim(key, "other", "fp", LEASE).existing().expiresIn()).isEqualTo(TTL);
+    clock.addAndGet(1);
+    assertThat(store.claim(key, "other", "fp", LEASE).existing().expiresIn()).isEqualTo(TTL.minusMillis(1));
+    RecordKey twin = RecordKey.of("orders", "order-1");
+    assertThat(store.claim(twin, "other", "fp", LEASE).existing().key()).isEqualTo(twin);
+    clock.addAndGet(TTL.toNanos());
+    assertThat(store.claim(key, "other", "fp", LEASE).isAcquired()).isTrue();
+  }
+
+  @Test
   void evictsBeyondMaximumSize() {
     CaffeineIdempotencyStore small =
         CaffeineIdempotencyStore.builder().maximumSize(100).timeSource(clock::get).executor(Runnable::run).build();
