@@ -376,17 +376,7 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
      * (the store places the cluster hash tag itself); may be empty.
      */
     public Builder keyPrefix(String keyPrefix) {
-      if (keyPrefix == null) {
-        throw new IllegalArgumentException("keyPrefix must not be null: use \"\" for no prefix");
-      }
-      if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-        throw new IllegalArgumentException("keyPrefix '" + keyPrefix
-            + "' contains a brace: remove it, the store adds its own Redis Cluster hash tag after the prefix");
-      }
-      if (keyPrefix.length() > 100) {
-        throw new IllegalArgumentException("keyPrefix is " + keyPrefix.length()
-            + " characters long: use at most 100");
-      }
+      RecordLayout.checkPrefix(keyPrefix);
       return new Builder(redisson, keyPrefix, syncReplicas, syncTimeout, shutdownClientOnClose);
     }
 

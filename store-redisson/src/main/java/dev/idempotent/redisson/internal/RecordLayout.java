@@ -28,9 +28,29 @@ public final class RecordLayout {
 
   private final String prefix;
 
-  /** @param prefix already validated: no braces */
+  /** @param prefix see {@link #checkPrefix(String)} */
   public RecordLayout(String prefix) {
-    this.prefix = prefix;
+    this.prefix = checkPrefix(prefix);
+  }
+
+  /**
+   * Returns {@code prefix} when it can start record names: not null, at most 100 characters, no braces (the
+   * layout places the cluster hash tag itself).
+   *
+   * @throws IllegalArgumentException naming the bad prefix and the fix
+   */
+  public static String checkPrefix(String prefix) {
+    if (prefix == null) {
+      throw new IllegalArgumentException("keyPrefix must not be null: use \"\" for no prefix");
+    }
+    if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+      throw new IllegalArgumentException("keyPrefix '" + prefix
+          + "' contains a brace: remove it, the store adds its own Redis Cluster hash tag after the prefix");
+    }
+    if (prefix.length() > 100) {
+      throw new IllegalArgumentException("keyPrefix is " + prefix.length() + " characters long: use at most 100");
+    }
+    return prefix;
   }
 
   public String prefix() {

@@ -33,8 +33,11 @@ import org.slf4j.LoggerFactory;
  *       <td>optional {@code WAIT} after writes, timeout default 1s</td></tr>
  * </table>
  *
- * <p>With an address, a command fails after at most about {@code 2 × timeout + 2 × 100ms} (one retry), and
- * creating the store fails within about {@code timeout} when the server is down or refuses the credentials.
+ * <p>Timeouts with an address (and with a YAML file when {@code idempotent.redisson.timeout} is set): connect
+ * timeout and command timeout are both {@code timeout}, with one retry after 100 ms, so a command against a
+ * hung or unreachable server fails after about {@code 2 × timeout + 100 ms} (6.1 s with the default 3 s), a
+ * refused connection fails at once, and creating the store fails within about {@code timeout} when the server
+ * is down or refuses the credentials. Messages name the address without credentials, never the password.
  */
 public final class RedissonStoreProvider implements IdempotencyStoreProvider {
   public static final String ADDRESS = "idempotent.redisson.address";
@@ -71,6 +74,11 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     Optional<Duration> timeoutSetting = settings.duration(TIMEOUT);
     Optional<String> password = settings.get(PASSWORD);
     String keyPrefix = settings.get(KEY_PREFIX).orElse(RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
+    try {
+      RecordLayout.checkPrefix(keyPrefix);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("setting " + KEY_PREFIX + ": " + e.getMessage(), e);
+    }
     int syncReplicas = syncReplicas(settings);
     Duration syncTimeout = settings.duration(SYNC_TIMEOUT).orElse(Duration.ofSeconds(1));
 
@@ -96,11 +104,11 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
             + e.getMessage(), e);
       }
       BaseConfig<?> server = serverConfig(config);
-      if (server == null) {
-        throw new IllegalArgumentException("setting " + CONFIG + ": " + file
-            + " configures no servers: add singleServerConfig, sentinelServersConfig or clusterServersConfig");
+      if (server != null) {
+        timeoutSetting.ifPresent(t -> applyTimeouts(server, t));
+      } else if (timeoutSetting.isPresent()) {
+        log.warn("{} is ignored for {}: set the timeouts in that file", TIMEOUT, file);
       }
-      timeoutSetting.ifPresent(t -> applyTimeouts(server, t));
       Config yaml = config;
       password.ifPresent(yaml::setPassword);
     }
@@ -113,15 +121,13 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     }
     RedissonIdempotencyStore.Builder builder;
     try {
-      builder = RedissonIdempotencyStore.builder(client).shutdownClientOnClose(true);
-      builder = builder.keyPrefix(keyPrefix);
+      builder = RedissonIdempotencyStore.builder(client).shutdownClientOnClose(true).keyPrefix(keyPrefix);
       if (syncReplicas > 0) {
         builder = builder.syncReplicas(syncReplicas, syncTimeout);
       }
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException e) { // checked above; kept so that a client is never leaked
       client.shutdown();
-      throw new IllegalArgumentException("setting " + (e.getMessage().startsWith("keyPrefix") ? KEY_PREFIX
-          : SYNC_REPLICAS) + ": " + e.getMessage(), e);
+      throw e;
     }
     try {
       RedissonIdempotencyStore store = builder.build();
