@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * record after its ttl, measured by the injected {@link TimeSource} (by default {@link System#nanoTime()}), which
  * also drives the cache's ticker, so tests can advance a fake clock instead of sleeping. When the cache holds
  * {@link Builder#maximumSize(long) maximumSize} records it evicts the least useful ones, which then behave as
- * missing. Outcomes are copied on {@link #complete} and {@link #read}; {@link #awaitChange} wakes up as soon as
- * the holder completes or releases the key.
+ * missing. Outcomes are copied on {@link #complete} and {@link #read}; a replay answer of {@link #claim} holds
+ * the stored array itself (see {@link IdempotencyRecord#outcome()}: do not modify), and replays of one record
+ * within a millisecond share one answer. {@link #awaitChange} wakes up as soon as the holder completes or
+ * releases the key.
  */
 public final class CaffeineIdempotencyStore implements IdempotencyStore {
   private static final Logger log = LoggerFactory.getLogger(CaffeineIdempotencyStore.class);
@@ -254,9 +256,11 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     final byte[] outcome;
     /** Lease end while in progress, ttl end once completed, on the store's clock. */
     final long deadline;
-    /** The last answer of {@link #replay}; written without synchronization (immutable, safely published). */
+    /**
+     * The last answer of {@link #replay}, built at {@code deadline - expiresIn}; written without synchronization
+     * (immutable, safely published through final fields).
+     */
     private ClaimResult replay;
-    private long replayBuiltAt;
 
     Entry(String owner, String fingerprint, byte[] outcome, long deadline) {
       this.owner = owner;
@@ -289,11 +293,13 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
      */
     ClaimResult replay(RecordKey key, long now) {
       ClaimResult cached = replay;
-      if (cached != null && now - replayBuiltAt < REPLAY_REUSE_NANOS && now - replayBuiltAt >= 0) {
-        return cached;
+      if (cached != null) {
+        long builtAt = deadline - cached.existing().expiresIn().toNanos();
+        if (now - builtAt < REPLAY_REUSE_NANOS && now - builtAt >= 0) {
+          return cached;
+        }
       }
       ClaimResult fresh = ClaimResult.existing(toRecord(key, now, false));
-      replayBuiltAt = now;
       replay = fresh;
       return fresh;
     }
