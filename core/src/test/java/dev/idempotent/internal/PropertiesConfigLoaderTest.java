@@ -1,0 +1,48 @@
+package dev.idempotent.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotent.IdempotencyConfigurationException;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Core alone has no store module: these are the errors a user sees before adding one or when a setting is wrong. */
+class PropertiesConfigLoaderTest {
+  private static final ClassLoader CL = PropertiesConfigLoaderTest.class.getClassLoader();
+
+  @Test
+  void noStoreModuleOnTheClasspathNamesTheModulesToAdd() {
+    assertThatThrownBy(() -> PropertiesConfigLoader.load(Map.of(), CL))
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContaining("idempotent-store-memory").hasMessageContaining("Idempotency.install");
+  }
+
+  @Test
+  void anUnknownStoreNameSaysWhichModuleIsMissing() {
+    assertThatThrownBy(() -> PropertiesConfigLoader.load(Map.of("idempotent.store", "redisson"), CL))
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContaining("idempotent.store=redisson").hasMessageContaining("idempotent-store-redisson");
+  }
+
+  @Test
+  void badSettingsAreNamed() {
+    assertThatThrownBy(() -> PropertiesConfigLoader.load(Map.of("idempotent.ttl", "forever"), CL))
+        .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("idempotent.ttl")
+        .hasMessageContaining("forever");
+    assertThatThrownBy(() -> PropertiesConfigLoader.load(Map.of("idempotent.codec", "xml"), CL))
+        .hasMessageContaining("idempotent.codec=xml").hasMessageContaining("jackson");
+    assertThatThrownBy(() -> PropertiesConfigLoader.load(Map.of("idempotent.on-store-failure", "maybe"), CL))
+        .hasMessageContaining("fail-closed").hasMessageContaining("fail-open");
+  }
+
+  @Test
+  void systemPropertiesOverrideTheFile() {
+    System.setProperty("idempotent.lease", "45s");
+    try {
+      assertThat(PropertiesConfigLoader.settings()).containsEntry("idempotent.lease", "45s");
+    } finally {
+      System.clearProperty("idempotent.lease");
+    }
+  }
+}
