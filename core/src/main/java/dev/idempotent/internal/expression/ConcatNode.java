@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A chain {@code a + b + c}, left to right as in Java: once a String is involved the rest is appended to one
+ * A chain {@code a + b + c} that {@link StringConcatNode} does not take (it may start with numbers that add, or
+ * has more than {@link StringConcatNode#MAX_PARTS} evaluated parts). Left to right as in Java: once a String is involved the rest is appended to one
  * {@link StringBuilder} (null renders as {@code null}); before that, two boxed numbers add with Java's numeric
  * promotion. Any other pair (for example a null and a number) is concatenated as strings. Adjacent string
  * literals are joined at compile time.
@@ -13,15 +14,23 @@ final class ConcatNode extends Node {
   private final Node[] parts;
   /** Whether the first part is a string literal, so the whole chain is a string from the start. */
   private final boolean stringFromStart;
+  /** The string literal of each part, or null for a part that must be evaluated. */
+  private final String[] constants;
   private final int capacity;
 
   private ConcatNode(String source, int start, int end, Node[] parts) {
     super(source, start, end);
     this.parts = parts;
     this.stringFromStart = parts[0] instanceof LiteralNode literal && literal.value() instanceof String;
+    this.constants = new String[parts.length];
     int estimate = 0;
-    for (Node part : parts) {
-      estimate += part instanceof LiteralNode literal && literal.value() instanceof String s ? s.length() : 16;
+    for (int i = 0; i < parts.length; i++) {
+      if (parts[i] instanceof LiteralNode literal && literal.value() instanceof String s) {
+        constants[i] = s;
+        estimate += s.length();
+      } else {
+        estimate += 16;
+      }
     }
     this.capacity = estimate;
   }
@@ -45,39 +54,61 @@ final class ConcatNode extends Node {
     if (joined.size() == 1 && joined.get(0) instanceof LiteralNode literal) {
       return new LiteralNode(source, start, end, literal.value());
     }
+    Node concat = StringConcatNode.tryCreate(source, start, end, joined);
+    if (concat != null) {
+      return concat;
+    }
     return new ConcatNode(source, start, end, joined.toArray(new Node[0]));
   }
 
   @Override
   Object evaluate(Object[] arguments) {
-    Node[] parts = this.parts;
     if (stringFromStart) {
-      StringBuilder builder = new StringBuilder(capacity);
-      builder.append((String) ((LiteralNode) parts[0]).value());
-      return appendFrom(builder, 1, arguments);
+      return concatenate(arguments);
     }
+    return evaluateMixed(arguments);
+  }
+
+  /** The common case, a chain that starts with a string literal: one builder, no checks. */
+  private String concatenate(Object[] arguments) {
+    Node[] parts = this.parts;
+    String[] constants = this.constants;
+    StringBuilder builder = new StringBuilder(capacity);
+    for (int i = 0; i < parts.length; i++) {
+      String constant = constants[i];
+      if (constant != null) {
+        builder.append(constant);
+      } else {
+        append(builder, parts[i].evaluate(arguments));
+      }
+    }
+    return builder.toString();
+  }
+
+  private Object evaluateMixed(Object[] arguments) {
+    Node[] parts = this.parts;
     Object accumulated = parts[0].evaluate(arguments);
     int next = 1;
+    StringBuilder builder = null;
     while (next < parts.length) {
       if (accumulated instanceof String s) {
-        return appendFrom(new StringBuilder(capacity).append(s), next, arguments);
+        builder = new StringBuilder(capacity).append(s);
+        break;
       }
       Object right = parts[next++].evaluate(arguments);
       Object sum = right instanceof String ? null : add(accumulated, right);
       if (sum == null) {
-        StringBuilder builder = new StringBuilder(capacity);
+        builder = new StringBuilder(capacity);
         append(builder, accumulated);
         append(builder, right);
-        return appendFrom(builder, next, arguments);
+        break;
       }
       accumulated = sum;
     }
-    return accumulated;
-  }
-
-  private String appendFrom(StringBuilder builder, int from, Object[] arguments) {
-    Node[] parts = this.parts;
-    for (int i = from; i < parts.length; i++) {
+    if (builder == null) {
+      return accumulated;
+    }
+    for (int i = next; i < parts.length; i++) {
       append(builder, parts[i].evaluate(arguments));
     }
     return builder.toString();
