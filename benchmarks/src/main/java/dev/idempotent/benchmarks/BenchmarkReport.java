@@ -1,0 +1,367 @@
+package dev.idempotent.benchmarks;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+/**
+ * Runs every benchmark next to its hand-written baseline in one JMH session and prints (and writes to
+ * {@code benchmark-report.md} next to the jar) a Markdown table of throughputs, ratios and the targets.
+ * Measures and reports; never asserts.
+ *
+ * <pre>
+ * java -jar benchmarks/target/benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose]
+ *   --quick      1 fork, 2 x 1 s warm-up, 3 x 1 s measurement per benchmark (a few minutes in all);
+ *                otherwise 2 forks, 5 x 2 s warm-up, 5 x 3 s measurement
+ *   --only REGEX runs the comparisons whose title matches, e.g. --only memory, --only 'Redis|PostgreSQL'
+ *   --gc         adds JMH's GC profiler and a bytes-allocated-per-call column
+ *   --verbose    shows JMH's own output
+ * </pre>
+ *
+ * Comparisons that need Redis, PostgreSQL or MariaDB are skipped, with a note, when the service does not answer
+ * at {@code IDEMPOTENT_REDIS_URL}, {@code IDEMPOTENT_POSTGRES_URL}, {@code IDEMPOTENT_MARIADB_URL} (or their local
+ * defaults). Plain JMH works too: {@code java -cp benchmarks.jar org.openjdk.jmh.Main MemoryStore -t 2}.
+ */
+public final class BenchmarkReport {
+  /** What a comparison is held to. */
+  enum Goal {
+    /** Baseline throughput / our throughput at most 2. */
+    COST_AT_MOST_2X("cost ≤ 2.00x"),
+    /** Our throughput / baseline throughput at least 0.9. */
+    THROUGHPUT_AT_LEAST_90_PERCENT("throughput ≥ 0.90x");
+
+    final String text;
+
+    Goal(String text) {
+      this.text = text;
+    }
+  }
+
+  /** A backend a comparison needs. */
+  enum Service {
+    NONE(null), REDIS(BenchmarkSettings.REDIS_URL_VARIABLE), POSTGRESQL(BenchmarkSettings.POSTGRES_URL_VARIABLE),
+    MARIADB(BenchmarkSettings.MARIADB_URL_VARIABLE);
+
+    final String variable;
+
+    Service(String variable) {
+      this.variable = variable;
+    }
+  }
+
+  /** One of our benchmarks against its baseline, at several thread counts. */
+  record Comparison(String target, String title, Class<?> benchmarks, String ours, String baseline, Goal goal,
+      Service service, String database, int... threads) {}
+
+  /** One measured row. */
+  record Row(Comparison comparison, int threads, RunResult ours, RunResult baseline, String error) {}
+
+  static final List<Comparison> COMPARISONS = List.of(
+      new Comparison("1", "fresh key, memory store", MemoryStoreBenchmarks.class, "freshKeyWoven",
+          "freshKeyBaseline", Goal.COST_AT_MOST_2X, Service.NONE, null, 1, 2),
+      new Comparison("2", "replay, memory store", MemoryStoreBenchmarks.class, "replayWoven", "replayBaseline",
+          Goal.COST_AT_MOST_2X, Service.NONE, null, 1, 2),
+      new Comparison("3", "key expression", KeyExpressionBenchmarks.class, "compiledExpression", "handWritten",
+          Goal.COST_AT_MOST_2X, Service.NONE, null, 1, 2),
+      new Comparison("4", "fresh key, Redis", RedisStoreBenchmarks.class, "freshKeyWoven", "freshKeyBaseline",
+          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, null, 1, 16),
+      new Comparison("4", "replay, Redis", RedisStoreBenchmarks.class, "replayWoven", "replayBaseline",
+          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, null, 1, 16),
+      new Comparison("5", "fresh key, PostgreSQL", JdbcStoreBenchmarks.class, "freshKeyWoven", "freshKeyBaseline",
+          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.POSTGRESQL, "postgresql", 1, 16),
+      new Comparison("5", "fresh key, MariaDB", JdbcStoreBenchmarks.class, "freshKeyWoven", "freshKeyBaseline",
+          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.MARIADB, "mariadb", 1, 16));
+
+  private final boolean quick;
+  private final boolean gc;
+  private final boolean verbose;
+
+  private BenchmarkReport(boolean quick, boolean gc, boolean verbose) {
+    this.quick = quick;
+    this.gc = gc;
+    this.verbose = verbose;
+  }
+
+  public static void main(String[] args) throws IOException {
+    boolean quick = false;
+    boolean gc = false;
+    boolean verbose = false;
+    Pattern only = null;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--quick" -> quick = true;
+        case "--gc" -> gc = true;
+        case "--verbose" -> verbose = true;
+        case "--only" -> {
+          if (i + 1 >= args.length) {
+            usage("--only needs a regular expression, e.g. --only memory");
+          }
+          only = Pattern.compile(args[++i], Pattern.CASE_INSENSITIVE);
+        }
+        case "-h", "--help" -> {
+          usage(null);
+        }
+        default -> usage("unknown argument '" + args[i] + "'");
+      }
+    }
+    new BenchmarkReport(quick, gc, verbose).run(only);
+  }
+
+  private static void usage(String problem) {
+    if (problem != null) {
+      System.err.println(problem);
+    }
+    System.err.println("usage: java -jar benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose]");
+    System.exit(problem == null ? 0 : 2);
+  }
+
+  private void run(Pattern only) throws IOException {
+    Instant started = Instant.now();
+    List<String> notes = new ArrayList<>();
+    Map<Service, Boolean> available = new LinkedHashMap<>();
+    List<Row> rows = new ArrayList<>();
+    for (Comparison c : COMPARISONS) {
+      String name = c.target() + ". " + c.title();
+      if (only != null && !only.matcher(name).find()) {
+        continue;
+      }
+      boolean up = available.computeIfAbsent(c.service(), s -> answers(s, notes));
+      if (!up) {
+        notes.add("skipped: " + name + " (" + c.service().variable + " does not answer)");
+        continue;
+      }
+      for (int threads : c.threads()) {
+        System.out.printf(Locale.ROOT, "running %-26s %2d thread(s) ...%n", name, threads);
+        Row row = measure(c, threads);
+        rows.add(row);
+        System.out.println("  " + summary(row));
+      }
+    }
+    String report = render(rows, notes, started);
+    System.out.println();
+    System.out.println(report);
+    Path file = reportFile();
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, report, StandardCharsets.UTF_8);
+    System.out.println("written to " + file);
+  }
+
+  private Row measure(Comparison c, int threads) {
+    String include = "^" + Pattern.quote(c.benchmarks().getName()) + "\\.(" + c.ours() + "|" + c.baseline() + ")$";
+    ChainedOptionsBuilder options = new OptionsBuilder()
+        .include(include)
+        .threads(threads)
+        .forks(quick ? 1 : 2)
+        .warmupIterations(quick ? 2 : 5)
+        .warmupTime(TimeValue.seconds(quick ? 1 : 2))
+        .measurementIterations(quick ? 3 : 5)
+        .measurementTime(TimeValue.seconds(quick ? 1 : 3))
+        .timeUnit(TimeUnit.SECONDS)
+        .shouldFailOnError(true)
+        .verbosity(verbose ? VerboseMode.NORMAL : VerboseMode.SILENT);
+    if (c.database() != null) {
+      options.param("database", c.database());
+    }
+    if (gc) {
+      options.addProfiler(GCProfiler.class);
+    }
+    try {
+      Collection<RunResult> results = new Runner(options.build()).run();
+      RunResult ours = null;
+      RunResult baseline = null;
+      for (RunResult r : results) {
+        String method = r.getParams().getBenchmark();
+        method = method.substring(method.lastIndexOf('.') + 1);
+        if (method.equals(c.ours())) {
+          ours = r;
+        } else if (method.equals(c.baseline())) {
+          baseline = r;
+        }
+      }
+      String error = ours == null || baseline == null ? "JMH returned no result" : null;
+      return new Row(c, threads, ours, baseline, error);
+    } catch (RunnerException e) {
+      Throwable root = e;
+      while (root.getCause() != null && root.getCause() != root) {
+        root = root.getCause();
+      }
+      return new Row(c, threads, null, null, "failed: " + root);
+    }
+  }
+
+  // ---- service probes --------------------------------------------------------------------------------------
+
+  private static boolean answers(Service service, List<String> notes) {
+    return switch (service) {
+      case NONE -> true;
+      case REDIS -> redisAnswers(BenchmarkSettings.address(service.variable), notes);
+      case POSTGRESQL, MARIADB -> databaseAnswers(BenchmarkSettings.address(service.variable), notes);
+    };
+  }
+
+  private static boolean redisAnswers(String url, List<String> notes) {
+    try {
+      URI uri = URI.create(url);
+      int port = uri.getPort() < 0 ? 6379 : uri.getPort();
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress(uri.getHost(), port), 2000);
+        socket.setSoTimeout(2000);
+        if ("rediss".equals(uri.getScheme())) {
+          return true; // TLS: an open port is all a plain probe can tell
+        }
+        OutputStream out = socket.getOutputStream();
+        out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        InputStream in = socket.getInputStream();
+        int first = in.read();
+        return first == '+' || first == '-'; // PONG, or NOAUTH: a Redis answered
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      notes.add("Redis at " + redactedUrl(url) + " did not answer: " + e.getMessage());
+      return false;
+    }
+  }
+
+  private static boolean databaseAnswers(String url, List<String> notes) {
+    DriverManager.setLoginTimeout(3);
+    try (Connection c = DriverManager.getConnection(url)) {
+      return c.isValid(3);
+    } catch (SQLException e) {
+      notes.add(redactedUrl(url) + " did not answer: " + e.getMessage().replaceAll("(?i)password=[^&;\\s]*",
+          "password=***"));
+      return false;
+    }
+  }
+
+  private static String redactedUrl(String url) {
+    return url.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("//([^/@:]*):[^/@]*@", "//$1:***@");
+  }
+
+  // ---- the table -------------------------------------------------------------------------------------------
+
+  private String summary(Row row) {
+    if (row.error() != null) {
+      return row.error();
+    }
+    return String.format(Locale.ROOT, "ours %s ops/s, baseline %s ops/s: %s %s", ops(row.ours()),
+        ops(row.baseline()), ratioText(row), verdict(row));
+  }
+
+  private String render(List<Row> rows, List<String> notes, Instant started) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("# Benchmark report\n\n");
+    sb.append(String.format(Locale.ROOT, "%s mode, %s, Java %s (%s), %d cores, %s; started %s, took %d s.%n%n",
+        quick ? "Quick" : "Full", quick ? "1 fork, 2 x 1 s warm-up, 3 x 1 s measurement"
+            : "2 forks, 5 x 2 s warm-up, 5 x 3 s measurement",
+        System.getProperty("java.version"), System.getProperty("java.vm.name"),
+        Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
+        started.truncatedTo(ChronoUnit.SECONDS), Instant.now().getEpochSecond() - started.getEpochSecond()));
+    sb.append("Throughput in operations per second (± the 99.9% error where JMH gives one). Cost ratio = baseline"
+        + " throughput / ours; throughput ratio = ours / baseline. Measured, never asserted: on a busy machine"
+        + " the numbers move between runs.\n\n");
+    sb.append("| # | Benchmark | Threads | Ours (ops/s) | Baseline (ops/s) | Ratio | Target | Result |");
+    sb.append(gc ? " Ours B/op | Baseline B/op |\n" : "\n");
+    sb.append("|---|-----------|--------:|-------------:|-----------------:|------:|--------|--------|");
+    sb.append(gc ? "----------:|--------------:|\n" : "\n");
+    for (Row row : rows) {
+      Comparison c = row.comparison();
+      sb.append("| ").append(c.target()).append(" | ").append(c.title()).append(" | ").append(row.threads())
+          .append(" | ");
+      if (row.error() != null) {
+        sb.append(row.error().replace('|', '/')).append(" | | | ").append(c.goal().text).append(" | ERROR |");
+        sb.append(gc ? " | |\n" : "\n");
+        continue;
+      }
+      sb.append(opsWithError(row.ours())).append(" | ").append(opsWithError(row.baseline())).append(" | ")
+          .append(ratioText(row)).append(" | ").append(c.goal().text).append(" | ").append(verdict(row)).append(" |");
+      if (gc) {
+        sb.append(' ').append(allocated(row.ours())).append(" | ").append(allocated(row.baseline())).append(" |");
+      }
+      sb.append('\n');
+    }
+    if (!notes.isEmpty()) {
+      sb.append('\n');
+      for (String note : notes) {
+        sb.append("- ").append(note).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  private static double ratio(Row row) {
+    double ours = row.ours().getPrimaryResult().getScore();
+    double baseline = row.baseline().getPrimaryResult().getScore();
+    return row.comparison().goal() == Goal.COST_AT_MOST_2X ? baseline / ours : ours / baseline;
+  }
+
+  private static String ratioText(Row row) {
+    return String.format(Locale.ROOT, "%s %.2fx",
+        row.comparison().goal() == Goal.COST_AT_MOST_2X ? "cost" : "throughput", ratio(row));
+  }
+
+  private static String verdict(Row row) {
+    double r = ratio(row);
+    boolean pass = row.comparison().goal() == Goal.COST_AT_MOST_2X ? r <= 2.0 : r >= 0.9;
+    return pass ? "PASS" : "MISS";
+  }
+
+  private static String ops(RunResult r) {
+    return String.format(Locale.ROOT, "%,.0f", r.getPrimaryResult().getScore());
+  }
+
+  private static String opsWithError(RunResult r) {
+    Result<?> primary = r.getPrimaryResult();
+    double error = primary.getScoreError();
+    if (Double.isNaN(error) || primary.getScore() == 0) {
+      return ops(r);
+    }
+    return String.format(Locale.ROOT, "%,.0f ± %.0f%%", primary.getScore(), 100 * error / primary.getScore());
+  }
+
+  private static String allocated(RunResult r) {
+    Map<String, Result> secondary = r.getSecondaryResults();
+    Result<?> norm = secondary.get("gc.alloc.rate.norm");
+    if (norm == null) {
+      norm = secondary.get("·gc.alloc.rate.norm");
+    }
+    return norm == null ? "n/a" : String.format(Locale.ROOT, "%,.0f", norm.getScore());
+  }
+
+  private static Path reportFile() {
+    try {
+      Path location = Path.of(BenchmarkReport.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path dir = Files.isRegularFile(location) ? location.getParent() : location.getParent();
+      return dir.resolve("benchmark-report.md");
+    } catch (Exception e) {
+      return Path.of("benchmark-report.md");
+    }
+  }
+}
