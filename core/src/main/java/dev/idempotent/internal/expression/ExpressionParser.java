@@ -18,8 +18,13 @@ final class ExpressionParser {
   private final String source;
   private final String[] parameterNames;
   private final int length;
+  /** Deeper trees could overflow the stack when compiled or evaluated; no key needs them. */
+  static final int MAX_NESTING = 256;
+  static final int MAX_CHAIN = 1000;
+
   private int pos;
   private int requiredArguments;
+  private int nesting;
 
   ExpressionParser(String source, String[] parameterNames) {
     this.source = source;
@@ -47,6 +52,12 @@ final class ExpressionParser {
 
   private Node chain() {
     int start = pos;
+    if (++nesting > MAX_NESTING) {
+      throw new ExpressionSyntaxException(
+          "expression nested too deeply at column " + (pos + 1) + " in '" + source + "'; at most " + MAX_NESTING
+              + " levels of ( and [",
+          pos + 1);
+    }
     List<Node> parts = new ArrayList<>();
     parts.add(postfix());
     while (true) {
@@ -59,13 +70,20 @@ final class ExpressionParser {
         break;
       }
     }
+    nesting--;
     return parts.size() == 1 ? parts.get(0) : ConcatNode.of(source, start, pos, parts);
   }
 
   private Node postfix() {
     int start = pos;
     Node node = primary();
-    while (true) {
+    for (int steps = 0; ; steps++) {
+      if (steps == MAX_CHAIN) {
+        throw new ExpressionSyntaxException(
+            "expression chain too long at column " + (pos + 1) + " in '" + source + "'; at most " + MAX_CHAIN
+                + " steps of . and [",
+            pos + 1);
+      }
       int save = pos;
       skipWhitespace();
       int operator = pos;

@@ -97,6 +97,18 @@ class KeyExpressionSyntaxErrorTest {
   }
 
   @Test
+  void nestingAndChainLengthAreBounded() {
+    String deep = "(".repeat(300) + "#order" + ")".repeat(300);
+    ExpressionSyntaxException nested = failure(deep, ORDER_USER);
+    assertThat(nested.getMessage()).startsWith("expression nested too deeply at column 257");
+    assertThat(nested.column()).isEqualTo(257);
+    String longChain = "#order" + ".next".repeat(1001);
+    ExpressionSyntaxException chain = failure(longChain, ORDER_USER);
+    assertThat(chain.getMessage()).startsWith("expression chain too long at column " + (6 + 5 * 1000 + 1));
+    KeyExpression.compile("(".repeat(255) + "#order" + ")".repeat(255) + ".next".repeat(999), ORDER_USER);
+  }
+
+  @Test
   void integerTooLarge() {
     assertColumn("99999999999999999999", 1, "expected an integer up to 9223372036854775807");
   }
