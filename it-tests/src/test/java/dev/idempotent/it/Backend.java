@@ -1,0 +1,26 @@
+package dev.idempotent.it;
+
+/** The backends every cross-process test runs on. */
+enum Backend {
+  REDIS, REDIS_CLUSTER, POSTGRES, MARIADB;
+
+  /** The {@link BackendSpec} string of this backend (skips or fails the test when it is unavailable). */
+  String spec() throws Exception {
+    return switch (this) {
+      case REDIS -> TestEnvironment.redisUrl();
+      case REDIS_CLUSTER -> RedisCluster.spec();
+      case POSTGRES -> TestEnvironment.postgresUrl();
+      case MARIADB -> TestEnvironment.mariadbUrl();
+    };
+  }
+
+  /** Creates the record and ledger tables once, before workers start (concurrent DDL can collide). */
+  static void prepare(BackendSpec spec) {
+    if (spec.isJdbc()) {
+      try (var store = spec.openStore("idem-it-setup", java.time.Duration.ofSeconds(10), true);
+          Ledger ledger = spec.openLedger("idem-it-setup")) {
+        ((JdbcLedger) ledger).createTable();
+      }
+    }
+  }
+}

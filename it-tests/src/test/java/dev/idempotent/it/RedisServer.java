@@ -1,0 +1,164 @@
+package dev.idempotent.it;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A {@code redis-server} owned by a test: 127.0.0.1 only, a free port, its own temporary directory; it can be
+ * stopped and started again on the same port (with {@code --appendonly yes --appendfsync always} its records
+ * survive that). Every wait is bounded.
+ */
+final class RedisServer implements AutoCloseable {
+  private static final Random PORTS = new Random();
+
+  private final Path dir;
+  private final int port;
+  private final List<String> extraArgs;
+  private Process process;
+
+  private RedisServer(Path dir, int port, List<String> extraArgs) {
+    this.dir = dir;
+    this.port = port;
+    this.extraArgs = extraArgs;
+  }
+
+  static RedisServer launch(String... extraArgs) throws IOException, InterruptedException {
+    TestEnvironment.redisBinary("redis-server");
+    TestEnvironment.redisBinary("redis-cli");
+    RedisServer server = new RedisServer(Files.createTempDirectory("idem-it-redis-"), freePort(), List.of(extraArgs));
+    server.start();
+    return server;
+  }
+
+  int port() {
+    return port;
+  }
+
+  String address() {
+    return "127.0.0.1:" + port;
+  }
+
+  String url() {
+    return "redis://" + address();
+  }
+
+  /** Starts (again) on the same port and waits up to 10 s until it answers PING. */
+  void start() throws IOException, InterruptedException {
+    if (process != null && process.isAlive()) {
+      return;
+    }
+    List<String> cmd = new ArrayList<>(List.of(TestEnvironment.redisBinary("redis-server").toString(),
+        "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no",
+        "--dir", dir.toString(), "--protected-mode", "no"));
+    if (!extraArgs.contains("--appendonly")) {
+      cmd.addAll(List.of("--appendonly", "no"));
+    }
+    cmd.addAll(extraArgs);
+    process = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile())).start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!answers()) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("redis-server on port " + port + " exited: " + log());
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("redis-server on port " + port + " did not answer within 10 s: " + log());
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** Stops the server (SIGTERM, SIGKILL after 5 s) and waits until it is gone. */
+  void stop() throws InterruptedException {
+    if (process == null) {
+      return;
+    }
+    process.destroy();
+    if (!process.waitFor(5, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Runs {@code redis-cli -p port args...} (bounded by 20 s) and returns its output. */
+  String cli(String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of(TestEnvironment.redisBinary("redis-cli").toString(), "-h",
+        "127.0.0.1", "-p", Integer.toString(port)));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    try (InputStream in = p.getInputStream()) {
+      if (!p.waitFor(20, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException("redis-cli " + args[0] + " did not finish within 20 s");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  boolean answers() {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
+      s.setSoTimeout(500);
+      OutputStream out = s.getOutputStream();
+      out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      int first = s.getInputStream().read();
+      return first == '+' || first == '-';
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private String log() {
+    try {
+      return Files.readString(dir.resolve("server.log"));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop();
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // a temporary directory left behind is harmless
+    }
+  }
+
+  /** A free port on 127.0.0.1 whose cluster bus port (port + 10000) is free too. */
+  static synchronized int freePort() {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = 20000 + PORTS.nextInt(10000);
+      if (free(port) && free(port + 10000)) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("no free port pair in 20000-40000 on 127.0.0.1 after 200 attempts");
+  }
+
+  private static boolean free(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(false);
+      s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
