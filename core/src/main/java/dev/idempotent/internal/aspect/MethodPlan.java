@@ -45,6 +45,20 @@ public final class MethodPlan {
   private final Duration waitTimeout;
   private volatile Resolved resolved;
 
+  /** Resolver classes named in annotations, instantiated once each for the whole JVM. */
+  private static final ClassValue<KeyResolver> INSTANTIATED_RESOLVERS = new ClassValue<>() {
+    @Override
+    protected KeyResolver computeValue(Class<?> type) {
+      try {
+        Constructor<?> c = type.getDeclaredConstructor();
+        c.setAccessible(true);
+        return (KeyResolver) c.newInstance();
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        throw new IllegalArgumentException(e.toString(), e);
+      }
+    }
+  };
+
   private record Resolved(Idempotency owner, IdempotencyExecutor executor, OperationPlan plan, KeyResolver resolver) {}
 
   public MethodPlan(Method method, String[] sourceParameterNames) {
@@ -155,13 +169,11 @@ public final class MethodPlan {
       return registered;
     }
     try {
-      Constructor<? extends KeyResolver> c = type.getDeclaredConstructor();
-      c.setAccessible(true);
-      return c.newInstance();
-    } catch (ReflectiveOperationException | RuntimeException e) {
+      return INSTANTIATED_RESOLVERS.get(type);
+    } catch (IllegalArgumentException e) {
       throw new IdempotencyConfigurationException(where + ": key resolver " + type.getName()
-          + " has no usable no-argument constructor (" + e + "); give it one, or register an instance with "
-          + "IdempotencyConfig.builder().keyResolver(...)", e);
+          + " has no usable no-argument constructor (" + e.getMessage() + "); give it one, or register an instance"
+          + " with IdempotencyConfig.builder().keyResolver(...)", e.getCause());
     }
   }
 
