@@ -39,8 +39,9 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose]
- *   --quick      1 fork, 2 x 1 s warm-up, 3 x 1 s measurement per benchmark (a few minutes in all);
- *                otherwise 2 forks, 5 x 2 s warm-up, 5 x 3 s measurement
+ *   --quick      1 fork, 2 x 1 s warm-up and 3 x 1 s measurement per in-memory benchmark, 3 x 2 s and
+ *                3 x 2 s per Redis or JDBC one (about five minutes in all); otherwise 2 forks, 5 x 2 s
+ *                warm-up, 5 x 3 s measurement (about 30 minutes)
  *   --only REGEX runs the comparisons whose title matches, e.g. --only memory, --only 'Redis|PostgreSQL'
  *   --gc         adds JMH's GC profiler and a bytes-allocated-per-call column
  *   --verbose    shows JMH's own output
@@ -175,15 +176,17 @@ public final class BenchmarkReport {
   }
 
   private Row measure(Comparison c, int threads) {
+    // Round trips to a server warm up more slowly (driver, server caches, JIT of the network stack).
+    boolean remote = c.service() != Service.NONE;
     String include = "^" + Pattern.quote(c.benchmarks().getName()) + "\\.(" + c.ours() + "|" + c.baseline() + ")$";
     ChainedOptionsBuilder options = new OptionsBuilder()
         .include(include)
         .threads(threads)
         .forks(quick ? 1 : 2)
-        .warmupIterations(quick ? 2 : 5)
-        .warmupTime(TimeValue.seconds(quick ? 1 : 2))
+        .warmupIterations(quick ? (remote ? 3 : 2) : 5)
+        .warmupTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 2))
         .measurementIterations(quick ? 3 : 5)
-        .measurementTime(TimeValue.seconds(quick ? 1 : 3))
+        .measurementTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 3))
         .timeUnit(TimeUnit.SECONDS)
         .shouldFailOnError(true)
         .verbosity(verbose ? VerboseMode.NORMAL : VerboseMode.SILENT);
@@ -279,7 +282,7 @@ public final class BenchmarkReport {
     StringBuilder sb = new StringBuilder();
     sb.append("# Benchmark report\n\n");
     sb.append(String.format(Locale.ROOT, "%s mode, %s, Java %s (%s), %d cores, %s; started %s, took %d s.%n%n",
-        quick ? "Quick" : "Full", quick ? "1 fork, 2 x 1 s warm-up, 3 x 1 s measurement"
+        quick ? "Quick" : "Full", quick ? "1 fork, 2 x 1 s warm-up and 3 x 1 s measurement in memory, 3 x 2 s and 3 x 2 s on a server"
             : "2 forks, 5 x 2 s warm-up, 5 x 3 s measurement",
         System.getProperty("java.version"), System.getProperty("java.vm.name"),
         Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
