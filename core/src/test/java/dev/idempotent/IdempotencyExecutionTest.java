@@ -236,6 +236,33 @@ class IdempotencyExecutionTest {
     assertThat(idem.execute(POLICY, "k", () -> submit("a")).id()).isEqualTo("a");
     assertThat(eventTypes()).containsExactly(IdempotencyEvent.Type.STORE_ERROR);
     assertThat(events.get(0).error()).hasMessage("write timeout");
+
+    store.failComplete = null; // the store recovers: the background retry records the outcome
+    awaitEvent(IdempotencyEvent.Type.EXECUTED);
+    assertThat(idem.execute(POLICY, "k", () -> submit("b")).id()).isEqualTo("a");
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void retriesOfAFailedRecordingStopWhenTheLeaseWouldEnd() throws Exception {
+    IdempotencyPolicy shortLease = IdempotencyPolicy.builder("test.retry").resultType(Receipt.class)
+        .lease(Duration.ofMillis(400)).build();
+    store.failComplete = new IllegalStateException("still down");
+    idem.execute(shortLease, "k", () -> submit("a"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (eventTypes().stream().filter(t -> t == IdempotencyEvent.Type.STORE_ERROR).count() < 2
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(eventTypes()).containsExactly(IdempotencyEvent.Type.STORE_ERROR, IdempotencyEvent.Type.STORE_ERROR);
+  }
+
+  private void awaitEvent(IdempotencyEvent.Type type) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!eventTypes().contains(type) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(eventTypes()).contains(type);
   }
 
   @Test

@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *                        REJECT: IdempotencyInProgressException
  *                        WAIT:   awaitChange (bounded, growing interval), claim again, until the wait timeout
  *   store fails before the method ran -> FAIL_CLOSED: IdempotencyStoreException; FAIL_OPEN: run unprotected
- *   store fails after the method ran  -> the caller still gets the result; the failure is logged and emitted
+ *   store fails after the method ran  -> the caller still gets the result; the failure is logged and emitted,
+ *                                        and recording is retried in the background until the lease would end
  * </pre>
  *
  * A {@code CompletionStage} result is recorded when the stage completes; the caller gets a stage that completes
@@ -246,9 +247,19 @@ public final class IdempotencyExecutor {
         emit(IdempotencyEvent.Type.FENCED, key, start, null);
       }
     } catch (RuntimeException e) {
-      LOG.error("recording the outcome of {} failed; the caller still gets its result, and the claim frees itself "
-          + "when its lease ends: {}", key, e.toString(), e);
+      LOG.warn("recording the outcome of {} failed; the caller gets its result and recording is retried in the "
+          + "background until the lease would end: {}", key, e.toString());
       emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+      CompletionRetries.shared().retry(plan.store, key, owner, bytes, plan.ttl, plan.lease, result -> {
+        switch (result) {
+          case RECORDED -> {
+            LOG.info("the outcome of {} was recorded on a later attempt", key);
+            emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
+          }
+          case FENCED -> emit(IdempotencyEvent.Type.FENCED, key, start, null);
+          case GAVE_UP -> emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+        }
+      });
     }
   }
 

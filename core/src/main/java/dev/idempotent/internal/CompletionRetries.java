@@ -1,0 +1,81 @@
+package dev.idempotent.internal;
+
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.RecordKey;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records an outcome whose first {@code complete} failed (store down or timed out) after the method ran.
+ * The caller already has its result; this keeps trying in the background, on one daemon thread for the JVM,
+ * with a doubling pause (100 ms up to 2 s), until the claim's lease would have ended. After that another
+ * caller may hold the key, and {@code complete} is owner-checked anyway, so a late attempt can never
+ * overwrite someone else's record. Without it, an outage during completion means the key runs again once its
+ * lease ends.
+ */
+final class CompletionRetries {
+  private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
+  private static final long FIRST_PAUSE_MILLIS = 100;
+  private static final long MAX_PAUSE_MILLIS = 2_000;
+  private static final CompletionRetries SHARED = new CompletionRetries();
+
+  private volatile ScheduledExecutorService scheduler;
+
+  static CompletionRetries shared() {
+    return SHARED;
+  }
+
+  /** Outcome of the retries: recorded, refused (fenced) or given up. */
+  enum Result { RECORDED, FENCED, GAVE_UP }
+
+  void retry(IdempotencyStore store, RecordKey key, String owner, byte[] outcome, Duration ttl, Duration lease,
+      Consumer<Result> done) {
+    long giveUpAt = System.nanoTime() + lease.toNanos();
+    schedule(() -> attempt(store, key, owner, outcome, ttl, giveUpAt, FIRST_PAUSE_MILLIS, done), FIRST_PAUSE_MILLIS);
+  }
+
+  private void attempt(IdempotencyStore store, RecordKey key, String owner, byte[] outcome, Duration ttl,
+      long giveUpAt, long pause, Consumer<Result> done) {
+    Result result;
+    try {
+      result = store.complete(key, owner, outcome, ttl) ? Result.RECORDED : Result.FENCED;
+    } catch (RuntimeException e) {
+      long next = Math.min(pause * 2, MAX_PAUSE_MILLIS);
+      if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next) < giveUpAt) {
+        schedule(() -> attempt(store, key, owner, outcome, ttl, giveUpAt, next, done), next);
+        return;
+      }
+      LOG.error("gave up recording the outcome of {} after its lease: a repeat will run the method again: {}",
+          key, e.toString());
+      result = Result.GAVE_UP;
+    }
+    try {
+      done.accept(result);
+    } catch (RuntimeException e) {
+      LOG.warn("completion callback failed", e);
+    }
+  }
+
+  private void schedule(Runnable task, long delayMillis) {
+    ScheduledExecutorService s = scheduler;
+    if (s == null) {
+      synchronized (this) {
+        s = scheduler;
+        if (s == null) {
+          s = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "idempotent-completion-retry");
+            t.setDaemon(true);
+            return t;
+          });
+          scheduler = s;
+        }
+      }
+    }
+    s.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+  }
+}
