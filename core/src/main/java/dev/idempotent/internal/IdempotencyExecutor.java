@@ -242,8 +242,9 @@ public final class IdempotencyExecutor {
       if (plan.store.complete(key, owner, bytes, plan.ttl)) {
         emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
       } else {
-        LOG.warn("the outcome of {} was not recorded: the store refused this holder (its lease ended and another "
-            + "caller took the key over); the caller still gets its result", key);
+        LOG.warn("the outcome of {} was not recorded: the store no longer holds this caller's claim (its lease "
+            + "ended and another caller took the key over, or the store dropped it); the caller still gets its result",
+            key);
         emit(IdempotencyEvent.Type.FENCED, key, start, null);
       }
     } catch (RuntimeException e) {

@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * <p>Each operation is atomic per key ({@code asMap().compute}). A claim expires after its lease and a completed
  * record after its ttl, measured by the injected {@link TimeSource} (by default {@link System#nanoTime()}), which
  * also drives the cache's ticker, so tests can advance a fake clock instead of sleeping. When the cache holds
- * {@link Builder#maximumSize(long) maximumSize} records it evicts the least useful ones, which then behave as
- * missing. Outcomes are copied on {@link #complete} and {@link #read}; a replay answer of {@link #claim} holds
+ * {@link Builder#maximumSize(long) maximumSize} completed records it evicts the least useful ones, which then
+ * behave as missing; claims in progress do not count and are never evicted (they expire with their lease). Outcomes are copied on {@link #complete} and {@link #read}; a replay answer of {@link #claim} holds
  * the stored array itself (see {@link IdempotencyRecord#outcome()}: do not modify), and replays of one record
  * within a millisecond share one answer. {@link #awaitChange} wakes up as soon as the holder completes or
  * releases the key.
@@ -48,13 +48,13 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   /** Longest lease, ttl or wait honoured (about 73 years), so that clock arithmetic never overflows. */
   private static final long MAX_NANOS = Long.MAX_VALUE >> 2;
 
+  /** How long one replay answer is reused for further replays of the same record (its expiresIn ages as much). */
+  static final long REPLAY_REUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
   /**
    * How long a claim whose lease ended is kept, invisible, so that the next claim can report a takeover
    * rather than a fresh acquisition. After that it is dropped and a claim simply acquires the key.
    */
-  /** How long one replay answer is reused for further replays of the same record (its expiresIn ages as much). */
-  static final long REPLAY_REUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
   static final long TAKEOVER_WINDOW_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   private final Cache<RecordKey, Entry> cache;
@@ -69,7 +69,10 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     this.timeSource = builder.timeSource;
     this.maximumSize = builder.maximumSize;
     Caffeine<RecordKey, Entry> caffeine = Caffeine.newBuilder()
-        .maximumSize(builder.maximumSize)
+        // Only completed records count towards the bound: a claim in progress weighs nothing, so size-based
+        // eviction can never drop a running call's claim (which would let a duplicate run at the same time).
+        .maximumWeight(builder.maximumSize)
+        .weigher((RecordKey key, Entry entry) -> entry.outcome == null ? 0 : 1)
         .ticker(builder.timeSource::nanoTime)
         .expireAfter(new EntryExpiry());
     if (builder.executor != null) {

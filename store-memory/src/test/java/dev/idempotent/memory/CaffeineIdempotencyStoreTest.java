@@ -26,6 +26,31 @@ class CaffeineIdempotencyStoreTest {
   private final RecordKey key = RecordKey.of("orders", "order-1");
 
   @Test
+  void sizeEvictionNeverDropsAClaimInProgress() {
+    CaffeineIdempotencyStore small =
+        CaffeineIdempotencyStore.builder().maximumSize(10).timeSource(clock::get).executor(Runnable::run).build();
+    Duration lease = Duration.ofMinutes(5);
+    for (int i = 0; i < 20; i++) {
+      assertThat(small.claim(RecordKey.of("evict", "running-" + i), "holder-" + i, null, lease).isAcquired()).isTrue();
+    }
+    for (int i = 0; i < 500; i++) {
+      RecordKey done = RecordKey.of("evict", "done-" + i);
+      small.claim(done, "o", null, lease);
+      assertThat(small.complete(done, "o", new byte[] {1}, Duration.ofHours(1))).isTrue();
+    }
+    for (int i = 0; i < 20; i++) {
+      RecordKey running = RecordKey.of("evict", "running-" + i);
+      assertThat(small.complete(running, "holder-" + i, new byte[] {2}, Duration.ofHours(1)))
+          .as("claim %s survived size eviction", i).isTrue();
+    }
+    long completedKept = 0;
+    for (int i = 0; i < 500; i++) {
+      completedKept += small.read(RecordKey.of("evict", "done-" + i)).isPresent() ? 1 : 0;
+    }
+    assertThat(completedKept).isLessThanOrEqualTo(10);
+  }
+
+  @Test
   void builderRejectsANonPositiveMaximumSizeNamingTheValue() {
     assertThatThrownBy(() -> CaffeineIdempotencyStore.builder().maximumSize(0))
         .isInstanceOf(IllegalArgumentException.class)
@@ -136,11 +161,12 @@ class CaffeineIdempotencyStoreTest {
   }
 
   @Test
-  void evictsBeyondMaximumSize() {
+  void evictsCompletedRecordsBeyondMaximumSize() {
     CaffeineIdempotencyStore small =
         CaffeineIdempotencyStore.builder().maximumSize(100).timeSource(clock::get).executor(Runnable::run).build();
     for (int i = 0; i < 1_000; i++) {
       small.claim(RecordKey.of("s", "k" + i), "o" + i, null, LEASE);
+      small.complete(RecordKey.of("s", "k" + i), "o" + i, new byte[] {1}, TTL);
     }
     small.cleanUp();
     assertThat(small.estimatedSize()).isLessThanOrEqualTo(100);
