@@ -15,6 +15,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -71,6 +72,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private final JdbcDialect dialect;
   private final DialectSql sql;
   private final int timeoutSeconds;
+  private final int timeoutMillis;
+  /** Whether this store bounds its calls by the connection's network timeout (see {@link #run}). */
+  private volatile boolean networkTimeouts;
   private final ConnectionProvider connectionProvider;
   private final AutoCloseable ownedResource;
   private final ScheduledExecutorService purger;
@@ -82,6 +86,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     this.dialect = dialect;
     this.sql = DialectSql.of(dialect, b.table);
     this.timeoutSeconds = (int) Math.max(1, (b.queryTimeout.toMillis() + 999) / 1000);
+    this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, b.queryTimeout.toMillis()));
+    this.networkTimeouts = dialect != JdbcDialect.H2;
     this.connectionProvider = b.connectionProvider;
     this.ownedResource = b.ownedResource;
     this.location = location;
@@ -119,9 +125,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
     long leaseMicros = micros(lease, "lease");
-    return run("claim", key, c -> {
+    return run("claim", key, (c, t) -> {
       for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
-        Claimed claimed = sql.claim(c, key.scope(), key.key(), ownerToken, fingerprint, leaseMicros, timeoutSeconds);
+        Claimed claimed = sql.claim(c, key.scope(), key.key(), ownerToken, fingerprint, leaseMicros, t);
         if (claimed == Claimed.ACQUIRED) {
           return ClaimResult.acquired();
         }
@@ -129,7 +135,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
           LOG.debug("took over the expired claim of {}", key);
           return ClaimResult.tookOver();
         }
-        Optional<IdempotencyRecord> existing = read(c, key);
+        Optional<IdempotencyRecord> existing = read(c, key, t);
         if (claimed == Claimed.UNKNOWN && existing.isPresent() && !existing.get().isCompleted()
             && existing.get().ownerToken().equals(ownerToken)) {
           return ClaimResult.acquired();
@@ -149,8 +155,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(ownerToken, "ownerToken");
     Objects.requireNonNull(outcome, "outcome");
     long ttlMicros = micros(ttl, "ttl");
-    SqlWork<Boolean> work = c -> {
-      try (PreparedStatement ps = prepare(c, sql.completeSql())) {
+    SqlWork<Boolean> work = (c, t) -> {
+      try (PreparedStatement ps = prepare(c, sql.completeSql(), t)) {
         ps.setBytes(1, outcome);
         ps.setLong(2, ttlMicros);
         sql.bindKeyPart(ps, 3, key.scope());
@@ -178,7 +184,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     SQLException failure = null;
     boolean done = false;
     try {
-      done = work.apply(c);
+      done = work.apply(c, timeoutSeconds);
     } catch (SQLException e) {
       failure = e;
     } finally {
@@ -202,8 +208,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   public boolean release(RecordKey key, String ownerToken) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
-    return run("release", key, c -> {
-      try (PreparedStatement ps = prepare(c, sql.releaseSql())) {
+    return run("release", key, (c, t) -> {
+      try (PreparedStatement ps = prepare(c, sql.releaseSql(), t)) {
         sql.bindKeyPart(ps, 1, key.scope());
         sql.bindKeyPart(ps, 2, key.key());
         ps.setString(3, ownerToken);
@@ -217,8 +223,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
     long leaseMicros = micros(lease, "lease");
-    return run("renew", key, c -> {
-      try (PreparedStatement ps = prepare(c, sql.renewSql())) {
+    return run("renew", key, (c, t) -> {
+      try (PreparedStatement ps = prepare(c, sql.renewSql(), t)) {
         ps.setLong(1, leaseMicros);
         sql.bindKeyPart(ps, 2, key.scope());
         sql.bindKeyPart(ps, 3, key.key());
@@ -231,11 +237,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   @Override
   public Optional<IdempotencyRecord> read(RecordKey key) {
     Objects.requireNonNull(key, "key");
-    return run("read", key, c -> read(c, key));
+    return run("read", key, (c, t) -> read(c, key, t));
   }
 
-  private Optional<IdempotencyRecord> read(Connection c, RecordKey key) throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql.readSql())) {
+  private Optional<IdempotencyRecord> read(Connection c, RecordKey key, int statementTimeout) throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql.readSql(), statementTimeout)) {
       sql.bindKeyPart(ps, 1, key.scope());
       sql.bindKeyPart(ps, 2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
@@ -285,8 +291,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   /** Deletes at most {@code batchSize} expired rows in one statement. */
   int purgeBatch(int batchSize) {
-    return run("purge", null, c -> {
-      try (PreparedStatement ps = prepare(c, sql.purgeBatchSql())) {
+    return runWithQueryTimeout("purge", null, (c, t) -> {
+      try (PreparedStatement ps = prepare(c, sql.purgeBatchSql(), t)) {
         ps.setInt(1, batchSize);
         return ps.executeUpdate();
       }
@@ -327,18 +333,45 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   // ---------------------------------------------------------------------------------------------------------
 
   @FunctionalInterface
+  /** Work on one connection; {@code statementTimeout} is the query timeout in seconds to set, 0 for none. */
   private interface SqlWork<T> {
-    T apply(Connection c) throws SQLException;
+    T apply(Connection c, int statementTimeout) throws SQLException;
   }
 
+  /**
+   * Runs one store operation on its own connection from the pool. On PostgreSQL and MySQL/MariaDB the timeout is
+   * the connection's network timeout, set for the call and restored after it: a hung or unreachable database,
+   * or a lock wait, fails the call within the timeout. That is a socket option, where a JDBC query timeout
+   * costs a timer task per statement (and a wake-up of the driver's timer thread); on H2, and where the driver
+   * does not support network timeouts, every statement gets the query timeout instead.
+   */
   private <T> T run(String operation, RecordKey key, SqlWork<T> work) {
+    return run(operation, key, work, networkTimeouts);
+  }
+
+  private <T> T runWithQueryTimeout(String operation, RecordKey key, SqlWork<T> work) {
+    return run(operation, key, work, false);
+  }
+
+  private <T> T run(String operation, RecordKey key, SqlWork<T> work, boolean useNetworkTimeout) {
     try (Connection c = dataSource.getConnection()) {
       if (location == null) {
         location = describe(c.getMetaData());
       }
+      int restoreNetworkTimeout = -1;
+      if (useNetworkTimeout) {
+        try {
+          restoreNetworkTimeout = c.getNetworkTimeout();
+          c.setNetworkTimeout(Runnable::run, timeoutMillis);
+        } catch (SQLFeatureNotSupportedException | AbstractMethodError unsupported) {
+          networkTimeouts = false;
+          LOG.debug("the JDBC driver has no network timeouts; using query timeouts instead");
+        }
+      }
+      int statementTimeout = restoreNetworkTimeout >= 0 ? 0 : timeoutSeconds;
       boolean autoCommit = c.getAutoCommit();
       try {
-        T result = work.apply(c);
+        T result = work.apply(c, statementTimeout);
         if (!autoCommit) {
           c.commit();
         }
@@ -352,15 +385,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
           }
         }
         throw e;
+      } finally {
+        if (restoreNetworkTimeout >= 0 && !c.isClosed()) {
+          try {
+            c.setNetworkTimeout(Runnable::run, restoreNetworkTimeout);
+          } catch (SQLException e) {
+            LOG.debug("could not restore the network timeout of a pooled connection", e);
+          }
+        }
       }
     } catch (SQLException e) {
       throw failure(operation, key, e);
     }
   }
 
-  private PreparedStatement prepare(Connection c, String statement) throws SQLException {
+  private static PreparedStatement prepare(Connection c, String statement, int statementTimeout) throws SQLException {
     PreparedStatement ps = c.prepareStatement(statement);
-    ps.setQueryTimeout(timeoutSeconds);
+    if (statementTimeout > 0) {
+      ps.setQueryTimeout(statementTimeout);
+    }
     return ps;
   }
 

@@ -5,9 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotent.jdbc.internal.Claimed;
 import dev.idempotent.jdbc.internal.DialectSql;
 import dev.idempotent.spi.RecordKey;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -49,5 +56,32 @@ class MariaDbStoreTest extends JdbcStoreChecks {
       assertThat(sql.claim(c, scope, "done", "o2", null, minute, 5)).isEqualTo(Claimed.ACQUIRED);
     }
     assertThat(store.read(done).orElseThrow().ownerToken()).isEqualTo("o2");
+  }
+
+  /** InnoDB would wait 50 s for the row lock; the store's timeout ends the call after about one second. */
+  @Test
+  void theTimeoutBoundsAStatementBlockedByARowLock() throws Exception {
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
+        .queryTimeout(Duration.ofSeconds(1)).build());
+    RecordKey key = RecordKey.of(scope, "locked");
+    store.claim(key, "o1", null, LONG);
+    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    try (Connection locker = DriverManager.getConnection(url)) {
+      locker.setAutoCommit(false);
+      try (PreparedStatement ps = locker.prepareStatement(
+          "SELECT 1 FROM idempotency_record WHERE scope = ? AND idem_key = ? FOR UPDATE")) {
+        ps.setBytes(1, key.scope().getBytes(StandardCharsets.UTF_8));
+        ps.setBytes(2, key.key().getBytes(StandardCharsets.UTF_8));
+        try (ResultSet rs = ps.executeQuery()) {
+          assertThat(rs.next()).isTrue();
+        }
+      }
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> store.renew(key, "o1", LONG))
+          .isInstanceOf(JdbcStoreException.class).hasMessageContaining("renew");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+      locker.rollback();
+    }
+    assertThat(store.renew(key, "o1", LONG)).isTrue();
   }
 }

@@ -70,7 +70,7 @@ class PostgresStoreTest extends JdbcStoreChecks {
   }
 
   @Test
-  void queryTimeoutBoundsABlockedStatement() throws Exception {
+  void theTimeoutBoundsABlockedStatement() throws Exception {
     JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
         .queryTimeout(Duration.ofSeconds(1)).build());
     RecordKey key = RecordKey.of(scope, "slow");
@@ -82,7 +82,8 @@ class PostgresStoreTest extends JdbcStoreChecks {
       assertThatThrownBy(() -> store.renew(key, "o1", LONG))
           .isInstanceOf(JdbcStoreException.class)
           .hasMessageContaining("renew")
-          .hasMessageContaining("57014");
+          // the network timeout cuts the wait (I/O error 08006); a driver without one cancels the query (57014)
+          .hasMessageMatching("(?s).*\\[(08006|57014)\\].*");
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
       locker.rollback();
     }

@@ -81,7 +81,9 @@ public abstract class DialectSql {
 
   protected static PreparedStatement prepare(Connection c, String sql, int timeoutSeconds) throws SQLException {
     PreparedStatement ps = c.prepareStatement(sql);
-    ps.setQueryTimeout(timeoutSeconds);
+    if (timeoutSeconds > 0) {
+      ps.setQueryTimeout(timeoutSeconds);
+    }
     return ps;
   }
 
@@ -209,7 +211,9 @@ public abstract class DialectSql {
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
       try (PreparedStatement ps = c.prepareStatement(claimSql, Statement.RETURN_GENERATED_KEYS)) {
-        ps.setQueryTimeout(timeoutSeconds);
+        if (timeoutSeconds > 0) {
+          ps.setQueryTimeout(timeoutSeconds);
+        }
         bindKeyPart(ps, 1, scope);
         bindKeyPart(ps, 2, key);
         ps.setString(3, owner);
