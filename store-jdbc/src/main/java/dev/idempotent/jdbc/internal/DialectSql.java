@@ -88,9 +88,10 @@ public abstract class DialectSql {
   }
 
   /**
-   * PostgreSQL: one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expired RETURNING}. The CTE reads the
-   * previous status from the statement's snapshot only to tell a takeover from the reuse of an expired
-   * completed record; who wins is decided by the conflict check on the latest row version.
+   * PostgreSQL: one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expired RETURNING}. A row comes back only
+   * when the claim won; {@code xmax <> 0} says the row was updated rather than inserted, and a takeover keeps the
+   * claim's original {@code created_at} while the reuse of an expired completed record starts a new one, which
+   * tells the two apart without reading the row first.
    * {@code statement_timestamp()} is the database time at the start of the statement, also inside a caller's
    * transaction.
    */
@@ -99,13 +100,13 @@ public abstract class DialectSql {
 
     Postgres(String table) {
       super(table);
-      this.claimSql = "WITH previous AS (SELECT status FROM " + table + " WHERE scope = ? AND idem_key = ?) "
-          + "INSERT INTO " + table + " AS r (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
-          + " created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros() + ", " + now()
-          + ", " + now() + ") ON CONFLICT (scope, idem_key) DO UPDATE SET status = 'IN_PROGRESS',"
+      this.claimSql = "INSERT INTO " + table + " AS r (scope, idem_key, status, owner, fingerprint, outcome,"
+          + " expires_at, created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros() + ", "
+          + now() + ", " + now() + ") ON CONFLICT (scope, idem_key) DO UPDATE SET status = 'IN_PROGRESS',"
           + " owner = EXCLUDED.owner, fingerprint = EXCLUDED.fingerprint, outcome = NULL,"
-          + " expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at"
-          + " WHERE r.expires_at <= " + now() + " RETURNING (SELECT status FROM previous) AS previous_status";
+          + " expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at,"
+          + " created_at = CASE WHEN r.status = 'IN_PROGRESS' THEN r.created_at ELSE EXCLUDED.created_at END"
+          + " WHERE r.expires_at <= " + now() + " RETURNING (r.xmax <> 0 AND r.created_at < " + now() + ")";
     }
 
     @Override
@@ -129,16 +130,14 @@ public abstract class DialectSql {
       try (PreparedStatement ps = prepare(c, claimSql, timeoutSeconds)) {
         ps.setString(1, scope);
         ps.setString(2, key);
-        ps.setString(3, scope);
-        ps.setString(4, key);
-        ps.setString(5, owner);
-        ps.setString(6, fingerprint);
-        ps.setLong(7, leaseMicros);
+        ps.setString(3, owner);
+        ps.setString(4, fingerprint);
+        ps.setLong(5, leaseMicros);
         try (ResultSet rs = ps.executeQuery()) {
           if (!rs.next()) {
             return Claimed.LOST;
           }
-          return STATUS.equals(rs.getString(1)) ? Claimed.TOOK_OVER : Claimed.ACQUIRED;
+          return rs.getBoolean(1) ? Claimed.TOOK_OVER : Claimed.ACQUIRED;
         }
       }
     }
