@@ -73,13 +73,18 @@ public final class RecordLayout {
     return recordName + "#changed";
   }
 
-  static String tag(String scope, String key) {
-    MessageDigest sha;
+  /** One digest per thread: {@code MessageDigest.getInstance} is a provider lookup, too slow for every call. */
+  private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
     try {
-      sha = MessageDigest.getInstance("SHA-256");
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }
+  });
+
+  static String tag(String scope, String key) {
+    MessageDigest sha = SHA_256.get();
+    sha.reset();
     sha.update(scope.getBytes(StandardCharsets.UTF_8));
     sha.update((byte) 0);
     byte[] d = sha.digest(key.getBytes(StandardCharsets.UTF_8));
