@@ -1,6 +1,7 @@
 package dev.idempotent.it;
 
 import dev.idempotent.Idempotent;
+import dev.idempotent.OnInProgress;
 import java.util.UUID;
 
 /**
@@ -50,6 +51,13 @@ public class LedgerService {
   /** For the stale-holder, outage and stall tests: a 1 s lease. */
   @Idempotent(scope = "it.ledger.lease1s", key = "#runId + ':' + #key", lease = "1s", ttl = "30m")
   public LedgerReceipt applyWithOneSecondLease(String runId, String key) {
+    return execute(runId, key);
+  }
+
+  /** For the storm tests: repeats that arrive while the first call runs wait for its result. */
+  @Idempotent(scope = "it.ledger.wait", key = "#runId + ':' + #key", lease = "10s", ttl = "30m",
+      onInProgress = OnInProgress.WAIT, waitTimeout = "30s")
+  public LedgerReceipt applyWaiting(String runId, String key) {
     return execute(runId, key);
   }
 
