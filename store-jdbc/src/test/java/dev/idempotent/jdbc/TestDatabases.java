@@ -7,10 +7,16 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.JdbcDatabaseContainer;
+import org.testcontainers.containers.MariaDBContainer;
+import org.testcontainers.containers.PostgreSQLContainer;
+import org.testcontainers.utility.DockerImageName;
 
 /**
  * The databases the tests run on. H2 is in memory and always there; PostgreSQL and MariaDB come from
- * {@code IDEMPOTENT_POSTGRES_URL} / {@code IDEMPOTENT_MARIADB_URL}. When a variable is unset the test fails
+ * {@code IDEMPOTENT_POSTGRES_URL} / {@code IDEMPOTENT_MARIADB_URL}, else from Testcontainers
+ * ({@code postgres:16}, {@code mariadb:11}) when a Docker engine answers. When neither is there the test fails
  * on CI ({@code CI=true}) and is skipped elsewhere, naming the variable.
  */
 final class TestDatabases {
@@ -18,6 +24,8 @@ final class TestDatabases {
   static final String MARIADB_VARIABLE = "IDEMPOTENT_MARIADB_URL";
 
   private static final Map<String, HikariDataSource> POOLS = new ConcurrentHashMap<>();
+  /** Containers started for this JVM, by variable; stopped by Testcontainers when the JVM exits. */
+  private static final Map<String, JdbcDatabaseContainer<?>> CONTAINERS = new ConcurrentHashMap<>();
 
   private TestDatabases() {}
 
@@ -39,13 +47,36 @@ final class TestDatabases {
     if (url != null && !url.isBlank()) {
       return url.trim();
     }
-    String why = variable + " is not set and this build has no Testcontainers module; set it, for example "
+    if (dockerAvailable()) {
+      return containerUrl(variable);
+    }
+    String why = variable + " is not set and no Docker engine answers for Testcontainers; set it, for example "
         + variable + "=" + example;
     if ("true".equalsIgnoreCase(System.getenv("CI"))) {
       fail(why + " (CI=true: database tests must not be skipped)");
     }
     assumeTrue(false, "skipped: " + why);
     throw new AssertionError("unreachable");
+  }
+
+  private static boolean dockerAvailable() {
+    try {
+      return DockerClientFactory.instance().isDockerAvailable();
+    } catch (RuntimeException | LinkageError e) {
+      return false;
+    }
+  }
+
+  private static String containerUrl(String variable) {
+    JdbcDatabaseContainer<?> db = CONTAINERS.computeIfAbsent(variable, v -> {
+      JdbcDatabaseContainer<?> c = POSTGRES_VARIABLE.equals(v)
+          ? new PostgreSQLContainer<>(DockerImageName.parse("postgres:16"))
+          : new MariaDBContainer<>(DockerImageName.parse("mariadb:11"));
+      c.start();
+      return c;
+    });
+    String url = db.getJdbcUrl();
+    return url + (url.contains("?") ? "&" : "?") + "user=" + db.getUsername() + "&password=" + db.getPassword();
   }
 
   static HikariDataSource pool(String url, int size) {
