@@ -1,5 +1,7 @@
 package dev.idempotent.it;
 
+import dev.idempotent.redisson.RedisServerProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotent.Idempotency;
@@ -31,8 +33,8 @@ class NetworkStallTest {
     Duration timeout = Duration.ofMillis(500);
     Duration failsWithin = timeout.multipliedBy(2).plusMillis(100).plus(StoreOutageTest.SLACK);
     String runId = UUID.randomUUID().toString();
-    try (RedisServer storeServer = RedisServer.launch();
-        RedisServer ledgerServer = RedisServer.launch();
+    try (RedisServerProcess storeServer = RedisServerProcess.launch();
+        RedisServerProcess ledgerServer = RedisServerProcess.launch();
         TcpProxy proxy = new TcpProxy(storeServer.port());
         IdempotencyStore store = new BackendSpec("redis://127.0.0.1:" + proxy.port())
             .openStore("idem-it-stall", timeout, false);

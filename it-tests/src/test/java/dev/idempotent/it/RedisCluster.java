@@ -1,5 +1,7 @@
 package dev.idempotent.it;
 
+import dev.idempotent.redisson.RedisServerProcess;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -7,14 +9,14 @@ import java.util.stream.Collectors;
 
 /** Three test-owned {@code redis-server} masters on 127.0.0.1 joined into a Redis Cluster; started once per JVM. */
 final class RedisCluster {
-  private static List<RedisServer> masters;
+  private static List<RedisServerProcess> masters;
 
   private RedisCluster() {}
 
   /** The {@code cluster:redis://...,...} spec of the running cluster, starting it on first use. */
   static synchronized String spec() throws Exception {
     if (masters == null) {
-      List<RedisServer> started = new ArrayList<>();
+      List<RedisServerProcess> started = new ArrayList<>();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> started.forEach(m -> {
         try {
           m.close();
@@ -23,7 +25,7 @@ final class RedisCluster {
         }
       })));
       for (int i = 0; i < 3; i++) {
-        started.add(RedisServer.launch("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+        started.add(RedisServerProcess.launch("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
             "--cluster-node-timeout", "2000"));
       }
       List<String> create = new ArrayList<>(List.of("--cluster", "create"));
@@ -34,7 +36,7 @@ final class RedisCluster {
         throw new IllegalStateException("redis-cli --cluster create failed: " + out);
       }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      for (RedisServer m : started) {
+      for (RedisServerProcess m : started) {
         while (!m.cli("cluster", "info").contains("cluster_state:ok")) {
           if (System.nanoTime() - deadline > 0) {
             throw new IllegalStateException("cluster not ok on " + m.address() + " within 30 s");
@@ -44,6 +46,6 @@ final class RedisCluster {
       }
       masters = started;
     }
-    return "cluster:" + masters.stream().map(RedisServer::url).collect(Collectors.joining(","));
+    return "cluster:" + masters.stream().map(RedisServerProcess::url).collect(Collectors.joining(","));
   }
 }

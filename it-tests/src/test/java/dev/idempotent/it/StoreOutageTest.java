@@ -1,5 +1,7 @@
 package dev.idempotent.it;
 
+import dev.idempotent.redisson.RedisServerProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotent.Idempotency;
@@ -40,8 +42,8 @@ class StoreOutageTest {
     // one retry 100 ms after the first attempt (BackendSpec.redisson)
     Duration failsWithin = timeout.multipliedBy(2).plusMillis(100).plus(SLACK);
     String runId = UUID.randomUUID().toString();
-    try (RedisServer storeServer = RedisServer.launch("--appendonly", "yes", "--appendfsync", "always");
-        RedisServer ledgerServer = RedisServer.launch();
+    try (RedisServerProcess storeServer = RedisServerProcess.launch("--appendonly", "yes", "--appendfsync", "always");
+        RedisServerProcess ledgerServer = RedisServerProcess.launch();
         IdempotencyStore store = new BackendSpec(storeServer.url()).openStore("idem-it-outage", timeout, false);
         Ledger ledger = new BackendSpec(ledgerServer.url()).openLedger("idem-it-outage")) {
       CallObserver observer = new CallObserver();

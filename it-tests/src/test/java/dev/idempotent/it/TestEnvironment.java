@@ -3,8 +3,6 @@ package dev.idempotent.it;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -58,26 +56,6 @@ final class TestEnvironment {
         .withEnv("MARIADB_ALLOW_EMPTY_ROOT_PASSWORD", "1").withEnv("MARIADB_DATABASE", "test").withExposedPorts(3306)
         .waitingFor(Wait.forLogMessage(".*ready for connections.*\\n", 2)).withStartupTimeout(Duration.ofMinutes(2)));
     return "jdbc:mariadb://" + c.getHost() + ":" + c.getMappedPort(3306) + "/test?user=root";
-  }
-
-  /** The {@code redis-server} or {@code redis-cli} binary. */
-  static Path redisBinary(String name) {
-    String path = System.getenv("PATH");
-    if (path != null) {
-      for (String dir : path.split(java.io.File.pathSeparator)) {
-        Path candidate = Path.of(dir, name);
-        if (Files.isExecutable(candidate)) {
-          return candidate;
-        }
-      }
-    }
-    Path usual = Path.of("/usr/bin", name);
-    if (Files.isExecutable(usual)) {
-      return usual;
-    }
-    unavailable(name + " is not installed: install Redis (apt-get install redis-server) to run the tests that start"
-        + " their own Redis servers");
-    return null;
   }
 
   private static String variable(String name) {

@@ -18,10 +18,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A {@code redis-server} owned by a test: bound to 127.0.0.1 on a free port, no persistence, in its own
- * temporary directory. It can be stopped and started again on the same port. Every wait is bounded.
+ * A {@code redis-server} owned by a test: bound to 127.0.0.1 on a free port, in its own temporary directory, no
+ * persistence unless asked ({@code --appendonly yes --appendfsync always} keeps records across a restart). It
+ * can be stopped and started again on the same port, or paused. Every wait is bounded. Shared with the
+ * {@code it-tests} module through this module's test jar.
  */
-final class RedisServerProcess implements AutoCloseable {
+public final class RedisServerProcess implements AutoCloseable {
   private static final Random PORTS = new Random();
 
   private final Path dir;
@@ -36,33 +38,36 @@ final class RedisServerProcess implements AutoCloseable {
   }
 
   /** Starts a server with {@code extraArgs} (for example {@code --requirepass x}) and waits until it answers. */
-  static RedisServerProcess launch(String... extraArgs) throws IOException, InterruptedException {
+  public static RedisServerProcess launch(String... extraArgs) throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("idem-redis-");
     RedisServerProcess server = new RedisServerProcess(dir, freePort(), List.of(extraArgs));
     server.start();
     return server;
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
-  String address() {
+  public String address() {
     return "127.0.0.1:" + port;
   }
 
-  String url() {
+  public String url() {
     return "redis://" + address();
   }
 
   /** Starts (again) on the same port and waits up to 10 s until it answers. */
-  void start() throws IOException, InterruptedException {
+  public void start() throws IOException, InterruptedException {
     if (process != null && process.isAlive()) {
       return;
     }
     List<String> cmd = new ArrayList<>(List.of(RedisTestEnvironment.redisServer().toString(),
-        "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-        "--daemonize", "no", "--dir", dir.toString(), "--protected-mode", "no"));
+        "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no",
+        "--dir", dir.toString(), "--protected-mode", "no"));
+    if (!extraArgs.contains("--appendonly")) {
+      cmd.addAll(List.of("--appendonly", "no"));
+    }
     cmd.addAll(extraArgs);
     process = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile())).start();
@@ -79,7 +84,7 @@ final class RedisServerProcess implements AutoCloseable {
   }
 
   /** Stops the server (SIGTERM, then SIGKILL after 5 s) and waits until it is gone. */
-  void stop() throws InterruptedException {
+  public void stop() throws InterruptedException {
     if (process == null) {
       return;
     }
@@ -96,12 +101,12 @@ final class RedisServerProcess implements AutoCloseable {
   }
 
   /** Freezes the server (SIGSTOP): connections stay open but nothing answers, as with a hung host. */
-  void pause() throws IOException, InterruptedException {
+  public void pause() throws IOException, InterruptedException {
     signal("-STOP");
   }
 
   /** Lets a paused server run again (SIGCONT). */
-  void resume() throws IOException, InterruptedException {
+  public void resume() throws IOException, InterruptedException {
     signal("-CONT");
   }
 
@@ -117,7 +122,7 @@ final class RedisServerProcess implements AutoCloseable {
   }
 
   /** Runs {@code redis-cli -p port args...} and returns its output (bounded by 20 s). */
-  String cli(String... args) throws IOException, InterruptedException {
+  public String cli(String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of(RedisTestEnvironment.redisCli().toString(), "-h", "127.0.0.1",
         "-p", Integer.toString(port)));
     cmd.addAll(List.of(args));
@@ -134,7 +139,7 @@ final class RedisServerProcess implements AutoCloseable {
   }
 
   /** Sends PING over a raw socket; true on any Redis answer (also an authentication error). */
-  boolean answers() {
+  public boolean answers() {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
       s.setSoTimeout(500);
