@@ -1,5 +1,8 @@
 package dev.idempotent.it;
 
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 import dev.idempotent.redisson.RedisServerProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A TCP proxy between the store's client and Redis stalls the network mid-run (1.5 s of no forwarding), then
+ * A TCP proxy between the store's client and Redis (or PostgreSQL) stalls the network mid-run (1.5 s of no forwarding), then
  * slows every chunk down, then cuts every connection. Calls time out cleanly with
  * {@code IdempotencyStoreException} within the configured timeouts plus slack, and once the proxy heals every
  * submission completes with the same invariant as in {@link StoreOutageTest}.
@@ -57,6 +60,43 @@ class NetworkStallTest {
       assertThat(run.finish(120)).as("every submission got a result after the proxy healed").isTrue();
       assertThat(errorsAfterPause).as("calls that timed out while the proxy stalled").isPositive();
       StoreOutageTest.check("Redis behind a proxy: stalled 1.5 s, slowed 1 s, cut", run, ledger, runId, failsWithin);
+    }
+  }
+
+  @Test
+  void postgresBehindAStallingSlowAndCuttingProxy() throws Exception {
+    Duration timeout = Duration.ofSeconds(1);
+    // a call may wait for a pooled connection (up to the timeout) and then for its statement (network timeout)
+    Duration failsWithin = timeout.multipliedBy(2).plus(StoreOutageTest.SLACK);
+    String direct = TestEnvironment.postgresUrl();
+    Matcher m = Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)(/.*)").matcher(direct);
+    assertThat(m.matches()).as("a jdbc:postgresql://host:port/... URL: %s", direct).isTrue();
+    BackendSpec directSpec = new BackendSpec(direct);
+    Backend.prepare(directSpec);
+    String runId = UUID.randomUUID().toString();
+    try (TcpProxy proxy = new TcpProxy(Integer.parseInt(m.group(2)));
+        IdempotencyStore store = new BackendSpec("jdbc:postgresql://127.0.0.1:" + proxy.port() + m.group(3))
+            .openStore("idem-it-stall", timeout, false);
+        Ledger ledger = directSpec.openLedger("idem-it-stall")) {
+      CallObserver observer = new CallObserver();
+      Idempotency.install(IdempotencyConfig.builder().defaultStore(store).listener(observer).build());
+      InJvmRun run = new InJvmRun(200, 5);
+      run.start(8, observer, new LedgerService(ledger, "in-test"), runId, 5, 120);
+      run.awaitProgress(0.2, 30);
+      proxy.pause();
+      Thread.sleep(1500);
+      proxy.heal();
+      int errorsAfterPause = run.storeErrors().size();
+      run.awaitProgress(0.45, 30);
+      proxy.slow(20);
+      Thread.sleep(1000);
+      proxy.heal();
+      run.awaitProgress(0.7, 30);
+      proxy.cut();
+      assertThat(run.finish(120)).as("every submission got a result after the proxy healed").isTrue();
+      assertThat(errorsAfterPause).as("calls that timed out while the proxy stalled").isPositive();
+      StoreOutageTest.check("PostgreSQL behind a proxy: stalled 1.5 s, slowed 1 s, cut", run, ledger, runId,
+          failsWithin);
     }
   }
 }
