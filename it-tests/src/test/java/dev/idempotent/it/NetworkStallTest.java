@@ -42,24 +42,7 @@ class NetworkStallTest {
         IdempotencyStore store = new BackendSpec("redis://127.0.0.1:" + proxy.port())
             .openStore("idem-it-stall", timeout, false);
         Ledger ledger = new BackendSpec(ledgerServer.url()).openLedger("idem-it-stall")) {
-      CallObserver observer = new CallObserver();
-      Idempotency.install(IdempotencyConfig.builder().defaultStore(store).listener(observer).build());
-      InJvmRun run = new InJvmRun(200, 5);
-      run.start(8, observer, new LedgerService(ledger, "in-test"), runId, 5, 120);
-      run.awaitProgress(0.2, 30);
-      proxy.pause();
-      Thread.sleep(1500);
-      proxy.heal();
-      int errorsAfterPause = run.storeErrors().size();
-      run.awaitProgress(0.45, 30);
-      proxy.slow(20);
-      Thread.sleep(1000);
-      proxy.heal();
-      run.awaitProgress(0.7, 30);
-      proxy.cut();
-      assertThat(run.finish(120)).as("every submission got a result after the proxy healed").isTrue();
-      assertThat(errorsAfterPause).as("calls that timed out while the proxy stalled").isPositive();
-      StoreOutageTest.check("Redis behind a proxy: stalled 1.5 s, slowed 1 s, cut", run, ledger, runId, failsWithin);
+      stallSlowAndCut(proxy, store, ledger, runId, "Redis", failsWithin);
     }
   }
 
@@ -78,25 +61,31 @@ class NetworkStallTest {
         IdempotencyStore store = new BackendSpec("jdbc:postgresql://127.0.0.1:" + proxy.port() + m.group(3))
             .openStore("idem-it-stall", timeout, false);
         Ledger ledger = directSpec.openLedger("idem-it-stall")) {
-      CallObserver observer = new CallObserver();
-      Idempotency.install(IdempotencyConfig.builder().defaultStore(store).listener(observer).build());
-      InJvmRun run = new InJvmRun(200, 5);
-      run.start(8, observer, new LedgerService(ledger, "in-test"), runId, 5, 120);
-      run.awaitProgress(0.2, 30);
-      proxy.pause();
-      Thread.sleep(1500);
-      proxy.heal();
-      int errorsAfterPause = run.storeErrors().size();
-      run.awaitProgress(0.45, 30);
-      proxy.slow(20);
-      Thread.sleep(1000);
-      proxy.heal();
-      run.awaitProgress(0.7, 30);
-      proxy.cut();
-      assertThat(run.finish(120)).as("every submission got a result after the proxy healed").isTrue();
-      assertThat(errorsAfterPause).as("calls that timed out while the proxy stalled").isPositive();
-      StoreOutageTest.check("PostgreSQL behind a proxy: stalled 1.5 s, slowed 1 s, cut", run, ledger, runId,
-          failsWithin);
+      stallSlowAndCut(proxy, store, ledger, runId, "PostgreSQL", failsWithin);
     }
+  }
+
+  /** Runs 200 keys × 5 submissions while the proxy stalls 1.5 s, then slows down, then cuts every connection. */
+  private static void stallSlowAndCut(TcpProxy proxy, IdempotencyStore store, Ledger ledger, String runId,
+      String backend, Duration failsWithin) throws Exception {
+    CallObserver observer = new CallObserver();
+    Idempotency.install(IdempotencyConfig.builder().defaultStore(store).listener(observer).build());
+    InJvmRun run = new InJvmRun(200, 5);
+    run.start(8, observer, new LedgerService(ledger, "in-test"), runId, 5, 120);
+    run.awaitProgress(0.2, 30);
+    proxy.pause();
+    Thread.sleep(1500);
+    proxy.heal();
+    int errorsAfterPause = run.storeErrors().size();
+    run.awaitProgress(0.45, 30);
+    proxy.slow(20);
+    Thread.sleep(1000);
+    proxy.heal();
+    run.awaitProgress(0.7, 30);
+    proxy.cut();
+    assertThat(run.finish(120)).as("every submission got a result after the proxy healed").isTrue();
+    assertThat(errorsAfterPause).as("calls that timed out while the proxy stalled").isPositive();
+    StoreOutageTest.check(backend + " behind a proxy: stalled 1.5 s, slowed 1 s, cut", run, ledger, runId,
+        failsWithin);
   }
 }
