@@ -128,6 +128,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return run("claim", key, (c, t) -> {
       for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
         Claimed claimed = sql.claim(c, key.scope(), key.key(), ownerToken, fingerprint, leaseMicros, t);
+        if (claimed == Claimed.EXISTS) {
+          Optional<IdempotencyRecord> live = read(c, key, t);
+          if (live.isPresent()) {
+            return ClaimResult.existing(live.get());
+          }
+          claimed = sql.claimExpired(c, key.scope(), key.key(), ownerToken, fingerprint, leaseMicros, t);
+        }
         if (claimed == Claimed.ACQUIRED) {
           return ClaimResult.acquired();
         }

@@ -29,7 +29,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     return JdbcDialect.MYSQL;
   }
 
-  /** The claim reports exactly what it did whatever the driver's affected-rows setting. */
+  /** The expired-record claim reports exactly what it did whatever the driver's affected-rows setting. */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
   void claimOutcomeDoesNotDependOnAffectedRowsSetting(String property) throws Exception {
@@ -41,21 +41,34 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
     long minute = 60_000_000L;
     try (Connection c = DriverManager.getConnection(url)) {
-      assertThat(sql.claim(c, scope, "k", "o1", null, minute, 5)).isEqualTo(Claimed.ACQUIRED);
-      assertThat(sql.claim(c, scope, "k", "o2", null, minute, 5)).isEqualTo(Claimed.LOST);
-      assertThat(sql.claim(c, scope, "short", "o1", "f", 1_000, 5)).isEqualTo(Claimed.ACQUIRED);
+      assertThat(sql.claimExpired(c, scope, "k", "o1", null, minute, 5)).isEqualTo(Claimed.ACQUIRED);
+      assertThat(sql.claimExpired(c, scope, "k", "o2", null, minute, 5)).isEqualTo(Claimed.LOST);
+      assertThat(sql.claimExpired(c, scope, "short", "o1", "f", 1_000, 5)).isEqualTo(Claimed.ACQUIRED);
       Thread.sleep(20);
-      assertThat(sql.claim(c, scope, "short", "o2", "f", minute, 5)).isEqualTo(Claimed.TOOK_OVER);
-      assertThat(sql.claim(c, scope, "short", "o3", "f", minute, 5)).isEqualTo(Claimed.LOST);
+      assertThat(sql.claimExpired(c, scope, "short", "o2", "f", minute, 5)).isEqualTo(Claimed.TOOK_OVER);
+      assertThat(sql.claimExpired(c, scope, "short", "o3", "f", minute, 5)).isEqualTo(Claimed.LOST);
     }
     RecordKey done = RecordKey.of(scope, "done");
     store.claim(done, "o1", null, LONG);
     store.complete(done, "o1", new byte[] {1}, java.time.Duration.ofMillis(1));
     Thread.sleep(20);
     try (Connection c = DriverManager.getConnection(url)) {
-      assertThat(sql.claim(c, scope, "done", "o2", null, minute, 5)).isEqualTo(Claimed.ACQUIRED);
+      assertThat(sql.claimExpired(c, scope, "done", "o2", null, minute, 5)).isEqualTo(Claimed.ACQUIRED);
     }
     assertThat(store.read(done).orElseThrow().ownerToken()).isEqualTo("o2");
+  }
+
+  /** A fresh key is one plain insert; a taken key answers EXISTS without writing. */
+  @Test
+  void theInsertFirstClaimAnswersExistsForATakenKey() throws Exception {
+    store();
+    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
+    try (Connection c = DriverManager.getConnection(url)) {
+      assertThat(sql.claim(c, scope, "first", "o1", null, 60_000_000L, 5)).isEqualTo(Claimed.ACQUIRED);
+      assertThat(sql.claim(c, scope, "first", "o2", null, 60_000_000L, 5)).isEqualTo(Claimed.EXISTS);
+    }
+    assertThat(store().read(RecordKey.of(scope, "first")).orElseThrow().ownerToken()).isEqualTo("o1");
   }
 
   /** InnoDB would wait 50 s for the row lock; the store's timeout ends the call after about one second. */

@@ -9,5 +9,10 @@ public enum Claimed {
   /** Changed nothing: a live record holds the key. */
   LOST,
   /** The statement ran but the driver did not say whether it won; read the row to find out. */
-  UNKNOWN
+  UNKNOWN,
+  /**
+   * The insert found the key taken and wrote nothing: read the record, and if it is no longer live take it
+   * over with {@link DialectSql#claimExpired}.
+   */
+  EXISTS
 }

@@ -45,6 +45,16 @@ public abstract class DialectSql {
   public abstract Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
       long leaseMicros, int timeoutSeconds) throws SQLException;
 
+  /**
+   * Claims a key whose record {@link Claimed#EXISTS existed} but was not live when read: one statement that
+   * takes over only an expired record. Dialects whose {@link #claim} never answers {@code EXISTS} need not
+   * override it.
+   */
+  public Claimed claimExpired(Connection c, String scope, String key, String owner, String fingerprint,
+      long leaseMicros, int timeoutSeconds) throws SQLException {
+    return claim(c, scope, key, owner, fingerprint, leaseMicros, timeoutSeconds);
+  }
+
   /** Binds a scope or key. */
   public void bindKeyPart(PreparedStatement ps, int index, String value) throws SQLException {
     ps.setString(index, value);
@@ -88,7 +98,8 @@ public abstract class DialectSql {
   }
 
   /**
-   * PostgreSQL: one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expired RETURNING}. A row comes back only
+   * PostgreSQL: {@code INSERT ... ON CONFLICT DO NOTHING} for a fresh key; for a key whose record has expired,
+   * one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expired RETURNING}. A row comes back only
    * when the claim won; {@code xmax <> 0} says the row was updated rather than inserted, and a takeover keeps the
    * claim's original {@code created_at} while the reuse of an expired completed record starts a new one, which
    * tells the two apart without reading the row first.
@@ -96,10 +107,14 @@ public abstract class DialectSql {
    * transaction.
    */
   static final class Postgres extends DialectSql {
+    private final String insertSql;
     private final String claimSql;
 
     Postgres(String table) {
       super(table);
+      this.insertSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
+          + " created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros() + ", " + now()
+          + ", " + now() + ") ON CONFLICT (scope, idem_key) DO NOTHING";
       this.claimSql = "INSERT INTO " + table + " AS r (scope, idem_key, status, owner, fingerprint, outcome,"
           + " expires_at, created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros() + ", "
           + now() + ", " + now() + ") ON CONFLICT (scope, idem_key) DO UPDATE SET status = 'IN_PROGRESS',"
@@ -124,8 +139,28 @@ public abstract class DialectSql {
       return "CAST(EXTRACT(EPOCH FROM (" + column + " - statement_timestamp())) * 1000000 AS BIGINT)";
     }
 
+    /**
+     * {@code INSERT ... ON CONFLICT DO NOTHING} first: a fresh key, the common case, costs the shortest statement;
+     * a taken key writes nothing (and raises no error, so a caller's transaction stays usable) and answers
+     * {@link Claimed#EXISTS}. The store then reads the record and only when it is no longer live runs
+     * {@link #claimExpired}.
+     */
     @Override
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
+        long leaseMicros, int timeoutSeconds) throws SQLException {
+      try (PreparedStatement ps = prepare(c, insertSql, timeoutSeconds)) {
+        ps.setString(1, scope);
+        ps.setString(2, key);
+        ps.setString(3, owner);
+        ps.setString(4, fingerprint);
+        ps.setLong(5, leaseMicros);
+        return ps.executeUpdate() == 1 ? Claimed.ACQUIRED : Claimed.EXISTS;
+      }
+    }
+
+    /** One {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expired} that takes over only an expired record. */
+    @Override
+    public Claimed claimExpired(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
       try (PreparedStatement ps = prepare(c, claimSql, timeoutSeconds)) {
         ps.setString(1, scope);
@@ -151,7 +186,8 @@ public abstract class DialectSql {
   }
 
   /**
-   * MySQL 8+ and MariaDB 10.6+: one {@code INSERT ... ON DUPLICATE KEY UPDATE} whose assignments keep the
+   * MySQL 8+ and MariaDB 10.6+: a plain insert for a fresh key; for a key whose record has expired, one
+   * {@code INSERT ... ON DUPLICATE KEY UPDATE} whose assignments keep the
    * existing row unless it has expired. Affected-row counts differ with the driver's found-rows setting (an
    * unchanged duplicate reports 0 or 1, the same as an insert), so the statement reports what it did through
    * {@code LAST_INSERT_ID(expr)}, which the server returns in the OK packet and JDBC as the generated key:
@@ -167,10 +203,16 @@ public abstract class DialectSql {
     private static final long TOOK_OVER = 2;
     private static final long REPLACED_COMPLETED = 3;
 
+    private static final int DUPLICATE_ENTRY = 1062;
+
+    private final String insertSql;
     private final String claimSql;
 
     MySql(String table) {
       super(table);
+      this.insertSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
+          + " created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros()
+          + ", UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))";
       String live = "expires_at > UTC_TIMESTAMP(6)";
       this.claimSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
           + " created_at, updated_at) VALUES (?, ?, IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS',"
@@ -206,8 +248,36 @@ public abstract class DialectSql {
       ps.setBytes(index, value.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * A plain insert first: a fresh key, the common case, costs the shortest statement. A duplicate key (error
+     * 1062, SQLState 23000) writes nothing and answers {@link Claimed#EXISTS}; the store then reads the record
+     * and only when it is no longer live runs {@link #claimExpired}.
+     */
     @Override
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
+        long leaseMicros, int timeoutSeconds) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement(insertSql)) {
+        if (timeoutSeconds > 0) {
+          ps.setQueryTimeout(timeoutSeconds);
+        }
+        bindKeyPart(ps, 1, scope);
+        bindKeyPart(ps, 2, key);
+        ps.setString(3, owner);
+        ps.setString(4, fingerprint);
+        ps.setLong(5, leaseMicros);
+        ps.executeUpdate();
+        return Claimed.ACQUIRED;
+      } catch (SQLException e) {
+        if (e.getErrorCode() == DUPLICATE_ENTRY || (e.getErrorCode() == 0 && "23000".equals(e.getSQLState()))) {
+          return Claimed.EXISTS;
+        }
+        throw e;
+      }
+    }
+
+    /** One {@code INSERT ... ON DUPLICATE KEY UPDATE} that takes over only an expired record. */
+    @Override
+    public Claimed claimExpired(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
       try (PreparedStatement ps = c.prepareStatement(claimSql, Statement.RETURN_GENERATED_KEYS)) {
         if (timeoutSeconds > 0) {
