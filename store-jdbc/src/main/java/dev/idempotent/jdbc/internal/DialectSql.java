@@ -203,16 +203,16 @@ public abstract class DialectSql {
     private static final long TOOK_OVER = 2;
     private static final long REPLACED_COMPLETED = 3;
 
-    private static final int DUPLICATE_ENTRY = 1062;
-
     private final String insertSql;
     private final String claimSql;
 
     MySql(String table) {
       super(table);
       this.insertSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
-          + " created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros()
-          + ", UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))";
+          + " created_at, updated_at) VALUES (?, ?, IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS',"
+          + " 'IN_PROGRESS'), ?, ?, NULL, " + nowPlusMicros() + ", UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))"
+          + " ON DUPLICATE KEY UPDATE updated_at = IF(LAST_INSERT_ID(" + UNCHANGED + ") = " + UNCHANGED
+          + ", updated_at, updated_at)";
       String live = "expires_at > UTC_TIMESTAMP(6)";
       this.claimSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
           + " created_at, updated_at) VALUES (?, ?, IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS',"
@@ -249,14 +249,16 @@ public abstract class DialectSql {
     }
 
     /**
-     * A plain insert first: a fresh key, the common case, costs the shortest statement. A duplicate key (error
-     * 1062, SQLState 23000) writes nothing and answers {@link Claimed#EXISTS}; the store then reads the record
-     * and only when it is no longer live runs {@link #claimExpired}.
+     * A short insert first: a fresh key, the common case, costs the shortest statement. On a duplicate key the
+     * {@code ON DUPLICATE KEY UPDATE} clause changes nothing and only sets the reported code to "unchanged", so
+     * the answer is {@link Claimed#EXISTS} without an error (a duplicate-key error would also be logged, key
+     * and all, by the MariaDB driver). The store then reads the record and only when it is no longer live runs
+     * {@link #claimExpired}.
      */
     @Override
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
-      try (PreparedStatement ps = c.prepareStatement(insertSql)) {
+      try (PreparedStatement ps = c.prepareStatement(insertSql, Statement.RETURN_GENERATED_KEYS)) {
         if (timeoutSeconds > 0) {
           ps.setQueryTimeout(timeoutSeconds);
         }
@@ -266,12 +268,17 @@ public abstract class DialectSql {
         ps.setString(4, fingerprint);
         ps.setLong(5, leaseMicros);
         ps.executeUpdate();
-        return Claimed.ACQUIRED;
-      } catch (SQLException e) {
-        if (e.getErrorCode() == DUPLICATE_ENTRY || (e.getErrorCode() == 0 && "23000".equals(e.getSQLState()))) {
-          return Claimed.EXISTS;
+        Long code = reportedCode(ps);
+        if (code != null && code == INSERTED) {
+          return Claimed.ACQUIRED;
         }
-        throw e;
+        return code != null && code == UNCHANGED ? Claimed.EXISTS : Claimed.UNKNOWN;
+      }
+    }
+
+    private static Long reportedCode(PreparedStatement ps) throws SQLException {
+      try (ResultSet keys = ps.getGeneratedKeys()) {
+        return keys != null && keys.next() ? keys.getLong(1) : null;
       }
     }
 
