@@ -90,11 +90,40 @@ public abstract class DialectSql {
   }
 
   protected static PreparedStatement prepare(Connection c, String sql, int timeoutSeconds) throws SQLException {
-    PreparedStatement ps = c.prepareStatement(sql);
+    return timed(c.prepareStatement(sql), timeoutSeconds);
+  }
+
+  /** {@link #prepare} for a statement whose generated key the dialect reads back. */
+  protected static PreparedStatement prepareReturningKey(Connection c, String sql, int timeoutSeconds)
+      throws SQLException {
+    return timed(c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS), timeoutSeconds);
+  }
+
+  private static PreparedStatement timed(PreparedStatement ps, int timeoutSeconds) throws SQLException {
     if (timeoutSeconds > 0) {
       ps.setQueryTimeout(timeoutSeconds);
     }
     return ps;
+  }
+
+  /**
+   * {@code INSERT} of a new claim whose status column is {@code statusExpression}; a dialect appends its
+   * conflict clause. Parameters: scope, key, owner, fingerprint, lease micros ({@link #bindClaim}).
+   */
+  protected String insertClaim(String statusExpression) {
+    return "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at,"
+        + " updated_at) VALUES (?, ?, " + statusExpression + ", ?, ?, NULL, " + nowPlusMicros() + ", " + now() + ", "
+        + now() + ")";
+  }
+
+  /** Binds the first five parameters of a claim statement: scope, key, owner, fingerprint, lease micros. */
+  protected void bindClaim(PreparedStatement ps, String scope, String key, String owner, String fingerprint,
+      long leaseMicros) throws SQLException {
+    bindKeyPart(ps, 1, scope);
+    bindKeyPart(ps, 2, key);
+    ps.setString(3, owner);
+    ps.setString(4, fingerprint);
+    ps.setLong(5, leaseMicros);
   }
 
   /**
@@ -112,9 +141,7 @@ public abstract class DialectSql {
 
     Postgres(String table) {
       super(table);
-      this.insertSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
-          + " created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros() + ", " + now()
-          + ", " + now() + ") ON CONFLICT (scope, idem_key) DO NOTHING";
+      this.insertSql = insertClaim("'IN_PROGRESS'") + " ON CONFLICT (scope, idem_key) DO NOTHING";
       this.claimSql = "INSERT INTO " + table + " AS r (scope, idem_key, status, owner, fingerprint, outcome,"
           + " expires_at, created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros() + ", "
           + now() + ", " + now() + ") ON CONFLICT (scope, idem_key) DO UPDATE SET status = 'IN_PROGRESS',"
@@ -149,11 +176,7 @@ public abstract class DialectSql {
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
       try (PreparedStatement ps = prepare(c, insertSql, timeoutSeconds)) {
-        ps.setString(1, scope);
-        ps.setString(2, key);
-        ps.setString(3, owner);
-        ps.setString(4, fingerprint);
-        ps.setLong(5, leaseMicros);
+        bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
         return ps.executeUpdate() == 1 ? Claimed.ACQUIRED : Claimed.EXISTS;
       }
     }
@@ -163,11 +186,7 @@ public abstract class DialectSql {
     public Claimed claimExpired(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
       try (PreparedStatement ps = prepare(c, claimSql, timeoutSeconds)) {
-        ps.setString(1, scope);
-        ps.setString(2, key);
-        ps.setString(3, owner);
-        ps.setString(4, fingerprint);
-        ps.setLong(5, leaseMicros);
+        bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
         try (ResultSet rs = ps.executeQuery()) {
           if (!rs.next()) {
             return Claimed.LOST;
@@ -208,9 +227,7 @@ public abstract class DialectSql {
 
     MySql(String table) {
       super(table);
-      this.insertSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
-          + " created_at, updated_at) VALUES (?, ?, IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS',"
-          + " 'IN_PROGRESS'), ?, ?, NULL, " + nowPlusMicros() + ", UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))"
+      this.insertSql = insertClaim("IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS', 'IN_PROGRESS')")
           + " ON DUPLICATE KEY UPDATE updated_at = IF(LAST_INSERT_ID(" + UNCHANGED + ") = " + UNCHANGED
           + ", updated_at, updated_at)";
       String live = "expires_at > UTC_TIMESTAMP(6)";
@@ -258,15 +275,8 @@ public abstract class DialectSql {
     @Override
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
-      try (PreparedStatement ps = c.prepareStatement(insertSql, Statement.RETURN_GENERATED_KEYS)) {
-        if (timeoutSeconds > 0) {
-          ps.setQueryTimeout(timeoutSeconds);
-        }
-        bindKeyPart(ps, 1, scope);
-        bindKeyPart(ps, 2, key);
-        ps.setString(3, owner);
-        ps.setString(4, fingerprint);
-        ps.setLong(5, leaseMicros);
+      try (PreparedStatement ps = prepareReturningKey(c, insertSql, timeoutSeconds)) {
+        bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
         ps.executeUpdate();
         Long code = reportedCode(ps);
         if (code != null && code == INSERTED) {
@@ -286,15 +296,8 @@ public abstract class DialectSql {
     @Override
     public Claimed claimExpired(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
-      try (PreparedStatement ps = c.prepareStatement(claimSql, Statement.RETURN_GENERATED_KEYS)) {
-        if (timeoutSeconds > 0) {
-          ps.setQueryTimeout(timeoutSeconds);
-        }
-        bindKeyPart(ps, 1, scope);
-        bindKeyPart(ps, 2, key);
-        ps.setString(3, owner);
-        ps.setString(4, fingerprint);
-        ps.setLong(5, leaseMicros);
+      try (PreparedStatement ps = prepareReturningKey(c, claimSql, timeoutSeconds)) {
+        bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
         ps.setString(6, owner);
         ps.setString(7, fingerprint);
         ps.setLong(8, leaseMicros);
@@ -334,9 +337,7 @@ public abstract class DialectSql {
 
     H2(String table) {
       super(table);
-      this.insertSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
-          + " created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS', ?, ?, NULL, " + nowPlusMicros() + ", " + now()
-          + ", " + now() + ")";
+      this.insertSql = insertClaim("'IN_PROGRESS'");
       this.replaceExpiredSql = "SELECT status FROM OLD TABLE (UPDATE " + table + " SET status = 'IN_PROGRESS',"
           + " owner = ?, fingerprint = ?, outcome = NULL, expires_at = " + nowPlusMicros() + ", created_at = "
           + now() + ", updated_at = " + now() + " WHERE scope = ? AND idem_key = ? AND expires_at <= " + now() + ")";
@@ -361,11 +362,7 @@ public abstract class DialectSql {
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
       try (PreparedStatement ps = prepare(c, insertSql, timeoutSeconds)) {
-        ps.setString(1, scope);
-        ps.setString(2, key);
-        ps.setString(3, owner);
-        ps.setString(4, fingerprint);
-        ps.setLong(5, leaseMicros);
+        bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
         ps.executeUpdate();
         return Claimed.ACQUIRED;
       } catch (SQLException e) {
