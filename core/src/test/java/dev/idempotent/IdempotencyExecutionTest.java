@@ -48,6 +48,26 @@ class IdempotencyExecutionTest {
     return new Receipt(id, runs.get());
   }
 
+  /** A call on key {@code k} that holds its claim, inside the method, until {@link #release()}. */
+  private final class HeldCall {
+    private final CountDownLatch inside = new CountDownLatch(1);
+    private final CountDownLatch finish = new CountDownLatch(1);
+    final Future<Receipt> result;
+
+    HeldCall(IdempotencyPolicy policy, java.util.concurrent.Callable<Receipt> body) throws InterruptedException {
+      result = pool.submit(() -> idem.execute(policy, "k", () -> {
+        inside.countDown();
+        finish.await(5, TimeUnit.SECONDS);
+        return body.call();
+      }));
+      assertThat(inside.await(5, TimeUnit.SECONDS)).as("the holder is inside the method").isTrue();
+    }
+
+    void release() {
+      finish.countDown();
+    }
+  }
+
   private List<IdempotencyEvent.Type> eventTypes() {
     List<IdempotencyEvent.Type> out = new ArrayList<>();
     events.forEach(e -> out.add(e.type()));
@@ -97,22 +117,15 @@ class IdempotencyExecutionTest {
 
   @Test
   void inProgressDuplicateIsRejectedAtOnceWithTheLeaseRemaining() throws Exception {
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch finish = new CountDownLatch(1);
-    Future<Receipt> holder = pool.submit(() -> idem.execute(POLICY, "k", () -> {
-      inside.countDown();
-      finish.await(5, TimeUnit.SECONDS);
-      return submit("a");
-    }));
-    assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
+    HeldCall holder = new HeldCall(POLICY, () -> submit("a"));
 
     assertThatThrownBy(() -> idem.execute(POLICY, "k", () -> submit("b")))
         .isInstanceOfSatisfying(IdempotencyInProgressException.class, e -> {
           assertThat(e.httpStatus()).isEqualTo(409);
           assertThat(e.leaseRemaining()).isPositive().isLessThanOrEqualTo(IdempotencyConfig.DEFAULT_LEASE);
         });
-    finish.countDown();
-    assertThat(holder.get(5, TimeUnit.SECONDS).id()).isEqualTo("a");
+    holder.release();
+    assertThat(holder.result.get(5, TimeUnit.SECONDS).id()).isEqualTo("a");
     assertThat(runs).hasValue(1);
   }
 
@@ -120,20 +133,13 @@ class IdempotencyExecutionTest {
   void waitingDuplicateGetsTheHoldersResult() throws Exception {
     IdempotencyPolicy wait = IdempotencyPolicy.builder("test.wait").resultType(Receipt.class).onInProgress(OnInProgress.WAIT)
         .waitTimeout(Duration.ofSeconds(5)).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch finish = new CountDownLatch(1);
-    Future<Receipt> holder = pool.submit(() -> idem.execute(wait, "k", () -> {
-      inside.countDown();
-      finish.await(5, TimeUnit.SECONDS);
-      return submit("a");
-    }));
-    assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
+    HeldCall holder = new HeldCall(wait, () -> submit("a"));
     Future<Receipt> waiter = pool.submit(() -> idem.execute(wait, "k", () -> submit("b")));
     Thread.sleep(50);
     assertThat(waiter.isDone()).isFalse();
-    finish.countDown();
+    holder.release();
 
-    assertThat(waiter.get(5, TimeUnit.SECONDS)).isEqualTo(holder.get(5, TimeUnit.SECONDS));
+    assertThat(waiter.get(5, TimeUnit.SECONDS)).isEqualTo(holder.result.get(5, TimeUnit.SECONDS));
     assertThat(runs).hasValue(1);
   }
 
@@ -141,39 +147,27 @@ class IdempotencyExecutionTest {
   void waitingDuplicateRunsItselfWhenTheHolderFailsAndReleases() throws Exception {
     IdempotencyPolicy wait = IdempotencyPolicy.builder("test.wait").resultType(Receipt.class).onInProgress(OnInProgress.WAIT)
         .waitTimeout(Duration.ofSeconds(5)).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch finish = new CountDownLatch(1);
-    Future<Receipt> holder = pool.submit(() -> idem.execute(wait, "k", () -> {
-      inside.countDown();
-      finish.await(5, TimeUnit.SECONDS);
+    HeldCall holder = new HeldCall(wait, () -> {
       throw new IOException("gateway down");
-    }));
-    assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
+    });
     Future<Receipt> waiter = pool.submit(() -> idem.execute(wait, "k", () -> submit("b")));
     Thread.sleep(30);
-    finish.countDown();
+    holder.release();
 
     assertThat(waiter.get(5, TimeUnit.SECONDS).id()).isEqualTo("b");
-    assertThatThrownBy(() -> holder.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class);
+    assertThatThrownBy(() -> holder.result.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class);
   }
 
   @Test
   void waitTimesOutWithInProgress() throws Exception {
     IdempotencyPolicy wait = IdempotencyPolicy.builder("test.wait").resultType(Receipt.class).onInProgress(OnInProgress.WAIT)
         .waitTimeout(Duration.ofMillis(150)).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch finish = new CountDownLatch(1);
-    pool.submit(() -> idem.execute(wait, "k", () -> {
-      inside.countDown();
-      finish.await(5, TimeUnit.SECONDS);
-      return submit("a");
-    }));
-    assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
+    HeldCall holder = new HeldCall(wait, () -> submit("a"));
     long t0 = System.nanoTime();
     assertThatThrownBy(() -> idem.execute(wait, "k", () -> submit("b")))
         .isInstanceOf(IdempotencyInProgressException.class).hasMessageContaining("waited 150 ms");
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(Duration.ofMillis(150));
-    finish.countDown();
+    holder.release();
   }
 
   @Test

@@ -121,7 +121,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(ownerToken, "ownerToken");
     Objects.requireNonNull(outcome, "outcome");
     long ttlNanos = positiveNanos(ttl, "ttl");
-    Completion completion = new Completion(ownerToken, outcome.clone(), ttlNanos);
+    OwnedUpdate completion = new OwnedUpdate(ownerToken, outcome.clone(), ttlNanos);
     Entry result = cache.asMap().computeIfPresent(key, completion);
     if (result != null && result == completion.created) {
       signalChange(key);
@@ -148,7 +148,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
     long leaseNanos = positiveNanos(lease, "lease");
-    Renewal renewal = new Renewal(ownerToken, leaseNanos);
+    OwnedUpdate renewal = new OwnedUpdate(ownerToken, null, leaseNanos);
     Entry result = cache.asMap().computeIfPresent(key, renewal);
     return result != null && result == renewal.created;
   }
@@ -361,16 +361,20 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  private final class Completion implements BiFunction<RecordKey, Entry, Entry> {
+  /**
+   * Replaces a claim that {@code owner} still holds: by its outcome ({@link #complete}, {@code outcome} set) or by
+   * the same claim with a new deadline ({@link #renew}, {@code outcome == null}). Anything else is left as it is.
+   */
+  private final class OwnedUpdate implements BiFunction<RecordKey, Entry, Entry> {
     private final String owner;
     private final byte[] outcome;
-    private final long ttlNanos;
+    private final long expiresAfterNanos;
     Entry created;
 
-    Completion(String owner, byte[] outcome, long ttlNanos) {
+    OwnedUpdate(String owner, byte[] outcome, long expiresAfterNanos) {
       this.owner = owner;
       this.outcome = outcome;
-      this.ttlNanos = ttlNanos;
+      this.expiresAfterNanos = expiresAfterNanos;
     }
 
     @Override
@@ -380,29 +384,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
         created = null;
         return old;
       }
-      created = new Entry(old.owner, old.fingerprint, outcome, now + ttlNanos);
-      return created;
-    }
-  }
-
-  private final class Renewal implements BiFunction<RecordKey, Entry, Entry> {
-    private final String owner;
-    private final long leaseNanos;
-    Entry created;
-
-    Renewal(String owner, long leaseNanos) {
-      this.owner = owner;
-      this.leaseNanos = leaseNanos;
-    }
-
-    @Override
-    public Entry apply(RecordKey key, Entry old) {
-      long now = timeSource.nanoTime();
-      if (!old.isHeldBy(owner, now)) {
-        created = null;
-        return old;
-      }
-      created = new Entry(old.owner, old.fingerprint, null, now + leaseNanos);
+      created = new Entry(old.owner, old.fingerprint, outcome, now + expiresAfterNanos);
       return created;
     }
   }
