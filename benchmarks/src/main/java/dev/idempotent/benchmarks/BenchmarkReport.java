@@ -22,7 +22,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -40,8 +42,9 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose]
  *   --quick      1 fork, 2 x 1 s warm-up and 3 x 1 s measurement per in-memory benchmark, 3 x 2 s and
- *                3 x 2 s per Redis or JDBC one (about five minutes in all); otherwise 2 forks, 5 x 2 s
- *                warm-up, 5 x 3 s measurement (about 30 minutes)
+ *                3 x 2 s per Redis or JDBC one (about five minutes in all); otherwise 2 forks with 5 x 2 s
+ *                warm-up in memory, 4 forks per side with 3 x 2 s warm-up on a server, 5 x 3 s measurement
+ *                (about 50 minutes)
  *   --only REGEX runs the comparisons whose title matches, e.g. --only memory, --only 'Redis|PostgreSQL'
  *   --gc         adds JMH's GC profiler and a bytes-allocated-per-call column
  *   --verbose    shows JMH's own output
@@ -83,7 +86,7 @@ public final class BenchmarkReport {
       Service service, String database, int... threads) {}
 
   /** One measured row. */
-  record Row(Comparison comparison, int threads, RunResult ours, RunResult baseline, String error) {}
+  record Row(Comparison comparison, int threads, RunResult ours, RunResult baseline, String forks, String error) {}
 
   static final List<Comparison> COMPARISONS = List.of(
       new Comparison("1", "fresh key, memory store", MemoryStoreBenchmarks.class, "freshKeyWoven",
@@ -164,6 +167,11 @@ public final class BenchmarkReport {
         Row row = measure(c, threads);
         rows.add(row);
         System.out.println("  " + summary(row));
+        if (row.forks() != null) {
+          System.out.println("  forks in the order run: " + row.forks());
+          notes.add(String.format(Locale.ROOT, "%s, %d thread(s), forks in the order run (ops/s): %s", name, threads,
+              row.forks()));
+        }
       }
     }
     String report = render(rows, notes, started);
@@ -176,14 +184,61 @@ public final class BenchmarkReport {
   }
 
   private Row measure(Comparison c, int threads) {
+    try {
+      if (c.service() == Service.NONE) {
+        Collection<RunResult> results = new Runner(options(c, threads, c.ours() + "|" + c.baseline(), quick ? 1 : 2)
+            .build()).run();
+        return new Row(c, threads, find(results, c.ours()), find(results, c.baseline()), null, null);
+      }
+      return measureInterleaved(c, threads);
+    } catch (RunnerException | IllegalStateException e) {
+      Throwable root = e;
+      while (root.getCause() != null && root.getCause() != root) {
+        root = root.getCause();
+      }
+      return new Row(c, threads, null, null, null, "failed: " + root);
+    }
+  }
+
+  /**
+   * A server's speed drifts over minutes (disk flushes, background cleanup, other tenants of the machine), and
+   * JMH runs all forks of one benchmark before the next. For a server, forks of ours and of the baseline
+   * therefore alternate, one JVM each, in the order baseline, ours, ours, baseline, baseline, ours, ...: a drift
+   * hits both sides alike. The forks of each side are then pooled into one result, as JMH would have.
+   */
+  private Row measureInterleaved(Comparison c, int threads) throws RunnerException {
+    int forksPerSide = quick ? 1 : 4;
+    StringBuilder order = new StringBuilder();
+    List<BenchmarkResult> ours = new ArrayList<>();
+    List<BenchmarkResult> baseline = new ArrayList<>();
+    BenchmarkParams oursParams = null;
+    BenchmarkParams baselineParams = null;
+    for (int fork = 0; fork < 2 * forksPerSide; fork++) {
+      boolean oursNext = fork % 4 == 1 || fork % 4 == 2;
+      String method = oursNext ? c.ours() : c.baseline();
+      RunResult result = find(new Runner(options(c, threads, method, 1).build()).run(), method);
+      order.append(order.length() == 0 ? "" : ", ").append(oursNext ? "ours " : "baseline ")
+          .append(ops(result));
+      if (oursNext) {
+        oursParams = result.getParams();
+        ours.addAll(result.getBenchmarkResults());
+      } else {
+        baselineParams = result.getParams();
+        baseline.addAll(result.getBenchmarkResults());
+      }
+    }
+    return new Row(c, threads, new RunResult(oursParams, ours), new RunResult(baselineParams, baseline),
+        order.toString(), null);
+  }
+
+  private ChainedOptionsBuilder options(Comparison c, int threads, String methods, int forks) {
     // Round trips to a server warm up more slowly (driver, server caches, JIT of the network stack).
     boolean remote = c.service() != Service.NONE;
-    String include = "^" + Pattern.quote(c.benchmarks().getName()) + "\\.(" + c.ours() + "|" + c.baseline() + ")$";
     ChainedOptionsBuilder options = new OptionsBuilder()
-        .include(include)
+        .include("^" + Pattern.quote(c.benchmarks().getName()) + "\\.(" + methods + ")$")
         .threads(threads)
-        .forks(quick ? 1 : 2)
-        .warmupIterations(quick ? (remote ? 3 : 2) : 5)
+        .forks(forks)
+        .warmupIterations(remote || quick ? 3 : 5)
         .warmupTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 2))
         .measurementIterations(quick ? 3 : 5)
         .measurementTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 3))
@@ -196,28 +251,17 @@ public final class BenchmarkReport {
     if (gc) {
       options.addProfiler(GCProfiler.class);
     }
-    try {
-      Collection<RunResult> results = new Runner(options.build()).run();
-      RunResult ours = null;
-      RunResult baseline = null;
-      for (RunResult r : results) {
-        String method = r.getParams().getBenchmark();
-        method = method.substring(method.lastIndexOf('.') + 1);
-        if (method.equals(c.ours())) {
-          ours = r;
-        } else if (method.equals(c.baseline())) {
-          baseline = r;
-        }
+    return options;
+  }
+
+  private static RunResult find(Collection<RunResult> results, String method) {
+    for (RunResult r : results) {
+      String name = r.getParams().getBenchmark();
+      if (name.substring(name.lastIndexOf('.') + 1).equals(method)) {
+        return r;
       }
-      String error = ours == null || baseline == null ? "JMH returned no result" : null;
-      return new Row(c, threads, ours, baseline, error);
-    } catch (RunnerException e) {
-      Throwable root = e;
-      while (root.getCause() != null && root.getCause() != root) {
-        root = root.getCause();
-      }
-      return new Row(c, threads, null, null, "failed: " + root);
     }
+    throw new IllegalStateException("JMH returned no result for " + method);
   }
 
   // ---- service probes --------------------------------------------------------------------------------------
@@ -283,13 +327,14 @@ public final class BenchmarkReport {
     sb.append("# Benchmark report\n\n");
     sb.append(String.format(Locale.ROOT, "%s mode, %s, Java %s (%s), %d cores, %s; started %s, took %d s.%n%n",
         quick ? "Quick" : "Full", quick ? "1 fork, 2 x 1 s warm-up and 3 x 1 s measurement in memory, 3 x 2 s and 3 x 2 s on a server"
-            : "2 forks, 5 x 2 s warm-up, 5 x 3 s measurement",
+            : "2 forks with 5 x 2 s warm-up in memory, 4 per side with 3 x 2 s warm-up on a server, 5 x 3 s measurement",
         System.getProperty("java.version"), System.getProperty("java.vm.name"),
         Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
         started.truncatedTo(ChronoUnit.SECONDS), Instant.now().getEpochSecond() - started.getEpochSecond()));
     sb.append("Throughput in operations per second (± the 99.9% error where JMH gives one). Cost ratio = baseline"
         + " throughput / ours; throughput ratio = ours / baseline. Measured, never asserted: on a busy machine"
-        + " the numbers move between runs.\n\n");
+        + " the numbers move between runs. On a server, forks of ours and of the baseline alternate (baseline, ours,"
+        + " ours, baseline, ...), so that a drift of the server's speed hits both sides alike.\n\n");
     sb.append("| # | Benchmark | Threads | Ours (ops/s) | Baseline (ops/s) | Ratio | Target | Result |");
     sb.append(gc ? " Ours B/op | Baseline B/op |\n" : "\n");
     sb.append("|---|-----------|--------:|-------------:|-----------------:|------:|--------|--------|");
