@@ -42,9 +42,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose]
  *   --quick      1 fork, 2 x 1 s warm-up and 3 x 1 s measurement per in-memory benchmark, 3 x 2 s and
- *                3 x 2 s per Redis or JDBC one (about five minutes in all); otherwise 2 forks with 5 x 2 s
- *                warm-up in memory, 4 forks per side with 3 x 2 s warm-up on a server, 5 x 3 s measurement
- *                (about 50 minutes)
+ *                3 x 2 s per Redis or JDBC one (about five minutes in all); otherwise 5 x 2 s warm-up and
+ *                5 x 3 s measurement, 2 forks in memory and 4 forks per side on a server (about 50 minutes)
  *   --only REGEX runs the comparisons whose title matches, e.g. --only memory, --only 'Redis|PostgreSQL'
  *   --gc         adds JMH's GC profiler and a bytes-allocated-per-call column
  *   --verbose    shows JMH's own output
@@ -238,7 +237,7 @@ public final class BenchmarkReport {
         .include("^" + Pattern.quote(c.benchmarks().getName()) + "\\.(" + methods + ")$")
         .threads(threads)
         .forks(forks)
-        .warmupIterations(remote || quick ? 3 : 5)
+        .warmupIterations(quick ? (remote ? 3 : 2) : 5)
         .warmupTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 2))
         .measurementIterations(quick ? 3 : 5)
         .measurementTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 3))
@@ -327,7 +326,7 @@ public final class BenchmarkReport {
     sb.append("# Benchmark report\n\n");
     sb.append(String.format(Locale.ROOT, "%s mode, %s, Java %s (%s), %d cores, %s; started %s, took %d s.%n%n",
         quick ? "Quick" : "Full", quick ? "1 fork, 2 x 1 s warm-up and 3 x 1 s measurement in memory, 3 x 2 s and 3 x 2 s on a server"
-            : "2 forks with 5 x 2 s warm-up in memory, 4 per side with 3 x 2 s warm-up on a server, 5 x 3 s measurement",
+            : "5 x 2 s warm-up, 5 x 3 s measurement, 2 forks in memory and 4 forks per side on a server",
         System.getProperty("java.version"), System.getProperty("java.vm.name"),
         Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
         started.truncatedTo(ChronoUnit.SECONDS), Instant.now().getEpochSecond() - started.getEpochSecond()));
