@@ -71,6 +71,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private final String table;
   private final JdbcDialect dialect;
   private final DialectSql sql;
+  private final String readSql;
+  private final String completeSql;
+  private final String releaseSql;
+  private final String renewSql;
   private final int timeoutSeconds;
   private final int timeoutMillis;
   /** Whether this store bounds its calls by the connection's network timeout (see {@link #run}). */
@@ -85,6 +89,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     this.table = b.table;
     this.dialect = dialect;
     this.sql = DialectSql.of(dialect, b.table);
+    this.readSql = sql.readSql();
+    this.completeSql = sql.completeSql();
+    this.releaseSql = sql.releaseSql();
+    this.renewSql = sql.renewSql();
     this.timeoutSeconds = (int) Math.max(1, (b.queryTimeout.toMillis() + 999) / 1000);
     this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, b.queryTimeout.toMillis()));
     this.networkTimeouts = dialect != JdbcDialect.H2;
@@ -128,11 +136,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return run("claim", key, (c, t) -> {
       for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
         Claimed claimed = sql.claim(c, key.scope(), key.key(), ownerToken, fingerprint, leaseMicros, t);
-        if (claimed == Claimed.EXISTS) {
+        if (claimed == Claimed.EXISTS || claimed == Claimed.UNKNOWN) {
           Optional<IdempotencyRecord> live = read(c, key, t);
           if (live.isPresent()) {
-            return ClaimResult.existing(live.get());
+            return claimed == Claimed.UNKNOWN && isOwnClaim(live.get(), ownerToken)
+                ? ClaimResult.acquired() : ClaimResult.existing(live.get());
           }
+          // Nothing live: the key is free or its record expired (a claim that did not say what it did found
+          // one of those too, since a claim it inserted would be live).
           claimed = sql.claimExpired(c, key.scope(), key.key(), ownerToken, fingerprint, leaseMicros, t);
         }
         if (claimed == Claimed.ACQUIRED) {
@@ -143,8 +154,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
           return ClaimResult.tookOver();
         }
         Optional<IdempotencyRecord> existing = read(c, key, t);
-        if (claimed == Claimed.UNKNOWN && existing.isPresent() && !existing.get().isCompleted()
-            && existing.get().ownerToken().equals(ownerToken)) {
+        if (claimed == Claimed.UNKNOWN && existing.isPresent() && isOwnClaim(existing.get(), ownerToken)) {
           return ClaimResult.acquired();
         }
         if (existing.isPresent()) {
@@ -156,6 +166,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     });
   }
 
+  private static boolean isOwnClaim(IdempotencyRecord record, String ownerToken) {
+    return !record.isCompleted() && record.ownerToken().equals(ownerToken);
+  }
+
   @Override
   public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
     Objects.requireNonNull(key, "key");
@@ -163,7 +177,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(outcome, "outcome");
     long ttlMicros = micros(ttl, "ttl");
     SqlWork<Boolean> work = (c, t) -> {
-      try (PreparedStatement ps = prepare(c, sql.completeSql(), t)) {
+      try (PreparedStatement ps = prepare(c, completeSql, t)) {
         ps.setBytes(1, outcome);
         ps.setLong(2, ttlMicros);
         sql.bindKeyPart(ps, 3, key.scope());
@@ -216,7 +230,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
     return run("release", key, (c, t) -> {
-      try (PreparedStatement ps = prepare(c, sql.releaseSql(), t)) {
+      try (PreparedStatement ps = prepare(c, releaseSql, t)) {
         sql.bindKeyPart(ps, 1, key.scope());
         sql.bindKeyPart(ps, 2, key.key());
         ps.setString(3, ownerToken);
@@ -231,7 +245,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(ownerToken, "ownerToken");
     long leaseMicros = micros(lease, "lease");
     return run("renew", key, (c, t) -> {
-      try (PreparedStatement ps = prepare(c, sql.renewSql(), t)) {
+      try (PreparedStatement ps = prepare(c, renewSql, t)) {
         ps.setLong(1, leaseMicros);
         sql.bindKeyPart(ps, 2, key.scope());
         sql.bindKeyPart(ps, 3, key.key());
@@ -248,7 +262,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   private Optional<IdempotencyRecord> read(Connection c, RecordKey key, int statementTimeout) throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql.readSql(), statementTimeout)) {
+    try (PreparedStatement ps = prepare(c, readSql, statementTimeout)) {
       sql.bindKeyPart(ps, 1, key.scope());
       sql.bindKeyPart(ps, 2, key.key());
       try (ResultSet rs = ps.executeQuery()) {

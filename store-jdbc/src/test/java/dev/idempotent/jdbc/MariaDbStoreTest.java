@@ -7,6 +7,10 @@ import dev.idempotent.jdbc.internal.DialectSql;
 import dev.idempotent.spi.RecordKey;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotent.spi.ClaimResult;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -58,17 +62,84 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     assertThat(store.read(done).orElseThrow().ownerToken()).isEqualTo("o2");
   }
 
-  /** A fresh key is one plain insert; a taken key answers EXISTS without writing. */
-  @Test
-  void theInsertFirstClaimAnswersExistsForATakenKey() throws Exception {
+  /**
+   * A fresh key is one insert that reports no code; a taken key answers EXISTS without writing, whatever the
+   * affected-rows setting. The first claim's check of the codes leaves no row behind.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
+  void theInsertFirstClaimAnswersExistsForATakenKey(String property) throws Exception {
     store();
     String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    if (!property.isEmpty()) {
+      url += (url.contains("?") ? "&" : "?") + property;
+    }
     DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
     try (Connection c = DriverManager.getConnection(url)) {
       assertThat(sql.claim(c, scope, "first", "o1", null, 60_000_000L, 5)).isEqualTo(Claimed.ACQUIRED);
       assertThat(sql.claim(c, scope, "first", "o2", null, 60_000_000L, 5)).isEqualTo(Claimed.EXISTS);
+      assertThat(c.getAutoCommit()).as("autocommit restored after the code check").isTrue();
+      try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
+          + " WHERE scope = ?")) {
+        ps.setBytes(1, "dev.idempotent.code-check".getBytes(StandardCharsets.UTF_8));
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          assertThat(rs.getInt(1)).as("rows left by the code check").isZero();
+        }
+      }
     }
     assertThat(store().read(RecordKey.of(scope, "first")).orElseThrow().ownerToken()).isEqualTo("o1");
+  }
+
+  /**
+   * Where something between the driver and the server drops the codes (here: every generated-key result comes
+   * back empty), an insert that reports nothing is not taken for a win: the store reads the row back, so a
+   * taken key is still refused and an expired one still taken over.
+   */
+  @Test
+  void aConnectionThatDropsTheCodesStillClaimsExactlyOnce() throws Exception {
+    store();
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(withoutGeneratedKeys(dataSource()))
+        .dialect(JdbcDialect.MYSQL).build());
+    RecordKey key = RecordKey.of(scope, "k");
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    ClaimResult repeat = store.claim(key, "o2", null, LONG);
+    assertThat(repeat.isAcquired()).isFalse();
+    assertThat(repeat.existing().ownerToken()).isEqualTo("o1");
+    RecordKey shortLived = RecordKey.of(scope, "short");
+    assertThat(store.claim(shortLived, "o1", null, Duration.ofMillis(300)).isAcquired()).isTrue();
+    Thread.sleep(400);
+    assertThat(store.claim(shortLived, "o2", null, LONG).isAcquired()).isTrue();
+    assertThat(store.read(shortLived).orElseThrow().ownerToken()).isEqualTo("o2");
+  }
+
+  /** {@code dataSource} whose statements return an empty generated-key result set. */
+  private static DataSource withoutGeneratedKeys(DataSource dataSource) {
+    return (DataSource) Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(),
+        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+          Object result = invoke(dataSource, method, args);
+          return result instanceof Connection c ? wrap(Connection.class, c) : result;
+        });
+  }
+
+  private static Object wrap(Class<?> type, Object target) {
+    return Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(), new Class<?>[] {type},
+        (proxy, method, args) -> {
+          if (method.getName().equals("getGeneratedKeys")) {
+            return Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(), new Class<?>[] {ResultSet.class},
+                (p, m, a) -> m.getName().equals("next") || m.getName().equals("isClosed") ? false : null);
+          }
+          Object result = invoke(target, method, args);
+          return result instanceof PreparedStatement ps ? wrap(PreparedStatement.class, ps) : result;
+        });
+  }
+
+  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
   }
 
   /** InnoDB would wait 50 s for the row lock; the store's timeout ends the call after about one second. */

@@ -1,12 +1,16 @@
 package dev.idempotent.jdbc.internal;
 
 import dev.idempotent.jdbc.JdbcDialect;
+import dev.idempotent.jdbc.JdbcIdempotencyStore;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The SQL of one dialect for one table. All lease and expiry arithmetic happens in SQL on the database clock;
@@ -213,14 +217,21 @@ public abstract class DialectSql {
   }
 
   /**
-   * MySQL 8+ and MariaDB 10.6+: a plain insert for a fresh key; for a key whose record has expired, one
-   * {@code INSERT ... ON DUPLICATE KEY UPDATE} whose assignments keep the
-   * existing row unless it has expired. Affected-row counts differ with the driver's found-rows setting (an
-   * unchanged duplicate reports 0 or 1, the same as an insert), so the statement reports what it did through
-   * {@code LAST_INSERT_ID(expr)}, which the server returns in the OK packet and JDBC as the generated key:
-   * 4 inserted, 1 unchanged, 2 took over an in-progress claim, 3 replaced an expired completed record.
-   * The assignments that test {@code expires_at} and {@code status} come before the ones that change them,
-   * because MySQL evaluates them left to right on the row as updated so far.
+   * MySQL 8+ and MariaDB 10.6+: an insert for a fresh key; for a key whose record has expired, one
+   * {@code INSERT ... ON DUPLICATE KEY UPDATE} whose assignments keep the existing row unless it has expired.
+   * Affected-row counts differ with the driver's found-rows setting (an unchanged duplicate reports 0 or 1, the
+   * same as an insert), so the statements say what they did through {@code LAST_INSERT_ID(expr)}, which the
+   * server returns in the OK packet and JDBC as the generated key. The fresh-key insert calls it only on a
+   * duplicate, with {@link #EXISTS_CODE}: an insert reports no key at all, which keeps the common statement as
+   * short as the database allows. The takeover statement reports 4 inserted, 1 unchanged, 2 took over an
+   * in-progress claim, 3 replaced an expired completed record. Its assignments that test {@code expires_at}
+   * and {@code status} come before the ones that change them, because MySQL evaluates them left to right on
+   * the row as updated so far.
+   *
+   * <p>That an insert reports no key can only be trusted once the server and everything between it and the
+   * driver are seen to report the duplicate's code; the first claim on each store checks that in a
+   * transaction it rolls back (see {@link #checkCodes}). Until the check has passed, or where it fails, a
+   * claim without a key is {@link Claimed#UNKNOWN} and the store reads the row back to see whose it is.
    *
    * <p>Scope and key are {@code VARBINARY} columns bound as UTF-8 bytes, so comparisons are exact.
    */
@@ -229,15 +240,23 @@ public abstract class DialectSql {
     private static final long UNCHANGED = 1;
     private static final long TOOK_OVER = 2;
     private static final long REPLACED_COMPLETED = 3;
+    /**
+     * The code of a fresh-key insert that found the key taken. Far above any {@code AUTO_INCREMENT} value a
+     * table added column could reach, so an insert id can never be mistaken for it.
+     */
+    static final long EXISTS_CODE = 0x7E5A_1D3C_0000_0001L;
+    private static final String CHECK_SCOPE = "dev.idempotent.code-check";
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 
     private final String insertSql;
     private final String claimSql;
+    /** Null until the first claim has checked whether duplicates report {@link #EXISTS_CODE}. */
+    private volatile Boolean codesReported;
 
     MySql(String table) {
       super(table);
-      this.insertSql = insertClaim("IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS', 'IN_PROGRESS')")
-          + " ON DUPLICATE KEY UPDATE updated_at = IF(LAST_INSERT_ID(" + UNCHANGED + ") = " + UNCHANGED
-          + ", updated_at, updated_at)";
+      this.insertSql = insertClaim("'IN_PROGRESS'") + " ON DUPLICATE KEY UPDATE updated_at = IF(LAST_INSERT_ID("
+          + EXISTS_CODE + ") = 0, updated_at, updated_at)";
       String live = "expires_at > UTC_TIMESTAMP(6)";
       this.claimSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
           + " created_at, updated_at) VALUES (?, ?, IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS',"
@@ -285,29 +304,79 @@ public abstract class DialectSql {
 
     /**
      * A short insert first: a fresh key, the common case, costs the shortest statement. On a duplicate key the
-     * {@code ON DUPLICATE KEY UPDATE} clause changes nothing and only sets the reported code to "unchanged", so
-     * the answer is {@link Claimed#EXISTS} without an error (a duplicate-key error would also be logged, key
-     * and all, by the MariaDB driver). The store then reads the record and only when it is no longer live runs
+     * {@code ON DUPLICATE KEY UPDATE} clause changes nothing and only reports {@link #EXISTS_CODE}, so the
+     * answer is {@link Claimed#EXISTS} without an error (a duplicate-key error would also be logged, key and
+     * all, by the MariaDB driver). The store then reads the record and only when it is no longer live runs
      * {@link #claimExpired}.
      */
     @Override
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
+      Boolean trusted = codesReported;
+      if (trusted == null) {
+        trusted = checkCodes(c, leaseMicros, timeoutSeconds);
+      }
+      return decodeInsert(insert(c, scope, key, owner, fingerprint, leaseMicros, timeoutSeconds), trusted);
+    }
+
+    /** Runs the fresh-key insert; returns its affected-row count and reported code (-1 for none). */
+    private long[] insert(Connection c, String scope, String key, String owner, String fingerprint,
+        long leaseMicros, int timeoutSeconds) throws SQLException {
       try (PreparedStatement ps = prepareReturningKey(c, insertSql, timeoutSeconds)) {
         bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
-        ps.executeUpdate();
-        Long code = reportedCode(ps);
-        if (code != null && code == INSERTED) {
-          return Claimed.ACQUIRED;
+        int count = ps.executeUpdate();
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+          return new long[] {count, keys != null && keys.next() ? keys.getLong(1) : -1};
         }
-        return code != null && code == UNCHANGED ? Claimed.EXISTS : Claimed.UNKNOWN;
       }
     }
 
-    private static Long reportedCode(PreparedStatement ps) throws SQLException {
-      try (ResultSet keys = ps.getGeneratedKeys()) {
-        return keys != null && keys.next() ? keys.getLong(1) : null;
+    private static Claimed decodeInsert(long[] result, boolean noKeyMeansInserted) {
+      long count = result[0];
+      long code = result[1];
+      if (code == EXISTS_CODE) {
+        return Claimed.EXISTS;
       }
+      if (count == 1 && code <= 0 && noKeyMeansInserted) {
+        return Claimed.ACQUIRED;
+      }
+      return Claimed.UNKNOWN;
+    }
+
+    /**
+     * Inserts a claim for a random key twice in one transaction and rolls it back: the second insert must report
+     * {@link #EXISTS_CODE}. Remembers the answer for the life of the store.
+     */
+    private boolean checkCodes(Connection c, long leaseMicros, int timeoutSeconds)
+        throws SQLException {
+      boolean autoCommit = c.getAutoCommit();
+      String key = UUID.randomUUID().toString();
+      boolean reported;
+      if (autoCommit) {
+        c.setAutoCommit(false);
+      }
+      try {
+        insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds);
+        reported = insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds)[1] == EXISTS_CODE;
+        c.rollback();
+      } catch (SQLException e) {
+        try {
+          c.rollback();
+        } catch (SQLException r) {
+          e.addSuppressed(r);
+        }
+        throw e;
+      } finally {
+        if (autoCommit) {
+          c.setAutoCommit(true);
+        }
+      }
+      if (!reported) {
+        LOG.warn("the database connection does not report LAST_INSERT_ID codes on {}, so every claim reads its row"
+            + " back (one more statement); a proxy between the driver and the server may be dropping them", table);
+      }
+      codesReported = reported;
+      return reported;
     }
 
     /** One {@code INSERT ... ON DUPLICATE KEY UPDATE} that takes over only an expired record. */
