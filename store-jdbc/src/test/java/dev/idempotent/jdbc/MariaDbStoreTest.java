@@ -79,16 +79,43 @@ class MariaDbStoreTest extends JdbcStoreChecks {
       assertThat(sql.claim(c, scope, "first", "o1", null, 60_000_000L, 5)).isEqualTo(Claimed.ACQUIRED);
       assertThat(sql.claim(c, scope, "first", "o2", null, 60_000_000L, 5)).isEqualTo(Claimed.EXISTS);
       assertThat(c.getAutoCommit()).as("autocommit restored after the code check").isTrue();
-      try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
-          + " WHERE scope = ?")) {
-        ps.setBytes(1, "dev.idempotent.code-check".getBytes(StandardCharsets.UTF_8));
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          assertThat(rs.getInt(1)).as("rows left by the code check").isZero();
-        }
-      }
+      assertThat(codeCheckRows(c)).as("rows left by the code check").isZero();
     }
     assertThat(store().read(RecordKey.of(scope, "first")).orElseThrow().ownerToken()).isEqualTo("o1");
+  }
+
+  /** On a connection already in a transaction the code check undoes its own rows and nothing before them. */
+  @Test
+  void theCodeCheckInATransactionUndoesOnlyItsOwnWork() throws Exception {
+    JdbcIdempotencyStore store = store();
+    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
+    try (Connection c = DriverManager.getConnection(url)) {
+      c.setAutoCommit(false);
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + JdbcIdempotencyStore.DEFAULT_TABLE
+          + " (scope, idem_key, status, owner, expires_at, created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS',"
+          + " 'o0', UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))")) {
+        ps.setBytes(1, scope.getBytes(StandardCharsets.UTF_8));
+        ps.setBytes(2, "before".getBytes(StandardCharsets.UTF_8));
+        ps.executeUpdate();
+      }
+      assertThat(sql.claim(c, scope, "after", "o1", null, 60_000_000L, 5)).isEqualTo(Claimed.ACQUIRED);
+      c.commit();
+      assertThat(codeCheckRows(c)).isZero();
+    }
+    assertThat(store.read(RecordKey.of(scope, "before"))).isPresent();
+    assertThat(store.read(RecordKey.of(scope, "after")).orElseThrow().ownerToken()).isEqualTo("o1");
+  }
+
+  private static int codeCheckRows(Connection c) throws Exception {
+    try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
+        + " WHERE scope = ?")) {
+      ps.setBytes(1, "dev.idempotent.code-check".getBytes(StandardCharsets.UTF_8));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
   }
 
   /**

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -331,6 +332,15 @@ public abstract class DialectSql {
       }
     }
 
+    private static void undo(Connection c, Savepoint savepoint) throws SQLException {
+      if (savepoint == null) {
+        c.rollback();
+      } else {
+        c.rollback(savepoint);
+        c.releaseSavepoint(savepoint);
+      }
+    }
+
     private static Claimed decodeInsert(long[] result, boolean noKeyMeansInserted) {
       long count = result[0];
       long code = result[1];
@@ -352,16 +362,18 @@ public abstract class DialectSql {
       boolean autoCommit = c.getAutoCommit();
       String key = UUID.randomUUID().toString();
       boolean reported;
+      // On a connection already in a transaction only the check's own work is undone, back to a savepoint.
+      Savepoint before = autoCommit ? null : c.setSavepoint();
       if (autoCommit) {
         c.setAutoCommit(false);
       }
       try {
         insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds);
         reported = insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds)[1] == EXISTS_CODE;
-        c.rollback();
+        undo(c, before);
       } catch (SQLException e) {
         try {
-          c.rollback();
+          undo(c, before);
         } catch (SQLException r) {
           e.addSuppressed(r);
         }
