@@ -33,12 +33,16 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     return JdbcDialect.MYSQL;
   }
 
+  private static String url() {
+    return TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+  }
+
   /** The expired-record claim reports exactly what it did whatever the driver's affected-rows setting. */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
   void claimOutcomeDoesNotDependOnAffectedRowsSetting(String property) throws Exception {
     JdbcIdempotencyStore store = store();
-    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    String url = url();
     if (!property.isEmpty()) {
       url += (url.contains("?") ? "&" : "?") + property;
     }
@@ -70,7 +74,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
   void theInsertFirstClaimAnswersExistsForATakenKey(String property) throws Exception {
     store();
-    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    String url = url();
     if (!property.isEmpty()) {
       url += (url.contains("?") ? "&" : "?") + property;
     }
@@ -88,7 +92,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   @Test
   void theCodeCheckInATransactionUndoesOnlyItsOwnWork() throws Exception {
     JdbcIdempotencyStore store = store();
-    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    String url = url();
     DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
     try (Connection c = DriverManager.getConnection(url)) {
       c.setAutoCommit(false);
@@ -176,7 +180,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
         .queryTimeout(Duration.ofSeconds(1)).build());
     RecordKey key = RecordKey.of(scope, "locked");
     store.claim(key, "o1", null, LONG);
-    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    String url = url();
     try (Connection locker = DriverManager.getConnection(url)) {
       locker.setAutoCommit(false);
       try (PreparedStatement ps = locker.prepareStatement(
@@ -207,7 +211,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     for (int i = 0; i < 50; i++) {
       store.claim(RecordKey.of(scope, "row-" + i), "o1", null, LONG);
     }
-    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    String url = url();
     DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
     byte[] scopeBytes = scope.getBytes(StandardCharsets.UTF_8);
     byte[] keyBytes = "row-7".getBytes(StandardCharsets.UTF_8);

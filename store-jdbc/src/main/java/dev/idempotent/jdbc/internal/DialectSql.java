@@ -242,10 +242,11 @@ public abstract class DialectSql {
     private static final long TOOK_OVER = 2;
     private static final long REPLACED_COMPLETED = 3;
     /**
-     * The code of a fresh-key insert that found the key taken. Far above any {@code AUTO_INCREMENT} value a
-     * table added column could reach, so an insert id can never be mistaken for it.
+     * The code of a fresh-key insert that found the key taken. Far above any value an {@code AUTO_INCREMENT}
+     * column added to the table could reach, so an insert id can never be mistaken for it.
      */
     static final long EXISTS_CODE = 0x7E5A_1D3C_0000_0001L;
+    private static final long NO_CODE = -1;
     private static final String CHECK_SCOPE = "dev.idempotent.code-check";
     private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 
@@ -317,18 +318,33 @@ public abstract class DialectSql {
       if (trusted == null) {
         trusted = checkCodes(c, leaseMicros, timeoutSeconds);
       }
-      return decodeInsert(insert(c, scope, key, owner, fingerprint, leaseMicros, timeoutSeconds), trusted);
+      return insert(c, scope, key, owner, fingerprint, leaseMicros, timeoutSeconds).decode(trusted);
     }
 
-    /** Runs the fresh-key insert; returns its affected-row count and reported code (-1 for none). */
-    private long[] insert(Connection c, String scope, String key, String owner, String fingerprint,
+    /** What a statement reported: its affected-row count and its code, {@link #NO_CODE} for none. */
+    private record Reported(int count, long code) {
+      /** The answer of the fresh-key insert. */
+      Claimed decode(boolean noCodeMeansInserted) {
+        if (code == EXISTS_CODE) {
+          return Claimed.EXISTS;
+        }
+        return count == 1 && code <= 0 && noCodeMeansInserted ? Claimed.ACQUIRED : Claimed.UNKNOWN;
+      }
+    }
+
+    /** Runs {@code ps} and reads the code the server reported with it. */
+    private static Reported execute(PreparedStatement ps) throws SQLException {
+      int count = ps.executeUpdate();
+      try (ResultSet keys = ps.getGeneratedKeys()) {
+        return new Reported(count, keys != null && keys.next() ? keys.getLong(1) : NO_CODE);
+      }
+    }
+
+    private Reported insert(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
       try (PreparedStatement ps = prepareReturningKey(c, insertSql, timeoutSeconds)) {
         bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
-        int count = ps.executeUpdate();
-        try (ResultSet keys = ps.getGeneratedKeys()) {
-          return new long[] {count, keys != null && keys.next() ? keys.getLong(1) : -1};
-        }
+        return execute(ps);
       }
     }
 
@@ -339,18 +355,6 @@ public abstract class DialectSql {
         c.rollback(savepoint);
         c.releaseSavepoint(savepoint);
       }
-    }
-
-    private static Claimed decodeInsert(long[] result, boolean noKeyMeansInserted) {
-      long count = result[0];
-      long code = result[1];
-      if (code == EXISTS_CODE) {
-        return Claimed.EXISTS;
-      }
-      if (count == 1 && code <= 0 && noKeyMeansInserted) {
-        return Claimed.ACQUIRED;
-      }
-      return Claimed.UNKNOWN;
     }
 
     /**
@@ -369,7 +373,8 @@ public abstract class DialectSql {
       }
       try {
         insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds);
-        reported = insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds)[1] == EXISTS_CODE;
+        Reported duplicate = insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds);
+        reported = duplicate.code() == EXISTS_CODE;
         undo(c, before);
       } catch (SQLException e) {
         try {
@@ -400,15 +405,10 @@ public abstract class DialectSql {
         ps.setString(6, owner);
         ps.setString(7, fingerprint);
         ps.setLong(8, leaseMicros);
-        int count = ps.executeUpdate();
-        Long code = null;
-        try (ResultSet keys = ps.getGeneratedKeys()) {
-          if (keys != null && keys.next()) {
-            code = keys.getLong(1);
-          }
-        }
-        if (code == null || code == 0) {
-          return count == 0 ? Claimed.LOST : Claimed.UNKNOWN;
+        Reported reported = execute(ps);
+        long code = reported.code();
+        if (code <= 0) {
+          return reported.count() == 0 ? Claimed.LOST : Claimed.UNKNOWN;
         }
         if (code == INSERTED || code == REPLACED_COMPLETED) {
           return Claimed.ACQUIRED;
