@@ -37,15 +37,18 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     return TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
   }
 
+  /** The test database's URL with one more driver property, or unchanged for an empty one. */
+  private static String url(String property) {
+    String url = url();
+    return property.isEmpty() ? url : url + (url.contains("?") ? "&" : "?") + property;
+  }
+
   /** The expired-record claim reports exactly what it did whatever the driver's affected-rows setting. */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
   void claimOutcomeDoesNotDependOnAffectedRowsSetting(String property) throws Exception {
     JdbcIdempotencyStore store = store();
-    String url = url();
-    if (!property.isEmpty()) {
-      url += (url.contains("?") ? "&" : "?") + property;
-    }
+    String url = url(property);
     DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
     long minute = 60_000_000L;
     try (Connection c = DriverManager.getConnection(url)) {
@@ -74,10 +77,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
   void theInsertFirstClaimAnswersExistsForATakenKey(String property) throws Exception {
     store();
-    String url = url();
-    if (!property.isEmpty()) {
-      url += (url.contains("?") ? "&" : "?") + property;
-    }
+    String url = url(property);
     DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
     try (Connection c = DriverManager.getConnection(url)) {
       assertThat(sql.claim(c, scope, "first", "o1", null, 60_000_000L, 5)).isEqualTo(Claimed.ACQUIRED);
