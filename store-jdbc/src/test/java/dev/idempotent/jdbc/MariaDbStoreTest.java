@@ -17,6 +17,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -130,7 +132,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   @Test
   void aConnectionThatDropsTheCodesStillClaimsExactlyOnce() throws Exception {
     store();
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(withoutGeneratedKeys(dataSource()))
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(proxied(dataSource(), true, new ArrayList<>()))
         .dialect(JdbcDialect.MYSQL).build());
     RecordKey key = RecordKey.of(scope, "k");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
@@ -144,24 +146,63 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     assertThat(store.read(shortLived).orElseThrow().ownerToken()).isEqualTo("o2");
   }
 
-  /** {@code dataSource} whose statements return an empty generated-key result set. */
-  private static DataSource withoutGeneratedKeys(DataSource dataSource) {
+  /**
+   * Where the connections count affected rows, a fresh-key claim is the plain insert: no {@code LAST_INSERT_ID}
+   * code and no generated-key read. A taken key still answers with its holder, with the codes dropped too.
+   * Where they count found rows (the driver's default), the claim keeps the code.
+   */
+  @Test
+  void connectionsThatCountAffectedRowsClaimWithoutCodes() throws Exception {
+    store();
+    List<String> prepared = new ArrayList<>();
+    DataSource affectedRows = proxied(TestDatabases.pool(url("useAffectedRows=true"), 2), true, prepared);
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(affectedRows).dialect(JdbcDialect.MYSQL).build());
+    assertThat(store.claim(RecordKey.of(scope, "first"), "o1", null, LONG).isAcquired()).isTrue();
+    prepared.clear();
+    RecordKey key = RecordKey.of(scope, "k");
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    assertThat(prepared).as("statements of a fresh-key claim").hasSize(1);
+    assertThat(prepared.get(0)).startsWith("INSERT").doesNotContain("LAST_INSERT_ID");
+    ClaimResult repeat = store.claim(key, "o2", null, LONG);
+    assertThat(repeat.isAcquired()).isFalse();
+    assertThat(repeat.existing().ownerToken()).isEqualTo("o1");
+
+    List<String> foundRowsPrepared = new ArrayList<>();
+    JdbcIdempotencyStore foundRows = track(JdbcIdempotencyStore.builder(proxied(dataSource(), false,
+        foundRowsPrepared)).dialect(JdbcDialect.MYSQL).build());
+    assertThat(foundRows.claim(RecordKey.of(scope, "second"), "o1", null, LONG).isAcquired()).isTrue();
+    foundRowsPrepared.clear();
+    assertThat(foundRows.claim(RecordKey.of(scope, "third"), "o1", null, LONG).isAcquired()).isTrue();
+    assertThat(foundRowsPrepared).hasSize(1);
+    assertThat(foundRowsPrepared.get(0)).contains("LAST_INSERT_ID");
+  }
+
+  /**
+   * {@code dataSource} that adds every statement it prepares to {@code prepared} and, when {@code dropKeys},
+   * returns an empty generated-key result set.
+   */
+  private static DataSource proxied(DataSource dataSource, boolean dropKeys, List<String> prepared) {
     return (DataSource) Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(),
         new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
           Object result = invoke(dataSource, method, args);
-          return result instanceof Connection c ? wrap(Connection.class, c) : result;
+          return result instanceof Connection c ? wrap(Connection.class, c, dropKeys, prepared) : result;
         });
   }
 
-  private static Object wrap(Class<?> type, Object target) {
+  private static Object wrap(Class<?> type, Object target, boolean dropKeys, List<String> prepared) {
     return Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(), new Class<?>[] {type},
         (proxy, method, args) -> {
-          if (method.getName().equals("getGeneratedKeys")) {
+          if (dropKeys && method.getName().equals("getGeneratedKeys")) {
             return Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(), new Class<?>[] {ResultSet.class},
                 (p, m, a) -> m.getName().equals("next") || m.getName().equals("isClosed") ? false : null);
           }
+          if (method.getName().equals("prepareStatement")) {
+            synchronized (prepared) {
+              prepared.add((String) args[0]);
+            }
+          }
           Object result = invoke(target, method, args);
-          return result instanceof PreparedStatement ps ? wrap(PreparedStatement.class, ps) : result;
+          return result instanceof PreparedStatement ps ? wrap(PreparedStatement.class, ps, dropKeys, prepared) : result;
         });
   }
 

@@ -220,19 +220,21 @@ public abstract class DialectSql {
   /**
    * MySQL 8+ and MariaDB 10.6+: an insert for a fresh key; for a key whose record has expired, one
    * {@code INSERT ... ON DUPLICATE KEY UPDATE} whose assignments keep the existing row unless it has expired.
-   * Affected-row counts differ with the driver's found-rows setting (an unchanged duplicate reports 0 or 1, the
-   * same as an insert), so the statements say what they did through {@code LAST_INSERT_ID(expr)}, which the
-   * server returns in the OK packet and JDBC as the generated key. The fresh-key insert calls it only on a
-   * duplicate, with {@link #EXISTS_CODE}: an insert reports no key at all, which keeps the common statement as
-   * short as the database allows. The takeover statement reports 4 inserted, 1 unchanged, 2 took over an
-   * in-progress claim, 3 replaced an expired completed record. Its assignments that test {@code expires_at}
-   * and {@code status} come before the ones that change them, because MySQL evaluates them left to right on
-   * the row as updated so far.
+   * Affected-row counts differ with the driver's found-rows setting: an unchanged duplicate reports 0 rows
+   * where the connection counts affected rows ({@code useAffectedRows=true} in MariaDB Connector/J and MySQL
+   * Connector/J) and 1, the same as an insert, where it counts found rows (both drivers' default). There the
+   * statements say what they did through {@code LAST_INSERT_ID(expr)}, which the server returns in the OK
+   * packet and JDBC as the generated key. The fresh-key insert calls it only on a duplicate, with
+   * {@link #EXISTS_CODE}: an insert reports no key at all. Where affected rows are counted, the fresh-key
+   * insert needs no code and no key read: 1 row is an insert, 0 a duplicate. The takeover statement always
+   * reports 4 inserted, 1 unchanged, 2 took over an in-progress claim, 3 replaced an expired completed record.
+   * Its assignments that test {@code expires_at} and {@code status} come before the ones that change them,
+   * because MySQL evaluates them left to right on the row as updated so far.
    *
-   * <p>That an insert reports no key can only be trusted once the server and everything between it and the
-   * driver are seen to report the duplicate's code; the first claim on each store checks that in a
-   * transaction it rolls back (see {@link #checkCodes}). Until the check has passed, or where it fails, a
-   * claim without a key is {@link Claimed#UNKNOWN} and the store reads the row back to see whose it is.
+   * <p>Which of those a fresh-key claim relies on is decided once per store, by the first claim, in a
+   * transaction it rolls back (see {@link #checkReplies}): a connection that counts found rows and does not
+   * bring the duplicate's code back (a proxy between driver and server may drop it) makes every claim without
+   * a key {@link Claimed#UNKNOWN}, and the store reads the row back to see whose it is.
    *
    * <p>Scope and key are {@code VARBINARY} columns bound as UTF-8 bytes, so comparisons are exact.
    */
@@ -250,15 +252,27 @@ public abstract class DialectSql {
     private static final String CHECK_SCOPE = "dev.idempotent.code-check";
     private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 
+    /** How a fresh-key claim learns what it did on this store's connections. */
+    enum Replies {
+      /** Affected rows tell: 1 inserted, 0 a duplicate left unchanged (the driver's {@code useAffectedRows}). */
+      AFFECTED_ROWS,
+      /** Found rows are counted, so an unchanged duplicate also reports 1; its {@link #EXISTS_CODE} tells. */
+      CODES,
+      /** Neither tells: a claim without the code reads the row back to see whose it is. */
+      READ_BACK
+    }
+
     private final String insertSql;
+    private final String plainInsertSql;
     private final String claimSql;
-    /** Null until the first claim has checked whether duplicates report {@link #EXISTS_CODE}. */
-    private volatile Boolean codesReported;
+    /** Null until the first claim has checked what the connections report. */
+    private volatile Replies replies;
 
     MySql(String table) {
       super(table);
       this.insertSql = insertClaim("'IN_PROGRESS'") + " ON DUPLICATE KEY UPDATE updated_at = IF(LAST_INSERT_ID("
           + EXISTS_CODE + ") = 0, updated_at, updated_at)";
+      this.plainInsertSql = insertClaim("'IN_PROGRESS'") + " ON DUPLICATE KEY UPDATE updated_at = updated_at";
       String live = "expires_at > UTC_TIMESTAMP(6)";
       this.claimSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
           + " created_at, updated_at) VALUES (?, ?, IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS',"
@@ -306,19 +320,24 @@ public abstract class DialectSql {
 
     /**
      * A short insert first: a fresh key, the common case, costs the shortest statement. On a duplicate key the
-     * {@code ON DUPLICATE KEY UPDATE} clause changes nothing and only reports {@link #EXISTS_CODE}, so the
-     * answer is {@link Claimed#EXISTS} without an error (a duplicate-key error would also be logged, key and
-     * all, by the MariaDB driver). The store then reads the record and only when it is no longer live runs
-     * {@link #claimExpired}.
+     * {@code ON DUPLICATE KEY UPDATE} clause changes nothing, so the answer is {@link Claimed#EXISTS} without an
+     * error (a duplicate-key error would also be logged, key and all, by the MariaDB driver). The store then
+     * reads the record and only when it is no longer live runs {@link #claimExpired}. Where the connections
+     * count affected rows, the unchanged duplicate reports 0 rows and the insert 1; where they count found
+     * rows, both report 1 and the duplicate also reports {@link #EXISTS_CODE}.
      */
     @Override
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
-      Boolean trusted = codesReported;
-      if (trusted == null) {
-        trusted = checkCodes(c, leaseMicros, timeoutSeconds);
+      Replies known = replies;
+      if (known == null) {
+        known = checkReplies(c, leaseMicros, timeoutSeconds);
       }
-      return insert(c, scope, key, owner, fingerprint, leaseMicros, timeoutSeconds).decode(trusted);
+      if (known == Replies.AFFECTED_ROWS) {
+        int count = plainInsert(c, scope, key, owner, fingerprint, leaseMicros, timeoutSeconds);
+        return count == 1 ? Claimed.ACQUIRED : count == 0 ? Claimed.EXISTS : Claimed.UNKNOWN;
+      }
+      return insert(c, scope, key, owner, fingerprint, leaseMicros, timeoutSeconds).decode(known == Replies.CODES);
     }
 
     /** What a statement reported: its affected-row count and its code, {@link #NO_CODE} for none. */
@@ -348,6 +367,14 @@ public abstract class DialectSql {
       }
     }
 
+    private int plainInsert(Connection c, String scope, String key, String owner, String fingerprint,
+        long leaseMicros, int timeoutSeconds) throws SQLException {
+      try (PreparedStatement ps = prepare(c, plainInsertSql, timeoutSeconds)) {
+        bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
+        return ps.executeUpdate();
+      }
+    }
+
     private static void undo(Connection c, Savepoint savepoint) throws SQLException {
       if (savepoint == null) {
         c.rollback();
@@ -358,14 +385,16 @@ public abstract class DialectSql {
     }
 
     /**
-     * Inserts a claim for a random key twice in one transaction and rolls it back: the second insert must report
-     * {@link #EXISTS_CODE}. Remembers the answer for the life of the store.
+     * Inserts a claim for a random key and repeats it in one transaction, then rolls it back: a repeat of the
+     * plain insert that reports 0 rows means {@link Replies#AFFECTED_ROWS}; otherwise a repeat that reports
+     * {@link #EXISTS_CODE} means {@link Replies#CODES}, and one that does not, {@link Replies#READ_BACK}.
+     * Remembers the answer for the life of the store.
      */
-    private boolean checkCodes(Connection c, long leaseMicros, int timeoutSeconds)
+    private Replies checkReplies(Connection c, long leaseMicros, int timeoutSeconds)
         throws SQLException {
       boolean autoCommit = c.getAutoCommit();
       String key = UUID.randomUUID().toString();
-      boolean reported;
+      Replies found;
       // On a connection already in a transaction only the check's own work is undone, back to a savepoint.
       Savepoint before = autoCommit ? null : c.setSavepoint();
       if (autoCommit) {
@@ -373,8 +402,12 @@ public abstract class DialectSql {
       }
       try {
         insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds);
-        Reported duplicate = insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds);
-        reported = duplicate.code() == EXISTS_CODE;
+        if (plainInsert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds) == 0) {
+          found = Replies.AFFECTED_ROWS;
+        } else {
+          Reported duplicate = insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds);
+          found = duplicate.code() == EXISTS_CODE ? Replies.CODES : Replies.READ_BACK;
+        }
         undo(c, before);
       } catch (SQLException e) {
         try {
@@ -388,12 +421,15 @@ public abstract class DialectSql {
           c.setAutoCommit(true);
         }
       }
-      if (!reported) {
+      if (found == Replies.READ_BACK) {
         LOG.warn("the database connection does not report LAST_INSERT_ID codes on {}, so every claim reads its row"
-            + " back (one more statement); a proxy between the driver and the server may be dropping them", table);
+            + " back (one more statement); a proxy between the driver and the server may be dropping them, and"
+            + " the driver property useAffectedRows=true makes the codes unnecessary", table);
+      } else {
+        LOG.debug("fresh-key claims on {} learn what they did from {}", table, found);
       }
-      codesReported = reported;
-      return reported;
+      replies = found;
+      return found;
     }
 
     /** One {@code INSERT ... ON DUPLICATE KEY UPDATE} that takes over only an expired record. */

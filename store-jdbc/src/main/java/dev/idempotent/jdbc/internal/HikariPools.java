@@ -11,6 +11,15 @@ final class HikariPools {
   private HikariPools() {}
 
   static HikariDataSource open(String url, String username, String password, int poolSize) {
+    return new HikariDataSource(config(url, username, password, poolSize));
+  }
+
+  /**
+   * The pool's settings. The pool serves the store alone, so on MySQL and MariaDB its connections count affected
+   * rows ({@code useAffectedRows=true}, unless the URL says otherwise): a fresh-key claim then needs no
+   * {@code LAST_INSERT_ID} code and no generated-key read.
+   */
+  static HikariConfig config(String url, String username, String password, int poolSize) {
     HikariConfig config = new HikariConfig();
     config.setPoolName("idempotent-jdbc");
     config.setJdbcUrl(url);
@@ -29,9 +38,14 @@ final class HikariPools {
     if (lower.startsWith("jdbc:postgresql:") && !lower.contains("connecttimeout=")) {
       config.addDataSourceProperty("connectTimeout", "3");
     }
-    if ((lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) && !lower.contains("connecttimeout=")) {
-      config.addDataSourceProperty("connectTimeout", "3000");
+    if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
+      if (!lower.contains("connecttimeout=")) {
+        config.addDataSourceProperty("connectTimeout", "3000");
+      }
+      if (!lower.contains("useaffectedrows=")) {
+        config.addDataSourceProperty("useAffectedRows", "true");
+      }
     }
-    return new HikariDataSource(config);
+    return config;
   }
 }

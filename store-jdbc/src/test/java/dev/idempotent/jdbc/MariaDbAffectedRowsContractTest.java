@@ -1,0 +1,18 @@
+package dev.idempotent.jdbc;
+
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.tck.IdempotencyStoreContract;
+
+/**
+ * The contract on MariaDB connections that count affected rows ({@code useAffectedRows=true}), where a fresh-key
+ * claim reads its answer from the row count; {@link MariaDbContractTest} runs it on the driver's default, found
+ * rows, where the claim relies on its {@code LAST_INSERT_ID} code.
+ */
+class MariaDbAffectedRowsContractTest extends IdempotencyStoreContract {
+  @Override
+  protected IdempotencyStore createStore() {
+    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    return JdbcIdempotencyStore.builder(TestDatabases.pool(url + (url.contains("?") ? "&" : "?")
+        + "useAffectedRows=true", 10)).createTable(true).build();
+  }
+}
