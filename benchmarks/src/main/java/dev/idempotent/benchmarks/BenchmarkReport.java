@@ -101,7 +101,9 @@ public final class BenchmarkReport {
       new Comparison("5", "fresh key, PostgreSQL", JdbcStoreBenchmarks.class, "freshKeyWoven", "freshKeyBaseline",
           Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.POSTGRESQL, "postgresql", 1, 16),
       new Comparison("5", "fresh key, MariaDB", JdbcStoreBenchmarks.class, "freshKeyWoven", "freshKeyBaseline",
-          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.MARIADB, "mariadb", 1, 16));
+          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.MARIADB, "mariadb", 1, 16),
+      new Comparison("5", "fresh key, MariaDB, useAffectedRows", JdbcStoreBenchmarks.class, "freshKeyWoven",
+          "freshKeyBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.MARIADB, "mariadb-affected-rows", 1, 16));
 
   private final boolean quick;
   private final boolean gc;

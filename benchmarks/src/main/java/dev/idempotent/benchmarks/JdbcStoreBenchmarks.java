@@ -31,7 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Target 5: a woven call on the JDBC store against a hand-written claim {@code INSERT} and completion
  * {@code UPDATE} on the same HikariCP pool and table. The database comes from {@code IDEMPOTENT_POSTGRES_URL}
  * or {@code IDEMPOTENT_MARIADB_URL} (local defaults). The benchmark works in its own table
- * {@value #TABLE}, emptied before and after each trial.
+ * {@value #TABLE}, emptied before and after each trial. {@code mariadb-affected-rows} runs both sides on
+ * MariaDB connections that count affected rows ({@code useAffectedRows=true}).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -43,7 +44,7 @@ public class JdbcStoreBenchmarks {
   static final String TABLE = "bench_idempotency_record";
   static final int POOL_SIZE = 16;
 
-  @Param({"postgresql", "mariadb"})
+  @Param({"postgresql", "mariadb", "mariadb-affected-rows"})
   public String database;
 
   private HikariDataSource pool;
