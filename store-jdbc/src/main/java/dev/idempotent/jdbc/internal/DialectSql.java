@@ -232,7 +232,8 @@ public abstract class DialectSql {
    * because MySQL evaluates them left to right on the row as updated so far.
    *
    * <p>Which of those a fresh-key claim relies on is decided once per store, by the first claim, in a
-   * transaction it rolls back (see {@link #checkReplies}): a connection that counts found rows and does not
+   * transaction it rolls back (see {@link #checkReplies}); the connections of one {@code DataSource} are taken
+   * to be alike, as they are when they share one URL. A connection that counts found rows and does not
    * bring the duplicate's code back (a proxy between driver and server may drop it) makes every claim without
    * a key {@link Claimed#UNKNOWN}, and the store reads the row back to see whose it is.
    *
