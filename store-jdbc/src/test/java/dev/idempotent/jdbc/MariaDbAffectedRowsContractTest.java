@@ -11,8 +11,7 @@ import dev.idempotent.tck.IdempotencyStoreContract;
 class MariaDbAffectedRowsContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {
-    String url = TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
-    return JdbcIdempotencyStore.builder(TestDatabases.pool(url + (url.contains("?") ? "&" : "?")
-        + "useAffectedRows=true", 10)).createTable(true).build();
+    return JdbcIdempotencyStore.builder(TestDatabases.pool(TestDatabases.mariadbUrl("useAffectedRows=true"), 10))
+        .createTable(true).build();
   }
 }

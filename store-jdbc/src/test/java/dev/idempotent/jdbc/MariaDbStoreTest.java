@@ -36,13 +36,11 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   private static String url() {
-    return TestDatabases.requireUrl(TestDatabases.MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    return url("");
   }
 
-  /** The test database's URL with one more driver property, or unchanged for an empty one. */
   private static String url(String property) {
-    String url = url();
-    return property.isEmpty() ? url : url + (url.contains("?") ? "&" : "?") + property;
+    return TestDatabases.mariadbUrl(property);
   }
 
   /** The expired-record claim reports exactly what it did whatever the driver's affected-rows setting. */

@@ -39,7 +39,13 @@ final class TestDatabases {
   }
 
   static HikariDataSource mariadb() {
-    return pool(requireUrl(MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root"), 10);
+    return pool(mariadbUrl(""), 10);
+  }
+
+  /** The MariaDB test database's URL with one more driver property, or unchanged for an empty one. */
+  static String mariadbUrl(String property) {
+    String url = requireUrl(MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    return property.isEmpty() ? url : url + (url.contains("?") ? "&" : "?") + property;
   }
 
   static String requireUrl(String variable, String example) {
