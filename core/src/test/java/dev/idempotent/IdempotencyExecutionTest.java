@@ -210,8 +210,8 @@ class IdempotencyExecutionTest {
     store.failClaim = new IllegalStateException("connection refused");
     assertThatThrownBy(() -> idem.execute(POLICY, "k", () -> submit("a")))
         .isInstanceOfSatisfying(IdempotencyStoreException.class, e -> assertThat(e.httpStatus()).isEqualTo(503))
-        .hasMessageContaining("connection refused")
-        .hasRootCauseInstanceOf(IllegalStateException.class);
+        .hasMessageContaining(IllegalStateException.class.getName())
+        .hasRootCauseMessage("connection refused");
     assertThat(runs).hasValue(0);
   }
 

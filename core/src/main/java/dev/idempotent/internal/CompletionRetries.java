@@ -51,7 +51,7 @@ final class CompletionRetries {
         return;
       }
       LOG.error("gave up recording the outcome of {} after its lease: a repeat will run the method again: {}",
-          key, e.toString());
+          key, IdempotencyExecutor.describe(e));
       result = Result.GAVE_UP;
     }
     try {

@@ -5,6 +5,7 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyException;
 import dev.idempotent.IdempotencyInProgressException;
+import dev.idempotent.IdempotencyInterruptedException;
 import dev.idempotent.IdempotencyKeyException;
 import dev.idempotent.IdempotencyKeyMismatchException;
 import dev.idempotent.IdempotencyListener;
@@ -17,11 +18,14 @@ import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
+import java.io.InterruptedIOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +47,14 @@ import org.slf4j.LoggerFactory;
  *   store fails before the method ran -> FAIL_CLOSED: IdempotencyStoreException; FAIL_OPEN: run unprotected
  *   store fails after the method ran  -> the caller still gets the result; the failure is logged and emitted,
  *                                        and recording is retried in the background until the lease would end
+ *   thread interrupted before the method ran (claim or wait failed with the flag set or an interrupt as cause)
+ *                                     -> IdempotencyInterruptedException, flag kept; never a store failure
+ *   thread interrupted after the method ran -> complete/release run anyway (flag cleared for them, set again)
  * </pre>
+ *
+ * <p>Messages and log lines never copy a store exception's message unless it is an {@code IdempotencyException}
+ * (whose messages name no whole key); of any other exception they show the class name only, since a backend's
+ * message may list the command's arguments, the key among them.
  *
  * A {@code CompletionStage} result is recorded when the stage completes; the caller gets a stage that completes
  * after the outcome is recorded, so a repeat that starts after it sees the outcome.
@@ -107,10 +118,12 @@ public final class IdempotencyExecutor {
       ClaimResult claim;
       try {
         claim = store.claim(key, owner, fingerprint, plan.lease);
+      } catch (IdempotencyStoreException e) {
+        return onClaimFailure(plan, key, owner, start, body, e);
       } catch (IdempotencyException e) {
         throw e;
       } catch (RuntimeException e) {
-        return onClaimFailure(plan, key, start, body, e);
+        return onClaimFailure(plan, key, owner, start, body, e);
       }
       if (claim.isAcquired()) {
         if (claim.isTakeover()) {
@@ -150,25 +163,102 @@ public final class IdempotencyExecutor {
         store.awaitChange(key, Duration.ofNanos(pause));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IdempotencyInProgressException(key.scope(), key.redactedKey(), existing.expiresIn(),
-            "interrupted while waiting");
+        throw interrupted(key, "while waiting for the call that holds the key", e);
       } catch (RuntimeException e) {
-        return onClaimFailure(plan, key, start, body, e);
+        if (isInterrupt(e)) {
+          Thread.currentThread().interrupt();
+          throw interrupted(key, "while waiting for the call that holds the key", e);
+        }
+        return onClaimFailure(plan, key, null, start, body, e);
       }
       poll = Math.min(poll * 2, MAX_POLL_NANOS);
     }
   }
 
-  private Object onClaimFailure(OperationPlan plan, RecordKey key, long start, Body body, RuntimeException e)
-      throws Throwable {
+  /**
+   * A claim (owner given) or a wait (owner {@code null}) failed before the method ran. An interrupt is not a store
+   * failure: the caller gets {@link IdempotencyInterruptedException} whatever the policy, and a claim that may
+   * have reached the store is released. Otherwise the store-failure policy decides.
+   */
+  private Object onClaimFailure(OperationPlan plan, RecordKey key, String owner, long start, Body body,
+      RuntimeException e) throws Throwable {
+    if (isInterrupt(e)) {
+      Thread.currentThread().interrupt();
+      if (owner != null) {
+        try {
+          despiteInterrupt(() -> plan.store.release(key, owner)); // fenced (false) when the claim never got there
+        } catch (RuntimeException releaseFailure) {
+          LOG.debug("releasing the interrupted claim of {} failed; a claim that got there ends with its lease: {}",
+              key, describe(releaseFailure));
+        }
+      }
+      throw interrupted(key, "while claiming the key", e);
+    }
     emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
     if (config.storeFailurePolicy() == StoreFailurePolicy.FAIL_OPEN) {
-      LOG.warn("store failed for {}; running unprotected (fail-open): {}", key, e.toString());
+      LOG.warn("store failed for {}; running unprotected (fail-open): {}", key, describe(e));
       emit(IdempotencyEvent.Type.FAIL_OPEN, key, start, e);
       return body.run();
     }
-    throw new IdempotencyStoreException("the idempotency store failed, so the call did not run (fail-closed): " + e,
-        key.scope(), key.redactedKey(), e);
+    throw new IdempotencyStoreException("the idempotency store failed, so the call did not run (fail-closed): "
+        + describe(e), key.scope(), key.redactedKey(), e);
+  }
+
+  private static IdempotencyInterruptedException interrupted(RecordKey key, String when, Throwable cause) {
+    return new IdempotencyInterruptedException("the calling thread was interrupted " + when
+        + ", so the call did not run; its interrupt flag is still set", key.scope(), key.redactedKey(), cause);
+  }
+
+  /**
+   * Whether a store failure comes from an interrupt of the calling thread: the flag is set, or the cause chain
+   * holds an {@link InterruptedException} (Redisson throws one wrapped in its own exception, and sets the flag
+   * again), a {@link ClosedByInterruptException} or a plain {@link InterruptedIOException} (not its subclass
+   * {@code SocketTimeoutException}).
+   */
+  static boolean isInterrupt(Throwable e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    int depth = 0;
+    for (Throwable t = e; t != null && depth < 32; t = t.getCause() == t ? null : t.getCause(), depth++) {
+      if (t instanceof InterruptedException || t instanceof ClosedByInterruptException
+          || t.getClass() == InterruptedIOException.class) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Runs a store write that must happen even on an interrupted thread, because the method already ran (or, for
+   * the release of an interrupted claim, because it may have reached the store): with the interrupt flag set, or
+   * when the write fails because of an interrupt, the flag is cleared for one attempt and then set again. The
+   * store's owner-checked writes answer a repeat of a write that had been applied truthfully.
+   */
+  private static <T> T despiteInterrupt(Supplier<T> write) {
+    if (!Thread.currentThread().isInterrupted()) {
+      try {
+        return write.get();
+      } catch (RuntimeException e) {
+        if (!isInterrupt(e)) {
+          throw e;
+        }
+      }
+    }
+    Thread.interrupted();
+    try {
+      return write.get();
+    } finally {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * What a message or log line may show of a failure: the library's own exceptions (which name no whole key) in
+   * full, any other only by its class name, as a backend's message may carry the key.
+   */
+  static String describe(Throwable e) {
+    return e instanceof IdempotencyException ? e.toString() : e.getClass().getName();
   }
 
   private Object runClaimed(OperationPlan plan, RecordKey key, String owner, long start, Body body) throws Throwable {
@@ -239,7 +329,7 @@ public final class IdempotencyExecutor {
 
   private void complete(OperationPlan plan, RecordKey key, String owner, byte[] bytes, long start) {
     try {
-      if (plan.store.complete(key, owner, bytes, plan.ttl)) {
+      if (despiteInterrupt(() -> plan.store.complete(key, owner, bytes, plan.ttl))) {
         emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
       } else {
         LOG.warn("the outcome of {} was not recorded: the store no longer holds this caller's claim (its lease "
@@ -249,7 +339,7 @@ public final class IdempotencyExecutor {
       }
     } catch (RuntimeException e) {
       LOG.warn("recording the outcome of {} failed; the caller gets its result and recording is retried in the "
-          + "background until the lease would end: {}", key, e.toString());
+          + "background until the lease would end: {}", key, describe(e));
       emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
       CompletionRetries.shared().retry(plan.store, key, owner, bytes, plan.ttl, plan.lease, result -> {
         switch (result) {
@@ -266,12 +356,12 @@ public final class IdempotencyExecutor {
 
   private void release(OperationPlan plan, RecordKey key, String owner, long start) {
     try {
-      if (!plan.store.release(key, owner)) {
+      if (!despiteInterrupt(() -> plan.store.release(key, owner))) {
         LOG.warn("releasing {} was refused: another caller holds the key now", key);
         emit(IdempotencyEvent.Type.FENCED, key, start, null);
       }
     } catch (RuntimeException e) {
-      LOG.error("releasing {} failed; the claim frees itself when its lease ends: {}", key, e.toString());
+      LOG.error("releasing {} failed; the claim frees itself when its lease ends: {}", key, describe(e));
       emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
     }
   }

@@ -116,7 +116,8 @@ public final class LeaseRenewer {
           }
         }
       } catch (RuntimeException e) {
-        LOG.warn("renewing the lease of {} failed, retrying on the next tick: {}", c.key, e.toString());
+        LOG.warn("renewing the lease of {} failed, retrying on the next tick: {}", c.key,
+            IdempotencyExecutor.describe(e));
       }
     }
   }
