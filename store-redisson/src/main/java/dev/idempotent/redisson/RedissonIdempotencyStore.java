@@ -2,6 +2,7 @@ package dev.idempotent.redisson;
 
 import dev.idempotent.redisson.internal.RecordLayout;
 import dev.idempotent.redisson.internal.RecordScript;
+import dev.idempotent.redisson.internal.RedactedFailure;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
@@ -53,6 +54,16 @@ import org.slf4j.LoggerFactory;
  * Because an ended lease simply makes the record vanish, a claim after it is reported as
  * {@link ClaimResult#acquired()}, never as a takeover.
  *
+ * <h2>Failures and resent commands</h2>
+ * Every Redis failure or timeout is thrown as an {@link dev.idempotent.IdempotencyStoreException} that names the
+ * operation, the scope and redacted key, and Redisson's exception types and descriptions without the command's
+ * arguments (Redisson lists them, and a record name holds the whole key); an interrupt of the calling thread is
+ * its cause, as an {@link InterruptedException}. Redisson sends a command again when its reply is late, so a
+ * complete or release may reach Redis twice: a completed record keeps its owner token and a repeated complete
+ * by that owner with the same outcome answers {@code true}; a release remembers its owner token for a minute
+ * (in {@code <record name>#released}) so that a repeated release answers {@code true} too, never a false
+ * "fenced".
+ *
  * <h2>Waiting</h2>
  * Complete and release {@code PUBLISH} on the channel {@code <record name>#changed}. {@link #awaitChange}
  * subscribes to it for the duration of the wait, then checks the record once (it may have changed before the
@@ -88,6 +99,9 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
 
   private static final Logger log = LoggerFactory.getLogger(RedissonIdempotencyStore.class);
 
+  /** How long a release is remembered, so that a resent release is answered truthfully: past any client retry. */
+  private static final byte[] RELEASE_REMEMBERED_MS = bytes(Long.toString(Duration.ofMinutes(1).toMillis()));
+
   private final RedissonClient redisson;
   private final RScript script;
   private final RecordLayout layout;
@@ -116,8 +130,8 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
     byte[] leaseMs = millis("lease", lease);
     String name = layout.recordName(key);
     List<Object> reply = fingerprint == null
-        ? run(RecordScript.CLAIM, name, bytes(ownerToken), leaseMs)
-        : run(RecordScript.CLAIM, name, bytes(ownerToken), leaseMs, bytes(fingerprint));
+        ? run(RecordScript.CLAIM, key, name, bytes(ownerToken), leaseMs)
+        : run(RecordScript.CLAIM, key, name, bytes(ownerToken), leaseMs, bytes(fingerprint));
     if (asLong(reply.get(0)) == 1) {
       return ClaimResult.acquired();
     }
@@ -130,7 +144,7 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(outcome, "outcome");
     byte[] ttlMs = millis("ttl", ttl);
     String name = layout.recordName(key);
-    Long done = run(RecordScript.COMPLETE, name, bytes(ownerToken), ttlMs, outcome,
+    Long done = run(RecordScript.COMPLETE, key, name, bytes(ownerToken), ttlMs, outcome,
         bytes(RecordLayout.channelOf(name)));
     return done == 1;
   }
@@ -139,7 +153,8 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
   public boolean release(RecordKey key, String ownerToken) {
     requireOwner(ownerToken);
     String name = layout.recordName(key);
-    Long done = run(RecordScript.RELEASE, name, bytes(ownerToken), bytes(RecordLayout.channelOf(name)));
+    Long done = run(RecordScript.RELEASE, key, name, bytes(ownerToken), bytes(RecordLayout.channelOf(name)),
+        RELEASE_REMEMBERED_MS);
     return done == 1;
   }
 
@@ -147,13 +162,13 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
   public boolean renew(RecordKey key, String ownerToken, Duration lease) {
     requireOwner(ownerToken);
     byte[] leaseMs = millis("lease", lease);
-    Long done = run(RecordScript.RENEW, layout.recordName(key), bytes(ownerToken), leaseMs);
+    Long done = run(RecordScript.RENEW, key, layout.recordName(key), bytes(ownerToken), leaseMs);
     return done == 1;
   }
 
   @Override
   public Optional<IdempotencyRecord> read(RecordKey key) {
-    List<Object> reply = run(RecordScript.READ, layout.recordName(key));
+    List<Object> reply = run(RecordScript.READ, key, layout.recordName(key));
     return reply.isEmpty() ? Optional.empty() : Optional.of(toRecord(key, reply, 0));
   }
 
@@ -174,11 +189,11 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
         topic.addListenerAsync(String.class, (channel, message) -> changed.countDown());
     Integer listenerId = null;
     try {
-      listenerId = awaitSubscription(subscription, deadline);
+      listenerId = awaitSubscription(subscription, deadline, key, name);
       if (listenerId == null) {
         return;
       }
-      List<Object> peek = run(RecordScript.PEEK, name);
+      List<Object> peek = run(RecordScript.PEEK, key, name);
       if (peek.get(0) == null || !"P".equals(text(peek.get(0)))) {
         return; // completed or gone before we listened
       }
@@ -200,17 +215,15 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  private static Integer awaitSubscription(RFuture<Integer> subscription, long deadline)
-      throws InterruptedException {
+  private static Integer awaitSubscription(RFuture<Integer> subscription, long deadline, RecordKey key,
+      String name) throws InterruptedException {
     Future<Integer> future = subscription.toCompletableFuture();
     try {
       return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       return null; // maxWait passed while subscribing: a spurious early return is allowed
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      throw cause instanceof RuntimeException re ? re : new IllegalStateException(
-          "cannot subscribe to the record's change channel: " + cause, cause);
+      throw RedactedFailure.of("SUBSCRIBE to the record's change channel", key, sent(key, name), e.getCause());
     }
   }
 
@@ -236,7 +249,24 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
 
   // ---- script execution ---------------------------------------------------------------------------------
 
-  private <R> R run(RecordScript s, String name, Object... args) {
+  /**
+   * Runs script {@code s} on the record {@code name} of {@code key}; any failure is thrown as an
+   * {@code IdempotencyStoreException} whose message leaves out the command's arguments (see {@link RedactedFailure}).
+   */
+  private <R> R run(RecordScript s, RecordKey key, String name, Object... args) {
+    try {
+      return runLoading(s, name, args);
+    } catch (RuntimeException e) {
+      throw RedactedFailure.of(s.name(), key, sent(key, name), e);
+    }
+  }
+
+  /** The texts a command on the record carries that hold the key, left out of failure messages. */
+  private static List<String> sent(RecordKey key, String name) {
+    return List.of(name, RecordLayout.channelOf(name), RecordLayout.releasedOf(name), key.key());
+  }
+
+  private <R> R runLoading(RecordScript s, String name, Object... args) {
     try {
       return execute(s, name, args);
     } catch (RuntimeException e) {
@@ -252,7 +282,7 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
 
   @SuppressWarnings("unchecked")
   private <R> R execute(RecordScript s, String name, Object... args) {
-    List<Object> keys = List.of(name);
+    List<Object> keys = s == RecordScript.RELEASE ? List.of(name, RecordLayout.releasedOf(name)) : List.of(name);
     RScript.ReturnType type = s == RecordScript.CLAIM || s == RecordScript.READ || s == RecordScript.PEEK
         ? RScript.ReturnType.LIST : RScript.ReturnType.LONG;
     if (syncReplicas == 0 || !s.writes()) {

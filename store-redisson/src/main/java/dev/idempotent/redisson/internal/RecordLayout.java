@@ -17,8 +17,9 @@ import java.security.NoSuchAlgorithmException;
  *       node);</li>
  *   <li>the tag is the first brace pair in the name (the prefix may not contain braces), so braces inside a
  *       user's scope or key can never change the slot;</li>
- *   <li>the channel {@code <record name>#changed} carries the same tag, so it maps to the same slot as the
- *       record (which sharded pub/sub would require).</li>
+ *   <li>the channel {@code <record name>#changed} and the set {@code <record name>#released} carry the same
+ *       tag, so they map to the same slot as the record (which sharded pub/sub and a script over both keys
+ *       require).</li>
  * </ul>
  * The scope length makes the name unambiguous ({@code a:b}+{@code c} and {@code a}+{@code b:c} differ) and
  * the plain scope and key keep names readable in {@code redis-cli}.
@@ -71,6 +72,14 @@ public final class RecordLayout {
   /** The channel of an already computed record name. */
   public static String channelOf(String recordName) {
     return recordName + "#changed";
+  }
+
+  /**
+   * The short-lived set of owner tokens whose release of the record was applied, so that a resent release is
+   * answered truthfully; same hash tag, so the same cluster slot as the record.
+   */
+  public static String releasedOf(String recordName) {
+    return recordName + "#released";
   }
 
   /** One digest per thread: {@code MessageDigest.getInstance} is a provider lookup, too slow for every call. */

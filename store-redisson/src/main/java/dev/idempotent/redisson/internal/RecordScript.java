@@ -12,6 +12,12 @@ import java.security.NoSuchAlgorithmException;
  * read with {@code PTTL} inside the script, so no client clock is involved.
  *
  * <p>Record replies are {@code {status, owner, fingerprint|nil, outcome|nil, pttl}}.
+ *
+ * <p>Complete and release answer a resent command truthfully: Redisson sends a command again when its reply
+ * did not arrive in time, and the executor repeats a write that failed on an interrupted thread, so the first
+ * attempt may have been applied already. A completed record keeps its owner token, and a repeated complete by
+ * that owner with the same outcome answers 1; a release leaves the owner token in a short-lived set of released
+ * owners ({@code KEYS[2]}, same hash tag), and a repeated release by that owner answers 1.
  */
 public enum RecordScript {
   /**
@@ -37,10 +43,19 @@ public enum RecordScript {
       return {1}
       """),
 
-  /** ARGV: owner, ttl ms, outcome, channel. Returns 1 when completed, 0 when fenced. */
+  /**
+   * ARGV: owner, ttl ms, outcome, channel. Returns 1 when completed (or already completed by this owner with this
+   * outcome), 0 when fenced.
+   */
   COMPLETE("""
       local h = redis.call('HMGET', KEYS[1], 's', 'o')
-      if h[1] ~= 'P' or h[2] ~= ARGV[1] then
+      if h[2] ~= ARGV[1] then
+        return 0
+      end
+      if h[1] == 'C' and redis.call('HGET', KEYS[1], 'r') == ARGV[3] then
+        return 1
+      end
+      if h[1] ~= 'P' then
         return 0
       end
       redis.call('HSET', KEYS[1], 's', 'C', 'r', ARGV[3])
@@ -49,13 +64,18 @@ public enum RecordScript {
       return 1
       """),
 
-  /** ARGV: owner, channel. Returns 1 when deleted, 0 when fenced. */
+  /**
+   * KEYS: record, released owners. ARGV: owner, channel, ms to remember the release. Returns 1 when deleted (or
+   * already released by this owner), 0 when fenced.
+   */
   RELEASE("""
       local h = redis.call('HMGET', KEYS[1], 's', 'o')
       if h[1] ~= 'P' or h[2] ~= ARGV[1] then
-        return 0
+        return redis.call('SISMEMBER', KEYS[2], ARGV[1])
       end
       redis.call('DEL', KEYS[1])
+      redis.call('SADD', KEYS[2], ARGV[1])
+      redis.call('PEXPIRE', KEYS[2], ARGV[3])
       redis.call('PUBLISH', ARGV[2], 'R')
       return 1
       """),
