@@ -8,9 +8,20 @@ import java.util.Base64;
 /**
  * The identity of one record: a scope (namespace, by default the annotated method) and a key inside it.
  *
- * <p>Keys that are longer than a store can index are never truncated: {@link #fittedTo(int)} replaces the
- * scope or the key by {@code sha256:} followed by the base64url SHA-256 digest of its UTF-8 bytes (50
- * characters), which is the same on every JVM and host.
+ * <h2>What reaches a store</h2>
+ * Every store can hold well-formed UTF-16 text without NUL characters, up to its {@link IdempotencyStore#maxKeyLength()
+ * maximum length}; {@link #fittedTo(int)} turns the scope and the key each into such a text, never truncating and
+ * never merging two different ones:
+ * <ul>
+ *   <li>a part that is well-formed (no lone surrogate), has no NUL, does not start with {@code sha256~} and fits is
+ *       kept as it is;</li>
+ *   <li>such a part that is longer becomes {@code sha256:} and the base64url SHA-256 digest of its UTF-8 bytes;</li>
+ *   <li>any other part, of any length (a lone surrogate, a NUL, or the reserved {@code sha256~} at its start) becomes
+ *       {@code sha256~} and the base64url SHA-256 digest of its UTF-16 code units, two bytes each, big-endian.</li>
+ * </ul>
+ * A digest is 50 characters and the same on every JVM and host. Each encoding is one-to-one on the parts it is used
+ * for (UTF-8 would turn every lone surrogate into {@code ?}), and no part kept as it is starts with {@code sha256~},
+ * so distinct parts stay distinct.
  *
  * <p>Messages and logs never show a whole key: use {@link #redactedKey()}.
  */
@@ -19,13 +30,18 @@ public final class RecordKey {
   public static final int DIGEST_LENGTH = 50;
 
   private static final String DIGEST_PREFIX = "sha256:";
+  /** Starts the digest of a part a store cannot hold as it is; reserved: a part that starts with it is digested. */
+  private static final String CODE_UNIT_DIGEST_PREFIX = "sha256~";
 
   private final String scope;
   private final String key;
+  /** Made by {@link #fittedTo}: its parts are already storable (a {@code sha256~} part is a digest, not an input). */
+  private final boolean fitted;
 
-  private RecordKey(String scope, String key) {
+  private RecordKey(String scope, String key, boolean fitted) {
     this.scope = scope;
     this.key = key;
+    this.fitted = fitted;
   }
 
   /**
@@ -40,7 +56,7 @@ public final class RecordKey {
     if (key == null || key.isBlank()) {
       throw new IllegalArgumentException("key must not be null or blank (scope " + scope + ")");
     }
-    return new RecordKey(scope, key);
+    return new RecordKey(scope, key, false);
   }
 
   /** The namespace of the key. */
@@ -54,8 +70,10 @@ public final class RecordKey {
   }
 
   /**
-   * This key with its scope and key each at most {@code maxLength} characters: a part that is longer is
-   * replaced by its digest. Returns {@code this} when both fit.
+   * This key as a store holds it: scope and key each well-formed, without NUL and at most {@code maxLength}
+   * characters; a part that is not is replaced by its digest (see the class description). Returns {@code this}
+   * when both parts are kept as they are. Fitting the result again, to the same or a smaller length, gives what
+   * fitting this key to that length gives.
    *
    * @param maxLength at least {@link #DIGEST_LENGTH}
    */
@@ -64,12 +82,40 @@ public final class RecordKey {
       throw new IllegalArgumentException(
           "maxLength must be at least " + DIGEST_LENGTH + " (the length of a digest), was " + maxLength);
     }
-    if (scope.length() <= maxLength && key.length() <= maxLength) {
+    String fittedScope = fit(scope, maxLength);
+    String fittedKey = fit(key, maxLength);
+    if (fittedScope == scope && fittedKey == key) {
       return this;
     }
-    return new RecordKey(
-        scope.length() <= maxLength ? scope : digest(scope),
-        key.length() <= maxLength ? key : digest(key));
+    return new RecordKey(fittedScope, fittedKey, true);
+  }
+
+  private String fit(String part, int maxLength) {
+    if (!fitted && !keptAsIs(part)) {
+      return codeUnitDigest(part);
+    }
+    return part.length() <= maxLength ? part : digest(part);
+  }
+
+  /** Whether {@code part} is well-formed UTF-16, has no NUL and does not start with the reserved prefix. */
+  private static boolean keptAsIs(String part) {
+    if (part.startsWith(CODE_UNIT_DIGEST_PREFIX)) {
+      return false;
+    }
+    int length = part.length();
+    for (int i = 0; i < length; i++) {
+      char c = part.charAt(i);
+      if (c == 0) {
+        return false;
+      }
+      if (Character.isSurrogate(c)) {
+        if (!Character.isHighSurrogate(c) || i + 1 == length || !Character.isLowSurrogate(part.charAt(i + 1))) {
+          return false;
+        }
+        i++;
+      }
+    }
+    return true;
   }
 
   /** A short, deterministic stand-in for the key, safe for messages and logs: {@code key#} and 10 hex digits. */
@@ -90,13 +136,32 @@ public final class RecordKey {
     return sb.toString();
   }
 
+  /** The digest of a well-formed part (UTF-8 is one-to-one on well-formed text). */
   static String digest(String value) {
     return DIGEST_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(value));
   }
 
+  /**
+   * The digest of any part, over its UTF-16 code units as they are. Written out by hand: {@code getBytes(UTF_16BE)}
+   * would replace lone surrogates too.
+   */
+  static String codeUnitDigest(String value) {
+    byte[] units = new byte[value.length() * 2];
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      units[2 * i] = (byte) (c >>> 8);
+      units[2 * i + 1] = (byte) c;
+    }
+    return CODE_UNIT_DIGEST_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(units));
+  }
+
   private static byte[] sha256(String value) {
+    return sha256(value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static byte[] sha256(byte[] bytes) {
     try {
-      return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+      return MessageDigest.getInstance("SHA-256").digest(bytes);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Policy;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.idempotent.TimeSource;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -11,6 +12,9 @@ import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,9 +36,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each operation is atomic per key ({@code asMap().compute}). A claim expires after its lease and a completed
  * record after its ttl, measured by the injected {@link TimeSource} (by default {@link System#nanoTime()}), which
- * also drives the cache's ticker, so tests can advance a fake clock instead of sleeping. When the cache holds
- * {@link Builder#maximumSize(long) maximumSize} completed records it evicts the least useful ones, which then
- * behave as missing; claims in progress do not count and are never evicted (they expire with their lease). Outcomes are copied on {@link #complete} and {@link #read}; a replay answer of {@link #claim} holds
+ * also drives the cache's ticker, so tests can advance a fake clock instead of sleeping. At most
+ * {@link Builder#maximumSize(long) maximumSize} completed records are kept: each completion beyond it evicts the
+ * record completed longest ago, which then behaves as missing, so a retry soon after its first call is replayed
+ * however full the store is. Claims in progress do not count and are never evicted (they expire with their
+ * lease). Outcomes are copied on {@link #complete} and {@link #read}; a replay answer of {@link #claim} holds
  * the stored array itself (see {@link IdempotencyRecord#outcome()}: do not modify), and replays of one record
  * within a millisecond share one answer. {@link #awaitChange} wakes up as soon as the holder completes or
  * releases the key.
@@ -62,19 +68,28 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   private final Policy<RecordKey, Entry> policy;
   private final TimeSource timeSource;
   private final long maximumSize;
+  /**
+   * The live completed records in the order they completed, oldest first: the size bound. Guarded by itself; taken
+   * inside the cache's per-key lock (never the other way round) and only for completions and removals, not for
+   * claims or replays.
+   */
+  private final LinkedHashMap<RecordKey, Entry> completionOrder = new LinkedHashMap<>();
   /** Waiters of {@link #awaitChange}, per key; an entry exists only while someone waits on that key. */
   private final ConcurrentHashMap<RecordKey, ChangeSignal> signals = new ConcurrentHashMap<>();
 
   private CaffeineIdempotencyStore(Builder builder) {
     this.timeSource = builder.timeSource;
     this.maximumSize = builder.maximumSize;
+    // The cache only expires entries; the size bound is kept in completion order by this class (Caffeine's own
+    // bound admits by frequency, so a full cache would reject the newest records, whose retries are the likeliest).
     Caffeine<RecordKey, Entry> caffeine = Caffeine.newBuilder()
-        // Only completed records count towards the bound: a claim in progress weighs nothing, so size-based
-        // eviction can never drop a running call's claim (which would let a duplicate run at the same time).
-        .maximumWeight(builder.maximumSize)
-        .weigher((RecordKey key, Entry entry) -> entry.outcome == null ? 0 : 1)
         .ticker(builder.timeSource::nanoTime)
-        .expireAfter(new EntryExpiry());
+        .expireAfter(new EntryExpiry())
+        .evictionListener((RecordKey key, Entry entry, RemovalCause cause) -> {
+          if (key != null && entry != null && entry.isCompleted()) {
+            forgetCompletion(key, entry);
+          }
+        });
     if (builder.executor != null) {
       caffeine.executor(builder.executor);
     }
@@ -124,6 +139,10 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     OwnedUpdate completion = new OwnedUpdate(ownerToken, outcome.clone(), ttlNanos);
     Entry result = cache.asMap().computeIfPresent(key, completion);
     if (result != null && result == completion.created) {
+      Map.Entry<RecordKey, Entry> evicted = completion.evicted;
+      if (evicted != null) {
+        cache.asMap().remove(evicted.getKey(), evicted.getValue());
+      }
       signalChange(key);
       return true;
     }
@@ -199,6 +218,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   @Override
   public void close() {
     cache.invalidateAll();
+    synchronized (completionOrder) {
+      completionOrder.clear();
+    }
     signals.forEach((key, signal) -> {
       if (signals.remove(key, signal)) {
         signal.fired.countDown();
@@ -216,6 +238,13 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     return cache.estimatedSize();
   }
 
+  /** The number of live completed records, the count bounded by the maximum size. */
+  int completedCount() {
+    synchronized (completionOrder) {
+      return completionOrder.size();
+    }
+  }
+
   /** The number of keys someone waits on in {@link #awaitChange}. */
   int waitedKeyCount() {
     return signals.size();
@@ -224,6 +253,32 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   /** Runs the cache's pending maintenance (eviction, expiry) now. */
   void cleanUp() {
     cache.cleanUp();
+  }
+
+  /**
+   * Puts a new completed record at the young end of the completion order and, when that makes one too many, takes
+   * the oldest out of it and returns it (the caller removes it from the cache, outside the cache's lock).
+   */
+  private Map.Entry<RecordKey, Entry> recordCompletion(RecordKey key, Entry entry) {
+    synchronized (completionOrder) {
+      completionOrder.remove(key);
+      completionOrder.put(key, entry);
+      if (completionOrder.size() <= maximumSize) {
+        return null;
+      }
+      Iterator<Map.Entry<RecordKey, Entry>> oldest = completionOrder.entrySet().iterator();
+      Map.Entry<RecordKey, Entry> eldest = oldest.next();
+      Map.Entry<RecordKey, Entry> evicted = Map.entry(eldest.getKey(), eldest.getValue());
+      oldest.remove();
+      return evicted;
+    }
+  }
+
+  /** Takes a completed record that left the cache (expired, or replaced once expired) out of the order. */
+  private void forgetCompletion(RecordKey key, Entry entry) {
+    synchronized (completionOrder) {
+      completionOrder.remove(key, entry);
+    }
   }
 
   private void signalChange(RecordKey key) {
@@ -356,6 +411,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
         return old;
       }
       tookOver = old != null && !old.isCompleted();
+      if (old != null && old.isCompleted()) {
+        forgetCompletion(key, old);
+      }
       created = new Entry(owner, fingerprint, null, now + leaseNanos);
       return created;
     }
@@ -370,6 +428,8 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     private final byte[] outcome;
     private final long expiresAfterNanos;
     Entry created;
+    /** The oldest completed record, to be removed because this completion made one too many; or null. */
+    Map.Entry<RecordKey, Entry> evicted;
 
     OwnedUpdate(String owner, byte[] outcome, long expiresAfterNanos) {
       this.owner = owner;
@@ -385,6 +445,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
         return old;
       }
       created = new Entry(old.owner, old.fingerprint, outcome, now + expiresAfterNanos);
+      if (outcome != null) {
+        evicted = recordCompletion(key, created);
+      }
       return created;
     }
   }
@@ -429,8 +492,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The most records kept (in progress and completed); beyond it the least useful ones are evicted and then
-     * behave as missing, so a duplicate of an evicted key runs again. Default {@value #DEFAULT_MAXIMUM_SIZE}.
+     * The most completed records kept; each completion beyond it evicts the record completed longest ago, which then
+     * behaves as missing, so a duplicate of an evicted key runs again. Claims in progress do not count and are never
+     * evicted. Default {@value #DEFAULT_MAXIMUM_SIZE}.
      *
      * @throws IllegalArgumentException when {@code maximumSize} is not positive
      */

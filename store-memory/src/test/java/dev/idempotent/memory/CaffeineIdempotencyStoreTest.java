@@ -173,6 +173,117 @@ class CaffeineIdempotencyStoreTest {
   }
 
   @Test
+  void whenFullTheOldestCompletedRecordsGoFirstAndFreshOnesAreReplayed() {
+    CaffeineIdempotencyStore full = CaffeineIdempotencyStore.builder().maximumSize(10_000).build();
+    Duration ttl = Duration.ofHours(1);
+    // A store that has run for a while: 20,000 calls completed, of which the last 10,000 fill it.
+    for (int i = 0; i < 20_000; i++) {
+      RecordKey old = RecordKey.of("full", "old-" + i);
+      assertThat(full.claim(old, "o", null, LEASE).isAcquired()).isTrue();
+      assertThat(full.complete(old, "o", new byte[] {1}, ttl)).isTrue();
+    }
+
+    int reExecutions = 0;
+    for (int i = 0; i < 4_000; i++) {
+      RecordKey fresh = RecordKey.of("full", "fresh-" + i);
+      assertThat(full.claim(fresh, "first-" + i, null, LEASE).isAcquired()).isTrue();
+      assertThat(full.complete(fresh, "first-" + i, new byte[] {2}, ttl)).isTrue();
+      reExecutions += full.claim(fresh, "retry-" + i, null, LEASE).isAcquired() ? 1 : 0;
+    }
+    for (int i = 0; i < 4_000; i++) {
+      ClaimResult retry = full.claim(RecordKey.of("full", "fresh-" + i), "later-" + i, null, LEASE);
+      reExecutions += retry.isAcquired() ? 1 : 0;
+    }
+
+    assertThat(reExecutions).as("retries of the 4,000 records completed last that ran again").isZero();
+    int gone = 0;
+    for (int i = 0; i < 14_000; i++) {
+      gone += full.read(RecordKey.of("full", "old-" + i)).isPresent() ? 0 : 1;
+    }
+    int newestOldKept = 0;
+    for (int i = 14_000; i < 20_000; i++) {
+      newestOldKept += full.read(RecordKey.of("full", "old-" + i)).isPresent() ? 1 : 0;
+    }
+    assertThat(gone).as("the 14,000 oldest records, evicted to make room").isEqualTo(14_000);
+    assertThat(newestOldKept).as("the 6,000 newest of the older records").isEqualTo(6_000);
+    assertThat(full.completedCount()).isEqualTo(10_000);
+  }
+
+  @Test
+  void expiredAndReplacedRecordsNoLongerCountTowardsTheMaximum() {
+    CaffeineIdempotencyStore small =
+        CaffeineIdempotencyStore.builder().maximumSize(3).timeSource(clock::get).executor(Runnable::run).build();
+    complete(small, "long-a", TTL);
+    complete(small, "short-b", Duration.ofSeconds(1));
+    complete(small, "long-c", TTL);
+    clock.addAndGet(Duration.ofSeconds(2).toNanos());
+    small.cleanUp();
+    assertThat(small.completedCount()).as("the expired record no longer counts").isEqualTo(2);
+
+    complete(small, "long-d", TTL);
+    assertThat(small.read(RecordKey.of("s", "long-a"))).as("oldest live record, still within the maximum")
+        .isPresent();
+    complete(small, "short-b", TTL);
+    assertThat(small.completedCount()).isEqualTo(3);
+    assertThat(small.read(RecordKey.of("s", "long-a"))).as("the oldest, evicted for the re-completed key").isEmpty();
+    assertThat(small.read(RecordKey.of("s", "long-c"))).isPresent();
+    assertThat(small.read(RecordKey.of("s", "long-d"))).isPresent();
+    assertThat(small.read(RecordKey.of("s", "short-b")).orElseThrow().isCompleted()).isTrue();
+
+    clock.addAndGet(TTL.toNanos());
+    small.cleanUp();
+    assertThat(small.completedCount()).as("nothing is held for records that expired").isZero();
+    small.close();
+  }
+
+  @Test
+  void concurrentCompletionsKeepExactlyTheMaximum() throws Exception {
+    CaffeineIdempotencyStore small = CaffeineIdempotencyStore.builder().maximumSize(500).build();
+    int threads = 4;
+    int perThread = 2_000;
+    CountDownLatch start = new CountDownLatch(1);
+    java.util.List<Thread> workers = new java.util.ArrayList<>();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      Thread worker = new Thread(() -> {
+        try {
+          start.await();
+          for (int i = 0; i < perThread; i++) {
+            RecordKey k = RecordKey.of("race", thread + "-" + i);
+            small.claim(k, "o", null, LEASE);
+            small.complete(k, "o", new byte[] {1}, TTL);
+          }
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      });
+      worker.start();
+      workers.add(worker);
+    }
+    start.countDown();
+    for (Thread worker : workers) {
+      worker.join(20_000);
+    }
+
+    assertThat(failure.get()).isNull();
+    assertThat(small.completedCount()).isEqualTo(500);
+    int kept = 0;
+    for (int t = 0; t < threads; t++) {
+      for (int i = 0; i < perThread; i++) {
+        kept += small.read(RecordKey.of("race", t + "-" + i)).isPresent() ? 1 : 0;
+      }
+    }
+    assertThat(kept).isEqualTo(500);
+  }
+
+  private static void complete(CaffeineIdempotencyStore target, String key, Duration ttl) {
+    RecordKey k = RecordKey.of("s", key);
+    assertThat(target.claim(k, "o-" + key, null, LEASE).isAcquired()).as("claim of %s", key).isTrue();
+    assertThat(target.complete(k, "o-" + key, new byte[] {1}, ttl)).as("complete of %s", key).isTrue();
+  }
+
+  @Test
   void expiredRecordsAreDroppedFromTheCache() {
     for (int i = 0; i < 50; i++) {
       RecordKey k = RecordKey.of("s", "k" + i);

@@ -34,8 +34,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The contract every {@link IdempotencyStore} passes: claim, complete, release, renew and read with their
- * fencing rules, lease and ttl expiry, binary-safe outcomes, unicode and long keys, change notification and
- * claim races. It checks the protocol written in the javadoc of {@link IdempotencyStore}.
+ * fencing rules, lease and ttl expiry, binary-safe outcomes, unicode, long and ill-formed keys (fitted as the
+ * executor fits them), change notification and claim races. It checks the protocol written in the javadoc of {@link IdempotencyStore}.
  *
  * <h2>Use</h2>
  * Add {@code dev.idempotent:idempotent-store-tck} as a test dependency and extend this class:
@@ -543,6 +543,62 @@ public abstract class IdempotencyStoreContract {
     assertThat(secondRecord.ownerToken()).isEqualTo(owner2);
     RecordKey again = RecordKey.of(scope, prefix + "1").fittedTo(store.maxKeyLength());
     assertThat(store.claim(again, owner(), "fp1", LONG_LEASE).existing().ownerToken()).isEqualTo(owner1);
+  }
+
+  @Test
+  @DisplayName("keys and scopes with lone surrogates or NUL stay distinct, and each completes and replays its own")
+  void illFormedAndNulKeysStayDistinct() {
+    String longPrefix = "k".repeat(999);
+    // a key that is the very text another (long, ill-formed) key is replaced by must not be that key
+    String lookalike = RecordKey.of(scope, longPrefix + "\uD800").fittedTo(store.maxKeyLength()).key();
+    List<String> keys = List.of("tx-\uD800", "tx-\uDBFF", "tx-\uDC00", "tx-?", "tx-\uD83D\uDE00", "tx-\uDE00\uD83D",
+        "tx-\u0000", "tx-a\u0000b", "tx-ab", "tx-\u0001", "tx-\uFFFF", longPrefix + "\uD800", longPrefix + "\uDBFF",
+        longPrefix + "?", lookalike);
+    List<String> scopes = List.of(scope, scope + "\uD800", scope + "?", scope + "\u0000");
+    Map<RecordKey, String> owners = new java.util.LinkedHashMap<>();
+    Map<RecordKey, String> names = new java.util.LinkedHashMap<>();
+    for (String s : scopes) {
+      for (String k : keys) {
+        RecordKey key = RecordKey.of(s, k).fittedTo(store.maxKeyLength());
+        String name = "key " + printable(k) + " in scope " + printable(s);
+        String owner = owner();
+        ClaimResult result = store.claim(key, owner, null, LONG_LEASE);
+        assertThat(result.isAcquired()).as("claim of %s (another key took its record?): %s", name, result).isTrue();
+        owners.put(key, owner);
+        names.put(key, name);
+      }
+    }
+    int i = 0;
+    for (Map.Entry<RecordKey, String> e : owners.entrySet()) {
+      assertThat(store.complete(e.getKey(), e.getValue(), outcomeOf(i++), LONG_TTL))
+          .as("complete of %s", names.get(e.getKey())).isTrue();
+    }
+
+    i = 0;
+    for (String s : scopes) {
+      for (String k : keys) {
+        RecordKey again = RecordKey.of(s, k).fittedTo(store.maxKeyLength());
+        IdempotencyRecord replay = store.claim(again, owner(), null, LONG_LEASE).existing();
+        String name = "key " + printable(k) + " in scope " + printable(s);
+        assertThat(replay).as("replay of %s", name).isNotNull();
+        assertThat(replay.status()).as("replay of %s", name).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(replay.ownerToken()).as("owner replayed for %s", name).isEqualTo(owners.get(again));
+        assertThat(replay.outcome()).as("outcome replayed for %s", name).isEqualTo(outcomeOf(i++));
+      }
+    }
+  }
+
+  private static byte[] outcomeOf(int index) {
+    return ("outcome-" + index).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** A key for a message: control characters and surrogates as escapes, long keys shortened. */
+  private static String printable(String text) {
+    StringBuilder sb = new StringBuilder();
+    for (char c : text.toCharArray()) {
+      sb.append(c < 0x20 || Character.isSurrogate(c) ? String.format("\\u%04X", (int) c) : String.valueOf(c));
+    }
+    return sb.length() > 60 ? sb.substring(0, 30) + "..." + sb.substring(sb.length() - 20) : sb.toString();
   }
 
   // ---------------------------------------------------------------------------------------------- waiting

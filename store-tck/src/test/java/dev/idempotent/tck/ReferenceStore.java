@@ -5,6 +5,7 @@ import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import dev.idempotent.spi.RecordStatus;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -17,7 +18,16 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 class ReferenceStore implements IdempotencyStore {
   /** What a broken variant gets wrong. */
-  enum Flaw { NONE, NO_FENCING, CLAIM_OVERWRITES, IGNORES_EXPIRY, SHARES_OUTCOME_ARRAY, FORGETS_FINGERPRINT }
+  enum Flaw {
+    NONE, NO_FENCING, CLAIM_OVERWRITES, IGNORES_EXPIRY, SHARES_OUTCOME_ARRAY, FORGETS_FINGERPRINT,
+    /**
+     * Holds scopes and keys as their UTF-8 bytes and refuses NUL, as Redis, PostgreSQL and MariaDB do: harmless,
+     * because the keys that reach a store are fitted (lone surrogates and NUL would otherwise be merged or refused).
+     */
+    KEYS_AS_UTF8,
+    /** Holds scopes and keys in ISO-8859-1: every character it lacks becomes {@code ?}, merging keys. */
+    KEYS_AS_LATIN1
+  }
 
   private record Entry(RecordStatus status, String owner, String fingerprint, byte[] outcome, long deadline) {}
 
@@ -29,8 +39,28 @@ class ReferenceStore implements IdempotencyStore {
     this.flaw = flaw;
   }
 
+  /** The key as the backend holds it. */
+  private RecordKey stored(RecordKey key) {
+    return switch (flaw) {
+      case KEYS_AS_UTF8 -> RecordKey.of(utf8(key.scope()), utf8(key.key()));
+      case KEYS_AS_LATIN1 -> RecordKey.of(latin1(key.scope()), latin1(key.key()));
+      default -> key;
+    };
+  }
+
+  private static String utf8(String text) {
+    if (text.indexOf('\u0000') >= 0) {
+      throw new IllegalArgumentException("invalid byte sequence for encoding \"UTF8\": 0x00");
+    }
+    return new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+  }
+
+  private static String latin1(String text) {
+    return new String(text.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.ISO_8859_1);
+  }
+
   private synchronized Entry live(RecordKey key) {
-    Entry e = entries.get(key);
+    Entry e = entries.get(stored(key));
     if (e != null && flaw != Flaw.IGNORES_EXPIRY && clock.get() - e.deadline >= 0) {
       return null;
     }
@@ -54,7 +84,7 @@ class ReferenceStore implements IdempotencyStore {
     if (live != null && flaw != Flaw.CLAIM_OVERWRITES) {
       return ClaimResult.existing(toRecord(key, live));
     }
-    Entry old = entries.put(key, new Entry(RecordStatus.IN_PROGRESS, ownerToken,
+    Entry old = entries.put(stored(key), new Entry(RecordStatus.IN_PROGRESS, ownerToken,
         flaw == Flaw.FORGETS_FINGERPRINT ? null : fingerprint, null, deadline(lease)));
     return old != null && old.status == RecordStatus.IN_PROGRESS ? ClaimResult.tookOver() : ClaimResult.acquired();
   }
@@ -70,9 +100,9 @@ class ReferenceStore implements IdempotencyStore {
     if (!holds(key, ownerToken)) {
       return false;
     }
-    Entry e = entries.get(key);
+    Entry e = entries.get(stored(key));
     byte[] kept = flaw == Flaw.SHARES_OUTCOME_ARRAY ? outcome : outcome.clone();
-    entries.put(key, new Entry(RecordStatus.COMPLETED, ownerToken, e.fingerprint, kept, deadline(ttl)));
+    entries.put(stored(key), new Entry(RecordStatus.COMPLETED, ownerToken, e.fingerprint, kept, deadline(ttl)));
     notifyAll();
     return true;
   }
@@ -82,7 +112,7 @@ class ReferenceStore implements IdempotencyStore {
     if (!holds(key, ownerToken)) {
       return false;
     }
-    entries.remove(key);
+    entries.remove(stored(key));
     notifyAll();
     return true;
   }
@@ -92,8 +122,8 @@ class ReferenceStore implements IdempotencyStore {
     if (!holds(key, ownerToken)) {
       return false;
     }
-    Entry e = entries.get(key);
-    entries.put(key, new Entry(e.status, e.owner, e.fingerprint, e.outcome, deadline(lease)));
+    Entry e = entries.get(stored(key));
+    entries.put(stored(key), new Entry(e.status, e.owner, e.fingerprint, e.outcome, deadline(lease)));
     return true;
   }
 

@@ -7,7 +7,7 @@ import dev.idempotent.spi.StoreSettings;
 
 /**
  * Builds a {@link CaffeineIdempotencyStore} from settings ({@code idempotent.store=memory}). Reads
- * {@value #MAXIMUM_SIZE}, the most records kept (default {@value CaffeineIdempotencyStore#DEFAULT_MAXIMUM_SIZE}).
+ * {@value #MAXIMUM_SIZE}, the most completed records kept (default {@value CaffeineIdempotencyStore#DEFAULT_MAXIMUM_SIZE}).
  */
 public final class MemoryStoreProvider implements IdempotencyStoreProvider {
   /** The setting for {@link CaffeineIdempotencyStore.Builder#maximumSize(long)}. */
