@@ -1,9 +1,21 @@
 package dev.idempotent;
 
+import dev.idempotent.internal.DeferredStore;
 import dev.idempotent.internal.Fingerprints;
 import dev.idempotent.internal.IdempotencyExecutor;
+import dev.idempotent.internal.LibraryThreads;
 import dev.idempotent.internal.OperationPlan;
+import dev.idempotent.internal.PropertiesConfigLoader;
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.RecordKey;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -19,7 +31,13 @@ import java.util.function.Supplier;
  */
 public final class Idempotency {
   private static final Object LOCK = new Object();
+  /** How long a failure to build the global instance is re-thrown before the properties are read again. */
+  private static final long GLOBAL_RETRY_NANOS = 5_000_000_000L;
+  private static final RecordKey PROBE = RecordKey.of("idempotent.verify", "probe");
   private static volatile Idempotency global;
+  // guarded by LOCK
+  private static IdempotencyConfigurationException globalFailure;
+  private static long globalFailedAt;
 
   private final IdempotencyConfig config;
   private final IdempotencyExecutor executor;
@@ -36,7 +54,9 @@ public final class Idempotency {
 
   /**
    * The instance woven methods use: the one {@link #install installed}, or else one built once from
-   * {@link IdempotencyConfig#fromProperties()}.
+   * {@link IdempotencyConfig#fromProperties()}. A backend that cannot be reached does not fail this: each call
+   * meets it as a store failure until the store can be created (see {@link #verify()} to fail fast instead).
+   * A failure to build the instance is re-thrown for a few seconds before the properties are read again.
    *
    * @throws IdempotencyConfigurationException when nothing is installed and the properties do not describe a store
    */
@@ -46,7 +66,20 @@ public final class Idempotency {
       synchronized (LOCK) {
         g = global;
         if (g == null) {
-          g = new Idempotency(IdempotencyConfig.fromProperties());
+          long now = System.nanoTime();
+          if (globalFailure != null && now - globalFailedAt < GLOBAL_RETRY_NANOS) {
+            throw new IdempotencyConfigurationException(globalFailure.getMessage() + " (from an attempt "
+                + (now - globalFailedAt) / 1_000_000 + " ms ago; Idempotency.reset() reads the properties again)",
+                globalFailure);
+          }
+          try {
+            g = new Idempotency(IdempotencyConfig.fromProperties());
+          } catch (IdempotencyConfigurationException e) {
+            globalFailure = e;
+            globalFailedAt = now;
+            throw e;
+          }
+          globalFailure = null;
           global = g;
         }
       }
@@ -54,20 +87,107 @@ public final class Idempotency {
     return g;
   }
 
-  /** Replaces the global instance (at start-up, or between tests); returns it. */
+  /**
+   * Replaces the global instance (at start-up, or between tests); returns it. Stores that the library created
+   * from properties for the replaced instance, and that {@code config} does not use, are closed.
+   */
   public static Idempotency install(IdempotencyConfig config) {
     Idempotency g = new Idempotency(config);
+    Idempotency old;
     synchronized (LOCK) {
+      old = global;
       global = g;
+      globalFailure = null;
     }
+    closeReplaced(old, g);
     return g;
   }
 
-  /** Forgets the installed instance: the next {@link #global()} reads the properties again. */
+  /**
+   * Forgets the installed instance: the next {@link #global()} reads the properties again. Stores that the
+   * library created from properties for the forgotten instance are closed; stores the user passed in never are.
+   */
   public static void reset() {
+    Idempotency old;
+    synchronized (LOCK) {
+      old = global;
+      global = null;
+      globalFailure = null;
+    }
+    closeReplaced(old, null);
+  }
+
+  /**
+   * Stops what the library runs in the background and forgets the global instance, for an application that
+   * stops (a web application's {@code contextDestroyed}): the threads named {@code idempotent-*} (lease renewal,
+   * completion retries) end, and every store the library created itself from properties is closed (its Redisson
+   * client, its connection pool). Stores the user passed in are never closed. Calls still running lose their
+   * renewals and their claims end with their leases; outcomes not yet recorded are dropped.
+   *
+   * <p>Nothing stays stopped: a later call starts the threads it needs again, and {@link #global()} reads the
+   * properties again (creating new stores).
+   */
+  public static void shutdown() {
     synchronized (LOCK) {
       global = null;
+      globalFailure = null;
     }
+    LibraryThreads.stopAll();
+    PropertiesConfigLoader.closeAllCreated();
+  }
+
+  private static void closeReplaced(Idempotency old, Idempotency replacement) {
+    if (old == null || old == replacement) {
+      return;
+    }
+    Set<IdempotencyStore> kept = Collections.newSetFromMap(new IdentityHashMap<>());
+    if (replacement != null) {
+      kept.addAll(stores(replacement.config));
+    }
+    for (IdempotencyStore s : stores(old.config)) {
+      if (!kept.contains(s)) {
+        PropertiesConfigLoader.closeIfCreated(s);
+      }
+    }
+  }
+
+  private static List<IdempotencyStore> stores(IdempotencyConfig c) {
+    List<IdempotencyStore> all = new ArrayList<>();
+    all.add(c.defaultStore());
+    all.addAll(c.stores().values());
+    return all;
+  }
+
+  /**
+   * Creates the stores now if they are not created yet, and checks that each one answers (one read of a key that
+   * is never written), so that an application can fail fast at start-up:
+   * {@code Idempotency.global().verify();}
+   *
+   * @return this instance
+   * @throws IdempotencyStoreException naming the store, with the cause, when a store cannot be reached
+   * @throws IdempotencyConfigurationException when a store's settings are wrong
+   */
+  public Idempotency verify() {
+    Map<String, IdempotencyStore> all = new LinkedHashMap<>();
+    all.put("", config.defaultStore());
+    all.putAll(config.stores());
+    for (Map.Entry<String, IdempotencyStore> e : all.entrySet()) {
+      String which = e.getKey().isEmpty() ? "the default idempotency store" : "the idempotency store '" + e.getKey()
+          + "'";
+      IdempotencyStore store = e.getValue();
+      try {
+        if (store instanceof DeferredStore deferred) {
+          store = deferred.get();
+        }
+        store.read(PROBE.fittedTo(store.maxKeyLength()));
+      } catch (IdempotencyException failure) {
+        throw failure;
+      } catch (RuntimeException failure) {
+        throw new IdempotencyStoreException(which + " (" + store.getClass().getSimpleName() + ") cannot be reached: "
+            + failure.getMessage(), null, null, failure);
+      }
+    }
+    return this;
   }
 
   public IdempotencyConfig config() {

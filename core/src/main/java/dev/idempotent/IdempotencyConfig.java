@@ -26,12 +26,14 @@ public final class IdempotencyConfig {
   public static final Duration DEFAULT_TTL = Duration.ofHours(24);
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_MAX_HOLD = Duration.ofMinutes(15);
 
   private final IdempotencyStore defaultStore;
   private final Map<String, IdempotencyStore> stores;
   private final Duration defaultTtl;
   private final Duration defaultLease;
   private final Duration defaultWaitTimeout;
+  private final Duration maxHold;
   private final ResultCodec codec;
   private final TimeSource timeSource;
   private final IdempotencyListener listener;
@@ -44,6 +46,7 @@ public final class IdempotencyConfig {
     this.defaultTtl = b.defaultTtl;
     this.defaultLease = b.defaultLease;
     this.defaultWaitTimeout = b.defaultWaitTimeout;
+    this.maxHold = b.maxHold;
     this.codec = b.codec;
     this.timeSource = b.timeSource;
     this.listener = b.listener;
@@ -62,7 +65,9 @@ public final class IdempotencyConfig {
 
   /**
    * The configuration described by {@code idempotent.properties} on the classpath, overridden by system
-   * properties of the same names, with the store found through {@link java.util.ServiceLoader}.
+   * properties of the same names, with the store found through {@link java.util.ServiceLoader}. A backend that
+   * cannot be reached is not an error here: the store is then created on first use (one attempt at a time, with a
+   * backoff after a failure), and calls meet the outage as store failures under the store-failure policy.
    *
    * @throws IdempotencyConfigurationException naming the bad or missing setting
    */
@@ -109,6 +114,14 @@ public final class IdempotencyConfig {
     return defaultWaitTimeout;
   }
 
+  /**
+   * The longest a call holds its claim: after that its lease is no longer renewed, and the claim ends with the
+   * lease even if the call never finishes.
+   */
+  public Duration maxHold() {
+    return maxHold;
+  }
+
   public ResultCodec codec() {
     return codec;
   }
@@ -137,6 +150,7 @@ public final class IdempotencyConfig {
     private Duration defaultTtl = DEFAULT_TTL;
     private Duration defaultLease = DEFAULT_LEASE;
     private Duration defaultWaitTimeout = DEFAULT_WAIT_TIMEOUT;
+    private Duration maxHold = DEFAULT_MAX_HOLD;
     private ResultCodec codec;
     private TimeSource timeSource = TimeSource.system();
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
@@ -151,6 +165,7 @@ public final class IdempotencyConfig {
       defaultTtl = base.defaultTtl;
       defaultLease = base.defaultLease;
       defaultWaitTimeout = base.defaultWaitTimeout;
+      maxHold = base.maxHold;
       codec = base.codec;
       timeSource = base.timeSource;
       listener = base.listener;
@@ -184,6 +199,16 @@ public final class IdempotencyConfig {
 
     public Builder defaultWaitTimeout(Duration waitTimeout) {
       this.defaultWaitTimeout = positive(waitTimeout, "defaultWaitTimeout");
+      return this;
+    }
+
+    /**
+     * The longest a call may hold its claim ({@link #DEFAULT_MAX_HOLD} by default): once a call has held it that
+     * long, its lease is no longer renewed, a WARN and a {@link IdempotencyEvent.Type#MAX_HOLD_REACHED} event are
+     * emitted, and the claim ends with its lease. Set it above the longest a method may legitimately run.
+     */
+    public Builder maxHold(Duration maxHold) {
+      this.maxHold = positive(maxHold, "maxHold");
       return this;
     }
 

@@ -24,7 +24,19 @@ public final class IdempotencyEvent {
     /** The store failed; the event's error says how. */
     STORE_ERROR,
     /** The store failed and the method ran unprotected ({@link StoreFailurePolicy#FAIL_OPEN}). */
-    FAIL_OPEN
+    FAIL_OPEN,
+    /** Renewing a running call's lease failed (retried after a tenth of the lease); the error says how. */
+    RENEWAL_FAILED,
+    /**
+     * A running call's lease was not renewed for two thirds of it (its store is slow or failing): another caller
+     * may take the key over before this call finishes.
+     */
+    RENEWAL_LATE,
+    /**
+     * A call held its claim for the max-hold ({@link IdempotencyConfig#maxHold()}): its lease is no longer renewed
+     * and the claim ends with it, so a repeat after that runs the method again.
+     */
+    MAX_HOLD_REACHED
   }
 
   private final Type type;
@@ -59,7 +71,10 @@ public final class IdempotencyEvent {
     return duration;
   }
 
-  /** The store error for {@link Type#STORE_ERROR} and {@link Type#FAIL_OPEN}, else {@code null}. */
+  /**
+   * The store error for {@link Type#STORE_ERROR}, {@link Type#FAIL_OPEN} and {@link Type#RENEWAL_FAILED}, else
+   * {@code null}.
+   */
   public Throwable error() {
     return error;
   }

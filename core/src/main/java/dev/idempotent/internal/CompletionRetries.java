@@ -4,6 +4,7 @@ import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -61,21 +62,35 @@ final class CompletionRetries {
     }
   }
 
+  /**
+   * Stops the retry thread; outcomes still waiting to be recorded are dropped (logged), so their keys run again
+   * once their leases end. The next {@link #retry} starts the thread again.
+   */
+  synchronized void shutdown() {
+    ScheduledExecutorService s = scheduler;
+    scheduler = null;
+    int dropped = LibraryThreads.stop(s).size();
+    if (dropped > 0) {
+      LOG.warn("stopped with {} outcomes not yet recorded: their keys run again once their leases end", dropped);
+    }
+  }
+
   private void schedule(Runnable task, long delayMillis) {
     ScheduledExecutorService s = scheduler;
     if (s == null) {
       synchronized (this) {
         s = scheduler;
         if (s == null) {
-          s = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "idempotent-completion-retry");
-            t.setDaemon(true);
-            return t;
-          });
+          s = Executors.newSingleThreadScheduledExecutor(LibraryThreads.named("idempotent-completion-retry"));
           scheduler = s;
         }
       }
     }
-    s.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+    try {
+      s.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      LOG.warn("an outcome was not recorded because the library is shutting down (Idempotency.shutdown()): its key "
+          + "runs again once its lease ends");
+    }
   }
 }

@@ -2,6 +2,7 @@ package dev.idempotent.internal;
 
 import dev.idempotent.DuplicateRequestException;
 import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyException;
 import dev.idempotent.IdempotencyInProgressException;
@@ -21,6 +22,8 @@ import dev.idempotent.spi.RecordKey;
 import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -44,6 +47,7 @@ import org.slf4j.LoggerFactory;
  *     IN_PROGRESS     -> payload differs?  IdempotencyKeyMismatchException
  *                        REJECT: IdempotencyInProgressException
  *                        WAIT:   awaitChange (bounded, growing interval), claim again, until the wait timeout
+ *                        (checked first) held by a call on this same thread: IdempotencyConfigurationException
  *   store fails before the method ran -> FAIL_CLOSED: IdempotencyStoreException; FAIL_OPEN: run unprotected
  *   store fails after the method ran  -> the caller still gets the result; the failure is logged and emitted,
  *                                        and recording is retried in the background until the lease would end
@@ -63,6 +67,8 @@ public final class IdempotencyExecutor {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
   private static final long FIRST_POLL_NANOS = 10_000_000L;
   private static final long MAX_POLL_NANOS = 250_000_000L;
+  /** The owner tokens of the claims whose methods this thread is running, innermost last (JDK types only). */
+  private static final ThreadLocal<List<String>> HELD = ThreadLocal.withInitial(ArrayList::new);
 
   /** The method body, as the aspect or the programmatic API hands it over. */
   @FunctionalInterface
@@ -133,6 +139,9 @@ public final class IdempotencyExecutor {
         return runClaimed(plan, key, owner, start, body);
       }
       IdempotencyRecord existing = claim.existing();
+      if (!existing.isCompleted() && heldByThisThread(existing.ownerToken())) {
+        throw reentered(key);
+      }
       if (fingerprint != null && existing.fingerprint() != null && !fingerprint.equals(existing.fingerprint())) {
         emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
         throw new IdempotencyKeyMismatchException(key.scope(), key.redactedKey());
@@ -262,15 +271,19 @@ public final class IdempotencyExecutor {
   }
 
   private Object runClaimed(OperationPlan plan, RecordKey key, String owner, long start, Body body) throws Throwable {
-    LeaseRenewer.ActiveClaim lease = renewer.start(plan.store, key, owner, plan.lease,
-        lost -> emit(IdempotencyEvent.Type.FENCED, key, start, null));
+    LeaseRenewer.ActiveClaim lease = renewer.start(plan.store, key, owner, plan.lease, config.maxHold(),
+        (type, error) -> emit(type, key, start, error));
     Object value;
+    List<String> held = HELD.get();
+    held.add(owner);
     try {
       value = body.run();
     } catch (Throwable t) {
       renewer.stop(lease);
       settleFailure(plan, key, owner, t, start);
       throw t;
+    } finally {
+      held.remove(held.size() - 1);
     }
     if (plan.async && value instanceof CompletionStage<?> stage) {
       CompletableFuture<Object> out = new CompletableFuture<>();
@@ -295,6 +308,18 @@ public final class IdempotencyExecutor {
     renewer.stop(lease);
     record(plan, key, owner, value, start);
     return value;
+  }
+
+  /** True when {@code ownerToken} is the claim of a call this thread is running (a nested call re-entered it). */
+  private static boolean heldByThisThread(String ownerToken) {
+    return ownerToken != null && HELD.get().contains(ownerToken);
+  }
+
+  private static IdempotencyConfigurationException reentered(RecordKey key) {
+    return new IdempotencyConfigurationException("a call re-entered scope " + key.scope() + " with the key "
+        + key.redactedKey() + " that its own thread already holds (a nested call from inside the idempotent method, "
+        + "with the same key): it would wait for itself and can never complete; give the nested call a key or scope "
+        + "of its own, or call the inner code without the idempotency wrapper");
   }
 
   private void record(OperationPlan plan, RecordKey key, String owner, Object value, long start) {

@@ -11,20 +11,32 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.ServiceLoader;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds the zero-code configuration: {@code idempotent.properties} from the classpath, overridden by system
  * properties named {@code idempotent.*}; the store from the {@link IdempotencyStoreProvider} that
- * {@code idempotent.store} names, or the only one on the classpath.
+ * {@code idempotent.store} names, or the only one on the classpath. When the backend cannot be reached, the
+ * configuration gets a {@link DeferredStore} that keeps trying (with a backoff) while calls meet the outage as
+ * store failures; a wrong setting is an {@link IdempotencyConfigurationException} at once.
  */
 public final class PropertiesConfigLoader {
   public static final String RESOURCE = "idempotent.properties";
+
+  private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
+  /** The stores this class created, by identity: the library closes them, never the stores users pass in. */
+  private static final Set<IdempotencyStore> CREATED = Collections.newSetFromMap(
+      Collections.synchronizedMap(new IdentityHashMap<>()));
 
   private PropertiesConfigLoader() {}
 
@@ -59,6 +71,7 @@ public final class PropertiesConfigLoader {
       settings.duration("idempotent.ttl").ifPresent(b::defaultTtl);
       settings.duration("idempotent.lease").ifPresent(b::defaultLease);
       settings.duration("idempotent.wait-timeout").ifPresent(b::defaultWaitTimeout);
+      settings.duration("idempotent.max-hold").ifPresent(b::maxHold);
     } catch (IllegalArgumentException e) {
       throw new IdempotencyConfigurationException(e.getMessage(), e);
     }
@@ -106,15 +119,45 @@ public final class PropertiesConfigLoader {
       throw new IdempotencyConfigurationException("several store modules are on the classpath " + names
           + ": choose one with idempotent.store=<name> in idempotent.properties or -Didempotent.store=<name>");
     }
+    DeferredStore deferred = new DeferredStore(provider, settings);
+    IdempotencyStore store;
     try {
-      return provider.create(settings);
+      store = deferred.get();
     } catch (IdempotencyConfigurationException e) {
       throw e;
-    } catch (IllegalArgumentException e) {
-      throw new IdempotencyConfigurationException("store '" + provider.name() + "': " + e.getMessage(), e);
+    } catch (RuntimeException unreachable) {
+      store = deferred; // logged by the store; each call meets it as a store failure until an attempt succeeds
+    }
+    CREATED.add(store);
+    return store;
+  }
+
+  /** True when the library created {@code store} from properties (and so closes it itself). */
+  public static boolean created(IdempotencyStore store) {
+    return CREATED.contains(store);
+  }
+
+  /** Closes {@code store} if the library created it from properties; a store the user made is left alone. */
+  public static void closeIfCreated(IdempotencyStore store) {
+    if (CREATED.remove(store)) {
+      closeQuietly(store);
+    }
+  }
+
+  /** Closes every store the library created from properties. */
+  public static void closeAllCreated() {
+    List<IdempotencyStore> all;
+    synchronized (CREATED) {
+      all = new ArrayList<>(CREATED);
+    }
+    all.forEach(PropertiesConfigLoader::closeIfCreated);
+  }
+
+  private static void closeQuietly(IdempotencyStore store) {
+    try {
+      store.close();
     } catch (RuntimeException e) {
-      throw new IdempotencyConfigurationException("store '" + provider.name() + "' could not be created: "
-          + e.getMessage(), e);
+      LOG.warn("closing the idempotency store {} failed: {}", store, e.toString());
     }
   }
 

@@ -12,10 +12,15 @@ public interface IdempotencyStoreProvider {
   String name();
 
   /**
-   * Creates the store.
+   * Creates the store. The two kinds of failure are told apart: a wrong setting is a configuration error
+   * (HTTP 500, reported at once); anything else means the backend cannot be reached: each call then meets it as a
+   * store failure under the store-failure policy (503, or the method runs on fail-open), and creation is tried
+   * again after a backoff.
    *
-   * @throws IllegalArgumentException when a setting is missing or invalid (the message names it)
-   * @throws RuntimeException when the backend cannot be reached (the message names where, without secrets)
+   * @throws IllegalArgumentException or {@link dev.idempotent.IdempotencyConfigurationException} when a setting is
+   *     missing or invalid, or a dependency is missing (the message names it)
+   * @throws RuntimeException any other, when the backend cannot be reached (the message names where, without
+   *     secrets)
    */
   IdempotencyStore create(StoreSettings settings);
 }

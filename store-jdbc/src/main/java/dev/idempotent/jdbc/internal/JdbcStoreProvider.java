@@ -1,5 +1,6 @@
 package dev.idempotent.jdbc.internal;
 
+import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.IdempotencyStoreProvider;
@@ -43,8 +44,8 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
           + " jdbc:postgresql://host:5432/db; was " + JdbcUrls.withoutPassword(url));
     }
     if (!hikariPresent()) {
-      throw new IllegalStateException("idempotent.store=jdbc pools its connections with HikariCP: add the dependency"
-          + " com.zaxxer:HikariCP, or build JdbcIdempotencyStore yourself on your own DataSource");
+      throw new IdempotencyConfigurationException("idempotent.store=jdbc pools its connections with HikariCP: add the "
+          + "dependency com.zaxxer:HikariCP, or build JdbcIdempotencyStore yourself on your own DataSource");
     }
     DataSource pool = openPool(url, username, password, poolSize);
     try {
@@ -55,6 +56,9 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
       queryTimeout.ifPresent(builder::queryTimeout);
       purgeEvery.ifPresent(interval -> builder.purgeEvery(interval, 1000));
       return builder.build();
+    } catch (IllegalStateException e) { // a database that is not one of the supported dialects
+      closeQuietly(pool);
+      throw new IdempotencyConfigurationException(e.getMessage(), e);
     } catch (RuntimeException e) {
       closeQuietly(pool);
       throw e;
