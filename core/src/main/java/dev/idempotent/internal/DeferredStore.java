@@ -1,6 +1,7 @@
 package dev.idempotent.internal;
 
 import dev.idempotent.IdempotencyConfigurationException;
+import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
@@ -188,39 +189,52 @@ public final class DeferredStore implements IdempotencyStore {
     return new IllegalStateException(failure.getMessage() + detail, failure);
   }
 
+  /**
+   * The real store for an operation on {@code key}; an unreachable backend is thrown as an
+   * {@link IdempotencyStoreException} (its message is this class's own and names no key), so the executor reports it
+   * in full and applies the store-failure policy.
+   */
+  private IdempotencyStore storeFor(RecordKey key) {
+    try {
+      return get();
+    } catch (IllegalStateException e) {
+      throw new IdempotencyStoreException(e.getMessage(), key.scope(), key.redactedKey(), e);
+    }
+  }
+
   @Override
   public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
-    IdempotencyStore s = get();
+    IdempotencyStore s = storeFor(key);
     return s.claim(key.fittedTo(s.maxKeyLength()), ownerToken, fingerprint, lease);
   }
 
   @Override
   public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
-    IdempotencyStore s = get();
+    IdempotencyStore s = storeFor(key);
     return s.complete(key.fittedTo(s.maxKeyLength()), ownerToken, outcome, ttl);
   }
 
   @Override
   public boolean release(RecordKey key, String ownerToken) {
-    IdempotencyStore s = get();
+    IdempotencyStore s = storeFor(key);
     return s.release(key.fittedTo(s.maxKeyLength()), ownerToken);
   }
 
   @Override
   public boolean renew(RecordKey key, String ownerToken, Duration lease) {
-    IdempotencyStore s = get();
+    IdempotencyStore s = storeFor(key);
     return s.renew(key.fittedTo(s.maxKeyLength()), ownerToken, lease);
   }
 
   @Override
   public Optional<IdempotencyRecord> read(RecordKey key) {
-    IdempotencyStore s = get();
+    IdempotencyStore s = storeFor(key);
     return s.read(key.fittedTo(s.maxKeyLength()));
   }
 
   @Override
   public void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
-    IdempotencyStore s = get();
+    IdempotencyStore s = storeFor(key);
     s.awaitChange(key.fittedTo(s.maxKeyLength()), maxWait);
   }
 
