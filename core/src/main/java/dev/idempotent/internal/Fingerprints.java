@@ -720,6 +720,9 @@ public final class Fingerprints {
     if (text != null) {
       return Form.labelled(Kind.TEXT, text);
     }
+    if (type == Object.class) {
+      return Form.refused("java.lang.Object has no content: only its identity tells two instances apart");
+    }
     if (isJdk(type)) {
       return Form.refused(type.getName() + " is a JDK type with no content-based form known to the digest");
     }
