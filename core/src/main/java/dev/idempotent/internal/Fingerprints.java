@@ -96,6 +96,9 @@ public final class Fingerprints {
       "pass a value built from plain data (strings, numbers, records, collections) instead";
 
   private static final MessageDigest PROTOTYPE = newSha256();
+  /** The length-prefixed UTF-8 of "Long" and "Integer", as {@code text} writes them. */
+  private static final byte[] LONG_LABEL = {0, 0, 0, 4, 'L', 'o', 'n', 'g'};
+  private static final byte[] INTEGER_LABEL = {0, 0, 0, 7, 'I', 'n', 't', 'e', 'g', 'e', 'r'};
 
   private static final ClassValue<Form> FORMS = new ClassValue<>() {
     @Override
@@ -268,7 +271,9 @@ public final class Fingerprints {
 
   private static final class Walker {
     private MessageDigest[] levels = new MessageDigest[8];
-    /** For composites: an Integer level while being digested, then its digest (byte[]). */
+    /** The root composite, digested inline at level 0; kept out of {@link #seen} so most calls need no map. */
+    private Object root;
+    /** For nested composites: an Integer level while being digested, then its digest (byte[]). */
     private IdentityHashMap<Object, Object> seen;
     private int values;
     private long bytes;
@@ -293,7 +298,7 @@ public final class Fingerprints {
       Form form = FORMS.get(v.getClass());
       if (form.isComposite()) {
         count();
-        memo().put(v, 0);
+        root = v;
         content(v, form, 0);
       } else {
         write(v, 0);
@@ -349,6 +354,12 @@ public final class Fingerprints {
       if (v instanceof String s) {
         tag(md, 's');
         text(md, s);
+        return;
+      }
+      if (v instanceof Long || v instanceof Integer) {
+        tag(md, 'v');
+        md.update(v instanceof Long ? LONG_LABEL : INTEGER_LABEL);
+        text(md, v.toString());
         return;
       }
       Form form = FORMS.get(v.getClass());
@@ -446,6 +457,11 @@ public final class Fingerprints {
 
     /** A composite: digested once per walk at the next level, then referenced by its digest. */
     private void composite(Object v, Form form, MessageDigest md, int level) {
+      if (v == root) {
+        tag(md, 'c');
+        len(md, level);
+        return;
+      }
       IdentityHashMap<Object, Object> memo = memo();
       Object known = memo.get(v);
       if (known instanceof byte[] d) {
