@@ -720,7 +720,8 @@ public final class Fingerprints {
     if (Map.Entry.class.isAssignableFrom(type)) {
       return Form.of(Kind.ENTRY);
     }
-    if (java.sql.Timestamp.class.isAssignableFrom(type)) {
+    if (extendsClassNamed(type, "java.sql.Timestamp")) {
+      // by name, so that a runtime without the java.sql module never loads it
       return Form.labelled(Kind.TIMESTAMP, "java.sql.Timestamp");
     }
     if (java.util.Date.class.isAssignableFrom(type)) {
@@ -858,6 +859,15 @@ public final class Fingerprints {
     return loader == null || loader == ClassLoader.getPlatformClassLoader();
   }
 
+  static boolean extendsClassNamed(Class<?> type, String name) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      if (c.getName().equals(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static String publicJdkName(Class<?> type) {
     for (Class<?> c = type; c != null; c = c.getSuperclass()) {
       if (isJdk(c) && Modifier.isPublic(c.getModifiers()) && c.getModule().isExported(c.getPackageName())) {
@@ -888,7 +898,7 @@ public final class Fingerprints {
   private static Form objectForm(Class<?> type) {
     List<Field> fields = new ArrayList<>();
     for (Class<?> c = type; c != Object.class; c = c.getSuperclass()) {
-      if (isJdk(c)) {
+      if (isJdk(c) && hasInstanceFields(c)) {
         return Form.refused(type.getName() + " extends the JDK class " + c.getName()
             + ", whose fields cannot be read");
       }
@@ -920,6 +930,15 @@ public final class Fingerprints {
       members[i] = new Member(shadowed ? f.getDeclaringClass().getName() + "." + f.getName() : f.getName(), f, null);
     }
     return new Form(Kind.OBJECT, type.getName(), members, null);
+  }
+
+  private static boolean hasInstanceFields(Class<?> type) {
+    for (Field f : type.getDeclaredFields()) {
+      if (!Modifier.isStatic(f.getModifiers())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean toStringIsObjects(Class<?> type) {

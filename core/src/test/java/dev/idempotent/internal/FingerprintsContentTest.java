@@ -237,6 +237,41 @@ class FingerprintsContentTest {
     assertThat(body.available()).isEqualTo(5);
   }
 
+  /** Extends a JDK class without instance fields: its own fields are its content. */
+  static final class Amount extends Number {
+    private final long cents;
+
+    Amount(long cents) {
+      this.cents = cents;
+    }
+
+    @Override
+    public int intValue() {
+      return (int) cents;
+    }
+
+    @Override
+    public long longValue() {
+      return cents;
+    }
+
+    @Override
+    public float floatValue() {
+      return cents;
+    }
+
+    @Override
+    public double doubleValue() {
+      return cents;
+    }
+  }
+
+  @Test
+  void applicationClassesExtendingJdkClassesWithoutFieldsDigestByTheirOwnFields() {
+    assertThat(Fingerprints.of(new Amount(5))).isEqualTo(Fingerprints.of(new Amount(5)))
+        .isNotEqualTo(Fingerprints.of(new Amount(6)));
+  }
+
   static final class Empty {}
 
   static final class Entity$$EnhancerByCGLIB {

@@ -98,6 +98,16 @@ final class KeyText {
             + reason + "; read a property that identifies it (for example '" + part.text + ".id')");
   }
 
+  /** By name, so that a runtime without the java.sql module never loads it. */
+  private static boolean isTimestamp(Class<?> type) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      if (c.getName().equals("java.sql.Timestamp")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static Form formOf(Class<?> type) {
     if (type.isArray()) {
       return new Form(Kind.REFUSED, "the text of an array is its identity; index it, as [0]");
@@ -105,7 +115,7 @@ final class KeyText {
     if (type.isHidden() || Proxy.isProxyClass(type) || type.isSynthetic()) {
       return new Form(Kind.REFUSED, "a lambda, proxy or generated class has no text of its own");
     }
-    if (java.sql.Timestamp.class.isAssignableFrom(type)) {
+    if (isTimestamp(type)) {
       return new Form(Kind.TIMESTAMP, null);
     }
     if (java.util.Date.class.isAssignableFrom(type)) {
