@@ -656,8 +656,9 @@ public final class Fingerprints {
     return v.toString();
   }
 
+  /** A map key in a path: an enum constant by name; any other key is argument data and never shown. */
   private static String describeKey(Object key) {
-    return key instanceof String || key instanceof Number || key instanceof Enum<?> ? String.valueOf(key) : "key";
+    return key instanceof Enum<?> e ? e.name() : "entry";
   }
 
   // ---- classification, once per class ----

@@ -7,8 +7,9 @@ import java.util.Objects;
  *
  * <p>{@code #name} (a parameter by name; needs javac {@code -parameters}), {@code #p0} / {@code #a0} (by
  * position), {@code #args} (the argument array) and {@code #args[0]}; {@code .name} reads a property (getter
- * {@code getName()}, {@code isName()}, record accessor {@code name()}, public field {@code name}, in that order),
- * {@code .name()} calls a getter, a record accessor or one of the read-only methods {@link ReadOnlyCalls} lists; {@code ?.} and {@code ?.[} give null for a null receiver;
+ * {@code getName()}, {@code isName()}, record accessor {@code name()}, public field {@code name}, in that
+ * order), {@code .name()} calls a getter, a record accessor or one of the read-only methods {@link ReadOnlyCalls}
+ * lists; {@code ?.} and {@code ?.[} give null for a null receiver;
  * {@code [0]} indexes arrays and Lists, {@code ['k']} / {@code [#p1]} Maps; string literals in {@code '...'} or
  * {@code "..."} (backslash escapes, doubled quote), integer literals, parentheses, and {@code +}, which
  * concatenates as in Java (two numbers add).

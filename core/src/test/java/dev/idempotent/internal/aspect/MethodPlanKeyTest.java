@@ -203,7 +203,8 @@ class MethodPlanKeyTest {
   @Test
   void aKeyWhoseTextIsTheInstancesIdentityIsAConfigurationErrorNamingTheType() {
     assertConfigurationError(() -> call(plan("identityKey"), new Order("o-1")), Order.class.getName());
-    assertConfigurationError(() -> call(plan("identityKeyPart"), new Order("o-1")), "does not override Object.toString");
+    assertConfigurationError(() -> call(plan("identityKeyPart"), new Order("o-1")),
+        "does not override Object.toString");
     assertThat(runs).hasValue(0);
   }
 
