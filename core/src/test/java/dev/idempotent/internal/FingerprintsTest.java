@@ -69,6 +69,12 @@ class FingerprintsTest {
     assertThat(Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}))
         .isEqualTo(Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}));
     assertThat(Fingerprints.of("abc")).isEqualTo("KZ8WFdtf_XvY2ReVxhRnoQ");
+    // Arguments of plain values, sets and maps digest as they did before composites were digested separately.
+    assertThat(Fingerprints.of(new Object[] {"order-1", 42, 7L, Instant.EPOCH,
+        java.util.UUID.fromString("00000000-0000-0000-0000-000000000001"), new BigDecimal("9.90"), null, true}))
+        .isEqualTo("TdtDwYF5scd4vnZqKr7dPg");
+    assertThat(Fingerprints.of(Set.of("a", "b"))).isEqualTo("gKWCod2X42gIOsSCCjBqfg");
+    assertThat(Fingerprints.of(Map.of("a", 1))).isEqualTo("IoGJX2_z8tkSncidA3OnCA");
   }
 
   @Test

@@ -13,6 +13,7 @@ import dev.idempotent.internal.IdempotencyExecutor;
 import dev.idempotent.internal.OperationPlan;
 import dev.idempotent.internal.expression.ExpressionEvaluationException;
 import dev.idempotent.internal.expression.ExpressionException;
+import dev.idempotent.internal.expression.ExpressionTypeException;
 import dev.idempotent.internal.expression.KeyExpression;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
@@ -35,6 +36,7 @@ public final class MethodPlan {
   private final Idempotent annotation;
   private final String where;
   private final String scope;
+  private final String[] parameterNames;
   private final KeyExpression keyExpression;
   private final KeyExpression payloadExpression;
   private final boolean payloadAll;
@@ -70,6 +72,7 @@ public final class MethodPlan {
     this.where = "@Idempotent on " + describe(method);
     this.scope = annotation.scope().isEmpty() ? defaultScope(method) : annotation.scope();
     String[] names = parameterNames(method, sourceParameterNames);
+    this.parameterNames = names;
     this.keyExpression = annotation.keyResolver() == KeyResolver.class && !annotation.key().isEmpty()
         ? compile("key", annotation.key(), names) : null;
     this.payloadAll = "*".equals(annotation.payload());
@@ -91,9 +94,27 @@ public final class MethodPlan {
       r = resolve(current);
     }
     String key = key(r, target, args);
-    String fingerprint = payloadAll ? Fingerprints.of(args)
-        : payloadExpression == null ? null : Fingerprints.of(evaluate(payloadExpression, "payload", args));
+    String fingerprint = payloadAll ? digestArguments(args, "payload = \"*\" digests all arguments",
+        "give a payload expression that picks the values a repeat must match")
+        : payloadExpression == null ? null : payloadFingerprint(evaluate(payloadExpression, "payload", args));
     return r.executor.execute(r.plan, key, fingerprint, body);
+  }
+
+  private String digestArguments(Object[] args, String what, String advice) {
+    try {
+      return Fingerprints.ofArguments(args, parameterNames);
+    } catch (Fingerprints.UndigestableValueException e) {
+      throw new IdempotencyConfigurationException(where + ": " + what + ", but " + e.problem() + "; " + advice, e);
+    }
+  }
+
+  private String payloadFingerprint(Object value) {
+    try {
+      return Fingerprints.of(value);
+    } catch (Fingerprints.UndigestableValueException e) {
+      throw new IdempotencyConfigurationException(where + ": payload = \"" + annotation.payload() + "\": "
+          + e.problem() + "; pick plain values (strings, numbers, records) in the payload expression", e);
+    }
   }
 
   public String scope() {
@@ -112,10 +133,16 @@ public final class MethodPlan {
       return requireKey(k, "key resolver " + r.resolver.getClass().getName());
     }
     if (keyExpression == null) {
-      return Fingerprints.of(args);
+      return digestArguments(args, "the default key digests all arguments",
+          "give a key expression (key = \"#order.id\") or a keyResolver");
     }
-    Object v = evaluate(keyExpression, "key", args);
-    return requireKey(v == null ? null : v.toString(), "key expression '" + annotation.key() + "'");
+    String k;
+    try {
+      k = keyExpression.evaluateKey(args);
+    } catch (RuntimeException ex) {
+      throw failed(keyExpression, "key", ex);
+    }
+    return requireKey(k, "key expression '" + annotation.key() + "'");
   }
 
   private String requireKey(String k, String source) {
@@ -129,13 +156,25 @@ public final class MethodPlan {
   private Object evaluate(KeyExpression e, String attribute, Object[] args) {
     try {
       return e.evaluate(args);
-    } catch (ExpressionEvaluationException ex) {
-      throw new IdempotencyKeyException(where + ": " + attribute + " = \"" + e.source() + "\" failed: "
-          + ex.getMessage(), scope, ex);
     } catch (RuntimeException ex) {
-      throw new IdempotencyKeyException(where + ": " + attribute + " = \"" + e.source() + "\" failed: " + ex,
-          scope, ex);
+      throw failed(e, attribute, ex);
     }
+  }
+
+  /**
+   * A mistake in the expression itself (a member the runtime class does not have, a call that is not allowed,
+   * a value whose text is its identity) is a configuration error; a null on the path, an index out of range or a
+   * getter that threw is a problem with these arguments.
+   */
+  private RuntimeException failed(KeyExpression e, String attribute, RuntimeException ex) {
+    String prefix = where + ": " + attribute + " = \"" + e.source() + "\" failed: ";
+    if (ex instanceof ExpressionTypeException) {
+      return new IdempotencyConfigurationException(prefix + ex.getMessage(), ex);
+    }
+    if (ex instanceof ExpressionEvaluationException) {
+      return new IdempotencyKeyException(prefix + ex.getMessage(), scope, ex);
+    }
+    return new IdempotencyKeyException(prefix + ex, scope, ex);
   }
 
   private synchronized Resolved resolve(Idempotency current) {

@@ -79,15 +79,20 @@ final class ConcatNode extends Node {
       if (constant != null) {
         builder.append(constant);
       } else {
-        append(builder, parts[i].evaluate(arguments));
+        append(builder, part(i, arguments));
       }
     }
     return builder.toString();
   }
 
+  /** Part {@code i}'s value, checked to have a text of its own. */
+  private Object part(int i, Object[] arguments) {
+    return KeyText.checked(parts[i].evaluate(arguments), parts[i]);
+  }
+
   private Object evaluateMixed(Object[] arguments) {
     Node[] parts = this.parts;
-    Object accumulated = parts[0].evaluate(arguments);
+    Object accumulated = part(0, arguments);
     int next = 1;
     StringBuilder builder = null;
     while (next < parts.length) {
@@ -95,7 +100,7 @@ final class ConcatNode extends Node {
         builder = new StringBuilder(capacity).append(s);
         break;
       }
-      Object right = parts[next++].evaluate(arguments);
+      Object right = part(next++, arguments);
       Object sum = right instanceof String ? null : add(accumulated, right);
       if (sum == null) {
         builder = new StringBuilder(capacity);
@@ -109,7 +114,7 @@ final class ConcatNode extends Node {
       return accumulated;
     }
     for (int i = next; i < parts.length; i++) {
-      append(builder, parts[i].evaluate(arguments));
+      append(builder, part(i, arguments));
     }
     return builder.toString();
   }

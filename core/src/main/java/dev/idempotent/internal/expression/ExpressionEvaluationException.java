@@ -1,10 +1,11 @@
 package dev.idempotent.internal.expression;
 
 /**
- * {@link KeyExpression#evaluate} failed for these arguments: a null receiver without {@code ?.}, a property or
- * method the runtime class does not have, an index out of range, or a getter that threw (the cause).
+ * {@link KeyExpression#evaluate} failed for these arguments: a null receiver without {@code ?.}, an index out of
+ * range, a null index, or a getter that threw (the cause). The subclass {@link ExpressionTypeException} is a
+ * mistake in the expression itself rather than in the arguments.
  */
-public final class ExpressionEvaluationException extends ExpressionException {
+public class ExpressionEvaluationException extends ExpressionException {
   private static final long serialVersionUID = 1L;
 
   ExpressionEvaluationException(String message) {

@@ -48,7 +48,7 @@ final class IndexNode extends Node {
     if (target.getClass().isArray()) {
       return Array.get(target, position(key, Array.getLength(target), "length"));
     }
-    throw new ExpressionEvaluationException(
+    throw new ExpressionTypeException(
         "cannot index '" + receiver.text + "', a " + target.getClass().getName() + at(operatorColumn)
             + "; [...] works on arrays, Lists and Maps");
   }
@@ -57,11 +57,14 @@ final class IndexNode extends Node {
     long i;
     if (key instanceof Integer || key instanceof Long || key instanceof Short || key instanceof Byte) {
       i = ((Number) key).longValue();
-    } else {
+    } else if (key == null) {
       throw new ExpressionEvaluationException(
-          "index '" + index.text + "' of '" + receiver.text + "' is "
-              + (key == null ? "null" : "a " + key.getClass().getName()) + at(operatorColumn)
+          "index '" + index.text + "' of '" + receiver.text + "' is null" + at(operatorColumn)
               + "; arrays and Lists need an integer index");
+    } else {
+      throw new ExpressionTypeException(
+          "index '" + index.text + "' of '" + receiver.text + "' is a " + key.getClass().getName()
+              + at(operatorColumn) + "; arrays and Lists need an integer index");
     }
     if (i < 0 || i >= size) {
       throw new ExpressionEvaluationException(

@@ -7,8 +7,9 @@ import java.util.Objects;
  *
  * <p>{@code #name} (a parameter by name; needs javac {@code -parameters}), {@code #p0} / {@code #a0} (by
  * position), {@code #args} (the argument array) and {@code #args[0]}; {@code .name} reads a property (getter
- * {@code getName()}, {@code isName()}, accessor {@code name()}, public field {@code name}, in that order),
- * {@code .name()} calls a public no-argument method; {@code ?.} and {@code ?.[} give null for a null receiver;
+ * {@code getName()}, {@code isName()}, record accessor {@code name()}, public field {@code name}, in that
+ * order), {@code .name()} calls a getter, a record accessor or one of the read-only methods {@link ReadOnlyCalls}
+ * lists; {@code ?.} and {@code ?.[} give null for a null receiver;
  * {@code [0]} indexes arrays and Lists, {@code ['k']} / {@code [#p1]} Maps; string literals in {@code '...'} or
  * {@code "..."} (backslash escapes, doubled quote), integer literals, parentheses, and {@code +}, which
  * concatenates as in Java (two numbers add).
@@ -56,6 +57,18 @@ public final class KeyExpression {
           "'" + source + "' reads " + requiredArguments + " argument(s) but got " + args.length);
     }
     return root.evaluate(args);
+  }
+
+  /**
+   * Evaluates the expression on one call's arguments and renders the value as key text (dates by instant);
+   * null when the value is null.
+   *
+   * @throws ExpressionTypeException when the value's text would be its identity, or the expression does not fit
+   *     the arguments' classes
+   * @throws ExpressionEvaluationException for a null on the path, an index out of range or a getter that threw
+   */
+  public String evaluateKey(Object[] arguments) {
+    return KeyText.render(evaluate(arguments), root);
   }
 
   /** The expression as written. */

@@ -62,9 +62,9 @@ final class MemberNode extends Node {
     return reader;
   }
 
-  private ExpressionEvaluationException missing(MemberReader reader) {
+  private ExpressionTypeException missing(MemberReader reader) {
     String what = methodCall ? "method '" + name + "()'" : "property '" + name + "'";
-    return new ExpressionEvaluationException(
+    return new ExpressionTypeException(
         what + " " + reader.problem + at(operatorColumn) + (reader.hint == null ? "" : "; " + reader.hint));
   }
 

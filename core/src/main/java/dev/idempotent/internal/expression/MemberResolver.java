@@ -14,6 +14,7 @@ import java.lang.reflect.RecordComponent;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A property is, in this order: a getter {@code getName()}, {@code isName()} returning boolean, an accessor
  * {@code name()} (records), a public field {@code name}; {@code .length} of an array. A method is a public,
- * non-static, no-argument method that does not return void. A method declared in a non-public class is called
+ * non-static, no-argument method that does not return void. Only the calls {@link ReadOnlyCalls} allows are
+ * made; any other is a reader that reports why. A method declared in a non-public class is called
  * through the public interface or superclass that declares it when there is one. The reader is, by preference,
  * a {@code LambdaMetafactory} function, then an adapted {@code MethodHandle} (through
  * {@code MethodHandles.privateLookupIn} for non-public classes), then reflection after {@code setAccessible}.
@@ -73,21 +75,36 @@ final class MemberResolver {
       return MemberReader.of(type, Array::getLength, MemberReader.Kind.ARRAY_LENGTH);
     }
     String capitalized = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+    String refused = null;
     Method getter = instanceMethod(type, "get" + capitalized);
     if (getter != null && getter.getReturnType() != void.class) {
-      return methodReader(type, getter);
+      refused = ReadOnlyCalls.refusal(type, getter);
+      if (refused == null) {
+        return methodReader(type, getter);
+      }
     }
     Method is = instanceMethod(type, "is" + capitalized);
     if (is != null && (is.getReturnType() == boolean.class || is.getReturnType() == Boolean.class)) {
-      return methodReader(type, is);
+      String refusal = ReadOnlyCalls.refusal(type, is);
+      if (refusal == null) {
+        return methodReader(type, is);
+      }
+      refused = refused == null ? refusal : refused;
     }
     Method accessor = instanceMethod(type, name);
     if (accessor != null && accessor.getReturnType() != void.class) {
-      return methodReader(type, accessor);
+      String refusal = ReadOnlyCalls.refusal(type, accessor);
+      if (refusal == null) {
+        return methodReader(type, accessor);
+      }
+      refused = refused == null ? refusal : refused;
     }
     Field field = instanceField(type, name);
     if (field != null) {
       return fieldReader(type, field);
+    }
+    if (refused != null) {
+      return MemberReader.missing(type, "cannot be read on " + type.getName() + ": " + refused, ReadOnlyCalls.ALLOWED);
     }
     String hint = "readable properties: " + readableProperties(type);
     if (Map.class.isAssignableFrom(type)) {
@@ -110,6 +127,10 @@ final class MemberResolver {
     }
     if (method.getReturnType() == void.class) {
       return MemberReader.missing(type, "returns void on " + type.getName(), "call a method that returns a value");
+    }
+    String refusal = ReadOnlyCalls.refusal(type, method);
+    if (refusal != null) {
+      return MemberReader.missing(type, "is not allowed on " + type.getName() + ": " + refusal, ReadOnlyCalls.ALLOWED);
     }
     return methodReader(type, method);
   }
@@ -137,6 +158,12 @@ final class MemberResolver {
   }
 
   private static MemberReader methodReader(Class<?> type, Method method) {
+    if (method.getDeclaringClass() == String.class && method.getName().equals("toUpperCase")) {
+      return MemberReader.of(type, s -> ((String) s).toUpperCase(Locale.ROOT), MemberReader.Kind.LAMBDA);
+    }
+    if (method.getDeclaringClass() == String.class && method.getName().equals("toLowerCase")) {
+      return MemberReader.of(type, s -> ((String) s).toLowerCase(Locale.ROOT), MemberReader.Kind.LAMBDA);
+    }
     Method declaration = publicDeclaration(type, method);
     if (declaration != null && visibleFromHere(declaration.getDeclaringClass())) {
       try {

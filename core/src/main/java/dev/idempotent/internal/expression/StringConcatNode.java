@@ -118,12 +118,12 @@ final class StringConcatNode extends Node {
   Object evaluate(Object[] arguments) {
     Node[] parts = this.parts;
     int n = parts.length;
-    Object v0 = parts[0].evaluate(arguments);
-    Object v1 = n > 1 ? parts[1].evaluate(arguments) : null;
-    Object v2 = n > 2 ? parts[2].evaluate(arguments) : null;
-    Object v3 = n > 3 ? parts[3].evaluate(arguments) : null;
-    Object v4 = n > 4 ? parts[4].evaluate(arguments) : null;
-    Object v5 = n > 5 ? parts[5].evaluate(arguments) : null;
+    Object v0 = KeyText.checked(parts[0].evaluate(arguments), parts[0]);
+    Object v1 = n > 1 ? KeyText.checked(parts[1].evaluate(arguments), parts[1]) : null;
+    Object v2 = n > 2 ? KeyText.checked(parts[2].evaluate(arguments), parts[2]) : null;
+    Object v3 = n > 3 ? KeyText.checked(parts[3].evaluate(arguments), parts[3]) : null;
+    Object v4 = n > 4 ? KeyText.checked(parts[4].evaluate(arguments), parts[4]) : null;
+    Object v5 = n > 5 ? KeyText.checked(parts[5].evaluate(arguments), parts[5]) : null;
     Specialization s = current;
     if (s == null || !fits(s.kinds, v0, v1, v2, v3, v4, v5)) {
       s = respecialize(s, v0, v1, v2, v3, v4, v5);
