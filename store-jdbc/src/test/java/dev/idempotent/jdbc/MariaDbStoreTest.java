@@ -1,13 +1,19 @@
 package dev.idempotent.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyEvent;
+import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.jdbc.internal.Claimed;
 import dev.idempotent.jdbc.internal.DialectSql;
-import dev.idempotent.spi.RecordKey;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.OutcomeNotRecordedException;
+import dev.idempotent.spi.RecordKey;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -16,9 +22,13 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -212,6 +222,74 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     } catch (InvocationTargetException e) {
       throw e.getCause();
     }
+  }
+
+  /**
+   * A server message that quotes a bound value (here a trigger's, in the form of MariaDB's own "Duplicate entry
+   * '...'"), on a connection whose driver appends the query and its parameters to every message
+   * ({@code dumpQueriesOnException=true}): the key shows nowhere in what the store throws.
+   */
+  @Test
+  void aServerMessageQuotingTheKeyNeverShowsIt() throws Exception {
+    String table = "idem_detail_test";
+    track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
+    execute("DROP TRIGGER IF EXISTS idem_detail_test_guard");
+    execute("CREATE TRIGGER idem_detail_test_guard BEFORE UPDATE ON " + table + " FOR EACH ROW BEGIN"
+        + " DECLARE m VARCHAR(500); SET m = CONCAT('Duplicate entry ''', CAST(NEW.idem_key AS CHAR), ''' refused');"
+        + " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = m; END");
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(
+        TestDatabases.pool(url("dumpQueriesOnException=true"), 2)).table(table).build());
+    String secret = secretKey();
+    RecordKey key = RecordKey.of(scope, secret);
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    Throwable thrown = catchThrowable(() -> store.complete(key, "o1", new byte[] {1}, LONG));
+    assertThat(thrown).isInstanceOf(JdbcStoreException.class).hasMessageContaining("[45000]")
+        .hasMessageContaining("Duplicate entry");
+    assertThat(((SQLException) thrown.getCause()).getSQLState()).isEqualTo("45000");
+    assertCarriesNo(thrown, secret);
+  }
+
+  /**
+   * An outcome larger than the server's {@code max_allowed_packet} (16 MiB by default on MariaDB) fails at once
+   * as what it is: the caller gets its result, the key is released (a repeat runs again at once instead of
+   * finding the claim held by completions retried until the lease ends), and an ERROR names the size and the
+   * setting to raise.
+   */
+  @Test
+  void anOutcomeLargerThanMaxAllowedPacketReleasesTheKeyAtOnce() throws Exception {
+    long limit;
+    try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT @@max_allowed_packet"); ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      limit = rs.getLong(1);
+    }
+    assertThat(limit).as("max_allowed_packet of the test server").isLessThan(64L << 20);
+    JdbcIdempotencyStore store = store();
+    byte[] result = new byte[(int) limit + (1 << 20)];
+    new Random(7).nextBytes(result);
+    List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+    Idempotency idempotency = Idempotency.create(IdempotencyConfig.builder().defaultStore(store)
+        .listener(events::add).build());
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(scope).lease(Duration.ofSeconds(30)).build();
+    AtomicInteger runs = new AtomicInteger();
+    String logged = standardErrorOf(() -> {
+      assertThat(idempotency.execute(policy, "big", () -> {
+        runs.incrementAndGet();
+        return result;
+      })).isSameAs(result);
+      return null;
+    });
+    assertThat(logged).contains("ERROR").contains("max_allowed_packet").contains(limit + " bytes");
+    assertThat(events).filteredOn(e -> e.type() == IdempotencyEvent.Type.STORE_ERROR).singleElement()
+        .satisfies(e -> assertThat(e.error()).isInstanceOf(OutcomeNotRecordedException.class)
+            .hasMessageContaining("max_allowed_packet"));
+    assertThat(store.read(RecordKey.of(scope, "big"))).as("released").isEmpty();
+    assertTimeoutPreemptively(Duration.ofSeconds(20), () -> idempotency.execute(policy, "big", () -> {
+      runs.incrementAndGet();
+      return new byte[] {1};
+    }));
+    assertThat(runs).hasValue(2);
+    assertThat(store.read(RecordKey.of(scope, "big")).orElseThrow().isCompleted()).isTrue();
   }
 
   /** InnoDB would wait 50 s for the row lock; the store's timeout ends the call after about one second. */
