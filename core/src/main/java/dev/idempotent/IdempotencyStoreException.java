@@ -1,6 +1,10 @@
 package dev.idempotent;
 
-/** The store failed or timed out and the store-failure policy is fail-closed: the method did not run. HTTP 503. */
+/**
+ * The store failed or timed out and the store-failure policy is fail-closed: the method did not run. Or the method
+ * ran but its outcome could not be recorded where it belongs, the caller's transaction (the cause is then a
+ * {@link dev.idempotent.spi.OutcomeNotRecordedException}): roll that transaction back. HTTP 503.
+ */
 public class IdempotencyStoreException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
 
