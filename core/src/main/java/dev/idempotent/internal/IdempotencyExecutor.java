@@ -18,6 +18,7 @@ import dev.idempotent.TimeSource;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.OutcomeNotRecordedException;
 import dev.idempotent.spi.RecordKey;
 import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
@@ -362,6 +363,18 @@ public final class IdempotencyExecutor {
             key);
         emit(IdempotencyEvent.Type.FENCED, key, start, null);
       }
+    } catch (OutcomeNotRecordedException e) {
+      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+      if (e.failsTheCall()) {
+        LOG.warn("the outcome of {} could not be recorded where it belongs, so the call fails and the claim ends "
+            + "with its lease: {}", key, e.getMessage());
+        throw new IdempotencyStoreException("the method ran but its outcome could not be recorded, so the call "
+            + "fails (never recorded elsewhere; roll back its work, and a retry after the lease runs it again): "
+            + e.getMessage(), key.scope(), key.redactedKey(), e);
+      }
+      LOG.error("the outcome of {} cannot be recorded, so the key is released and a repeat will run again; the "
+          + "caller gets its result: {}", key, e.getMessage());
+      release(plan, key, owner, start);
     } catch (RuntimeException e) {
       LOG.warn("recording the outcome of {} failed; the caller gets its result and recording is retried in the "
           + "background until the lease would end: {}", key, describe(e));

@@ -42,7 +42,11 @@ import java.util.Optional;
  * <h2>Errors</h2>
  * A backend failure or timeout is thrown as any {@link RuntimeException} (the executor turns it into
  * {@code IdempotencyStoreException} and applies the store-failure policy). Every operation must return or
- * fail within the store's configured timeouts: a store outage must never hang a caller.
+ * fail within the store's configured timeouts: a store outage must never hang a caller. A failed
+ * {@link #complete} is retried in the background until the lease would end, unless the store throws
+ * {@link OutcomeNotRecordedException}: then it is never retried, and either the call fails (a completion that
+ * belongs to the caller's transaction) or the key is released (an outcome the backend can never accept).
+ * Messages and causes never carry a raw key or another bound value: use {@link RecordKey#redactedKey()}.
  *
  * <h2>Keys and outcomes</h2>
  * The executor passes keys already {@link RecordKey#fittedTo fitted} to {@link #maxKeyLength()}. Outcomes are

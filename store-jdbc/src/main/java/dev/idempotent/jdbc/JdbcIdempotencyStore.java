@@ -3,9 +3,11 @@ package dev.idempotent.jdbc;
 import dev.idempotent.jdbc.internal.Claimed;
 import dev.idempotent.jdbc.internal.DialectSql;
 import dev.idempotent.jdbc.internal.JdbcUrls;
+import dev.idempotent.jdbc.internal.RedactedSqlErrors;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.OutcomeNotRecordedException;
 import dev.idempotent.spi.RecordKey;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +22,11 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -49,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * followed by one {@code SELECT} only when it did not win. Completion, release and renewal are single
  * statements that match only the caller's own live claim. Every lease and expiry is computed and compared on
  * the database's clock. Each call takes its own short autocommit connection from the {@link DataSource};
- * with {@link Builder#connectionProvider} the completion joins the caller's transaction instead.
+ * with {@link Builder#connectionProvider} the completion joins the caller's transaction instead, and is never
+ * written anywhere else (see {@link #complete}). Errors carry no bound value (see {@link JdbcStoreException}).
  *
  * <p>Expired rows behave as missing ones and are replaced in place; {@link #purgeExpired(int)} (or
  * {@link Builder#purgeEvery}) deletes them in bounded batches.
@@ -66,6 +73,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private static final Set<String> MISSING_TABLE_STATES = Set.of("42P01", "42S02", "42S03", "42S04");
   private static final int MAX_CLAIM_ATTEMPTS = 5;
   private static final int MAX_PURGE_BATCHES = 10_000;
+  private static final int MAX_REMEMBERED_FAILURES = 10_000;
 
   private final DataSource dataSource;
   private final String table;
@@ -83,6 +91,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private final AutoCloseable ownedResource;
   private final ScheduledExecutorService purger;
   private volatile String location;
+  /** MySQL/MariaDB: the server's max_allowed_packet as last read, 0 until read (see {@link #packetLimit}). */
+  private volatile long maxAllowedPacket;
+  /**
+   * With a connection provider: owners whose completion failed, and where it belongs. Only failures are kept,
+   * at most {@link #MAX_REMEMBERED_FAILURES} (the oldest are forgotten first).
+   */
+  private final Map<String, Belongs> failedCompletions = Collections.synchronizedMap(
+      new LinkedHashMap<String, Belongs>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Belongs> eldest) {
+          return size() > MAX_REMEMBERED_FAILURES;
+        }
+      });
 
   private JdbcIdempotencyStore(Builder b, JdbcDialect dialect, String location) {
     this.dataSource = b.dataSource;
@@ -170,6 +193,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return !record.isCompleted() && record.ownerToken().equals(ownerToken);
   }
 
+  /**
+   * Records the outcome. With a {@link Builder#connectionProvider connection provider} that returns the caller's
+   * connection, the update runs there, and any failure, or finding the claim no longer this caller's, is an
+   * {@link OutcomeNotRecordedException} that fails the call: the completion belongs to that transaction and is
+   * never written on another connection, then or later (the store remembers such owners, so a repeated
+   * {@code complete} for one is refused too). A completion that failed on the store's own connection stays on
+   * the store's own connections when it is tried again. An outcome larger than the database accepts is an
+   * {@link OutcomeNotRecordedException} that releases the key.
+   */
   @Override
   public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
     Objects.requireNonNull(key, "key");
@@ -177,6 +209,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(outcome, "outcome");
     long ttlMicros = micros(ttl, "ttl");
     SqlWork<Boolean> work = (c, t) -> {
+      long limit = packetLimit(c, outcome.length);
       try (PreparedStatement ps = prepare(c, completeSql, t)) {
         ps.setBytes(1, outcome);
         ps.setLong(2, ttlMicros);
@@ -184,34 +217,66 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         sql.bindKeyPart(ps, 4, key.key());
         ps.setString(5, ownerToken);
         return ps.executeUpdate() == 1;
+      } catch (SQLException e) {
+        OutcomeNotRecordedException tooLarge = tooLarge(key, outcome, limit, e);
+        if (tooLarge != null) {
+          throw tooLarge;
+        }
+        throw e;
       }
     };
     if (connectionProvider == null) {
       return run("complete", key, work);
     }
-    return completeInCallerTransaction(key, work);
+    Belongs earlier = failedCompletions.get(ownerToken);
+    if (earlier == Belongs.OWN_CONNECTION) {
+      return completeOnOwnConnection(key, ownerToken, work);
+    }
+    if (earlier == Belongs.CALLER_TRANSACTION) {
+      throw OutcomeNotRecordedException.failingTheCall("the outcome of " + key + " belongs to the caller's"
+          + " transaction, where recording it already failed; it is never recorded on another connection", null);
+    }
+    return completeInCallerTransaction(key, ownerToken, work);
   }
 
-  private boolean completeInCallerTransaction(RecordKey key, SqlWork<Boolean> work) {
+  /** Where a completion that failed belongs, so that trying it again never switches connections. */
+  private enum Belongs { CALLER_TRANSACTION, OWN_CONNECTION }
+
+  private boolean completeOnOwnConnection(RecordKey key, String ownerToken, SqlWork<Boolean> work) {
+    try {
+      boolean done = run("complete", key, work);
+      failedCompletions.remove(ownerToken);
+      return done;
+    } catch (OutcomeNotRecordedException e) {
+      failedCompletions.remove(ownerToken);
+      throw e;
+    } catch (RuntimeException e) {
+      failedCompletions.put(ownerToken, Belongs.OWN_CONNECTION);
+      throw e;
+    }
+  }
+
+  private boolean completeInCallerTransaction(RecordKey key, String ownerToken, SqlWork<Boolean> work) {
     Connection c;
     try {
       c = connectionProvider.connection();
-    } catch (SQLException e) {
-      throw failure("complete (getting the caller's connection)", key, e);
+    } catch (SQLException | RuntimeException e) {
+      failedCompletions.put(ownerToken, Belongs.CALLER_TRANSACTION);
+      throw notInCallerTransaction(key, "getting the caller's connection failed", e);
     }
     if (c == null) {
-      return run("complete", key, work);
+      return completeOnOwnConnection(key, ownerToken, work);
     }
-    SQLException failure = null;
+    Exception failure = null;
     boolean done = false;
     try {
       done = work.apply(c, timeoutSeconds);
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
       failure = e;
     } finally {
       try {
         connectionProvider.done(c);
-      } catch (SQLException e) {
+      } catch (SQLException | RuntimeException e) {
         if (failure == null) {
           failure = e;
         } else {
@@ -219,10 +284,106 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
       }
     }
-    if (failure != null) {
-      throw failure("complete (in the caller's transaction)", key, failure);
+    if (failure != null || !done) {
+      failedCompletions.put(ownerToken, Belongs.CALLER_TRANSACTION);
+      throw notInCallerTransaction(key, failure != null ? "the update failed"
+          : "the claim is no longer this call's (its lease ended and another caller took the key over, or the"
+              + " transaction's snapshot is older than the claim)", failure);
     }
-    return done;
+    return true;
+  }
+
+  private OutcomeNotRecordedException notInCallerTransaction(RecordKey key, String why, Exception failure) {
+    Throwable cause;
+    String detail;
+    if (failure instanceof SQLException s) {
+      cause = failure("complete (in the caller's transaction)", key, s);
+      detail = " (" + (s.getSQLState() == null ? "" : "[" + s.getSQLState() + "] ")
+          + RedactedSqlErrors.message(s.getMessage(), key) + ")";
+    } else if (failure instanceof OutcomeNotRecordedException n) {
+      cause = n;
+      detail = " (" + n.getMessage() + ")";
+    } else {
+      cause = failure == null ? null : RedactedSqlErrors.copyOfAny(failure, key);
+      detail = cause == null ? "" : " (" + cause.getMessage() + ")";
+    }
+    return OutcomeNotRecordedException.failingTheCall("the outcome of " + key + " was not recorded in the caller's"
+        + " transaction: " + why + detail + "; roll the transaction back: the outcome is never recorded on another"
+        + " connection, and the claim frees itself when its lease ends", cause);
+  }
+
+  /**
+   * MySQL/MariaDB only, for outcomes of 64 KiB or more: the server's {@code max_allowed_packet}, read on
+   * {@code c} when unknown and again whenever the outcome is at least half the last value read (it may have been
+   * raised); 0 when not known.
+   */
+  private long packetLimit(Connection c, int outcomeLength) throws SQLException {
+    if (dialect != JdbcDialect.MYSQL || outcomeLength < 64 * 1024) {
+      return 0;
+    }
+    long known = maxAllowedPacket;
+    if (known > 0 && outcomeLength < known / 2) {
+      return known;
+    }
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT @@max_allowed_packet")) {
+      known = rs.next() ? rs.getLong(1) : 0;
+    }
+    maxAllowedPacket = known;
+    return known;
+  }
+
+  /**
+   * The failure of a completion whose outcome is larger than the database accepts, or {@code null} when
+   * {@code e} is something else: a value too long for its column (SQLState 22001) or a limit (54000), a packet
+   * error that names {@code max_allowed_packet}, or, on MySQL/MariaDB, a connection the server dropped while
+   * receiving an outcome whose statement is at least {@code max_allowed_packet}.
+   */
+  private OutcomeNotRecordedException tooLarge(RecordKey key, byte[] outcome, long limit, SQLException e) {
+    boolean columnTooSmall = false;
+    boolean tooLarge = false;
+    for (Throwable t = e; t != null && !tooLarge && !columnTooSmall; t = t.getCause()) {
+      if (t instanceof SQLException s) {
+        columnTooSmall = "22001".equals(s.getSQLState()) || s.getErrorCode() == 1406;
+        tooLarge = "54000".equals(s.getSQLState()) || s.getErrorCode() == 1153 || s.getErrorCode() == 1301;
+      }
+      String m = t.getMessage();
+      tooLarge |= m != null && m.toLowerCase(Locale.ROOT).contains("max_allowed_packet");
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    if (!tooLarge && !columnTooSmall && limit > 0 && e.getSQLState() != null && e.getSQLState().startsWith("08")) {
+      tooLarge = statementSize(key, outcome) >= limit;
+    }
+    if (!tooLarge && !columnTooSmall) {
+      return null;
+    }
+    String size = outcome.length + " bytes";
+    String fix;
+    if (columnTooSmall) {
+      fix = "the outcome column of table " + table + " is too small for it: give it the type in "
+          + dialect.schemaResource();
+    } else if (dialect == JdbcDialect.MYSQL) {
+      fix = "that is more than the server's max_allowed_packet" + (limit > 0 ? " (" + limit + " bytes)" : "")
+          + " lets through: raise max_allowed_packet on the server (and the driver's maxAllowedPacket, if set)"
+          + " above " + statementSize(key, outcome) + " bytes, or return a smaller result";
+    } else {
+      fix = "that is more than the database takes in one value: return a smaller result";
+    }
+    return OutcomeNotRecordedException.releasingTheKey("the outcome of " + key + " is " + size + ", and " + fix
+        + " (" + RedactedSqlErrors.message(e.getMessage(), key) + ")", RedactedSqlErrors.copyOf(e, key));
+  }
+
+  /**
+   * The size of the completion statement as MySQL/MariaDB drivers send it as text: the outcome with the bytes
+   * they escape counted twice, the key parts likewise, and the rest of the statement.
+   */
+  private int statementSize(RecordKey key, byte[] outcome) {
+    long size = completeSql.length() + 512L + 2L * (key.scope().length() + key.key().length()) * 4;
+    for (byte b : outcome) {
+      size += b == 0 || b == '\'' || b == '"' || b == '\\' ? 2 : 1;
+    }
+    return (int) Math.min(Integer.MAX_VALUE, size);
   }
 
   @Override
@@ -428,16 +589,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return ps;
   }
 
+  /**
+   * The store's exception for a driver error: the message names the operation, the redacted key, the URL and the
+   * table, with the SQLState and the first line of the driver's message without its values; the cause is a
+   * {@link RedactedSqlErrors copy} of the driver's error, so that no bound value (key, outcome) is carried.
+   */
   private JdbcStoreException failure(String operation, RecordKey key, SQLException e) {
     String where = location == null ? "(database not reached yet)" : location;
+    SQLException cause = RedactedSqlErrors.copyOf(e, key);
     if (isMissingTable(e)) {
       return new JdbcStoreException("idempotency table " + table + " does not exist in " + where + ": run "
           + dialect.schemaResource() + " (in idempotent-store-jdbc; replace the table name if you chose another)"
-          + " or build the store with createTable(true) / set idempotent.jdbc.create-table=true", e);
+          + " or build the store with createTable(true) / set idempotent.jdbc.create-table=true", cause);
     }
     return new JdbcStoreException("idempotency store " + operation + (key == null ? "" : " of " + key) + " failed on "
         + where + " (table " + table + "): " + (e.getSQLState() == null ? "" : "[" + e.getSQLState() + "] ")
-        + JdbcUrls.withoutPassword(e.getMessage()), e);
+        + RedactedSqlErrors.message(e.getMessage(), key), cause);
   }
 
   private static boolean isMissingTable(SQLException e) {

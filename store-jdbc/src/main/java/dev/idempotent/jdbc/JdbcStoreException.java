@@ -1,8 +1,11 @@
 package dev.idempotent.jdbc;
 
 /**
- * A database error in {@link JdbcIdempotencyStore}. The message names the operation, the table and the JDBC
- * URL (never a password); the cause is the driver's {@link java.sql.SQLException}.
+ * A database error in {@link JdbcIdempotencyStore}. The message names the operation, the redacted key, the table
+ * and the JDBC URL (never a password), with the SQLState and the first line of the driver's message. The cause
+ * is a copy of the driver's {@link java.sql.SQLException} chain that keeps each exception's {@code java.sql}
+ * kind, SQLState, vendor code and stack trace, with every quoted value removed from its message: no bound
+ * value (key, outcome) is carried, since drivers quote them (PostgreSQL's {@code Detail: Key (...)=(...)}).
  */
 public final class JdbcStoreException extends RuntimeException {
   private static final long serialVersionUID = 1L;

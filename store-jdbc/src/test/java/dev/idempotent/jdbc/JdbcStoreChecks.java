@@ -3,20 +3,38 @@ package dev.idempotent.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyEvent;
+import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
+import dev.idempotent.spi.OutcomeNotRecordedException;
 import dev.idempotent.spi.RecordKey;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -253,6 +271,243 @@ abstract class JdbcStoreChecks {
     store.claim(other, "owner-c", null, LONG);
     assertThat(store.complete(other, "owner-c", new byte[] {1}, LONG)).isTrue();
     assertThat(store.read(other).orElseThrow().isCompleted()).isTrue();
+  }
+
+  /**
+   * A completion that fails in the caller's transaction fails the call and is never recorded anywhere else: the
+   * caller's work rolls back, no COMPLETED record appears (not even after the time background retries took),
+   * and a retry after the lease runs the method. Before, the completion was retried on a background thread,
+   * where the provider has no transaction, and committed on the store's own connection.
+   */
+  @Test
+  void aCompletionThatFailsInTheCallerTransactionFailsTheCallAndIsNeverRecordedElsewhere() throws Exception {
+    ThreadLocal<Connection> tx = new ThreadLocal<>();
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
+        .queryTimeout(Duration.ofSeconds(1)).connectionProvider(threadLocalProvider(tx)).build());
+    execute("CREATE TABLE IF NOT EXISTS " + BUSINESS_TABLE + " (id VARCHAR(100) PRIMARY KEY)");
+    List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+    Idempotency idempotency = Idempotency.create(IdempotencyConfig.builder().defaultStore(store)
+        .listener(events::add).build());
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(scope).lease(Duration.ofSeconds(1)).build();
+    RecordKey key = RecordKey.of(scope, "order-1");
+    AtomicInteger runs = new AtomicInteger();
+    List<AutoCloseable> spoilers = new ArrayList<>();
+
+    Exception first = inCallerTransaction(tx, () -> idempotency.execute(policy, "order-1", () -> {
+      insertBusinessRow(tx.get(), scope + "-" + runs.incrementAndGet());
+      spoilers.add(spoilCallerTransaction(tx.get(), key));
+      return "paid";
+    }));
+    for (AutoCloseable spoiler : spoilers) {
+      spoiler.close();
+    }
+    Thread.sleep(1_500); // background retries of the completion would have run by now
+    assertThat(store.read(key).map(IdempotencyRecord::isCompleted)).as("no COMPLETED record").isNotEqualTo(
+        Optional.of(true));
+    assertThat(countBusinessRows(scope + "-1")).isZero();
+    assertThat(first).isInstanceOf(IdempotencyStoreException.class)
+        .hasMessageContaining("never recorded elsewhere")
+        .hasCauseInstanceOf(OutcomeNotRecordedException.class);
+    assertThat(((OutcomeNotRecordedException) first.getCause()).failsTheCall()).isTrue();
+    assertThat(first.getCause().getCause()).as("the store's failure, attached").isNotNull();
+    assertThat(events).extracting(IdempotencyEvent::type).doesNotContain(IdempotencyEvent.Type.EXECUTED);
+
+    Exception second = inCallerTransaction(tx, () -> idempotency.execute(policy, "order-1", () -> {
+      insertBusinessRow(tx.get(), scope + "-" + runs.incrementAndGet());
+      return "paid";
+    }));
+    assertThat(second).as("the retry after the lease").isNull();
+    assertThat(runs).hasValue(2);
+    assertThat(countBusinessRows(scope + "-2")).isEqualTo(1);
+    assertThat(store.read(key).orElseThrow().isCompleted()).isTrue();
+  }
+
+  /**
+   * Makes the next statement on the caller's connection {@code caller} fail, as the body of a method would have
+   * done; returns what to close once the call has returned. By default a lock on the record's row from another
+   * connection, which the completion waits for until its timeout; PostgreSQL overrides it with a failed
+   * statement that aborts the transaction.
+   */
+  AutoCloseable spoilCallerTransaction(Connection caller, RecordKey key) throws SQLException {
+    Connection locker = dataSource().getConnection();
+    locker.setAutoCommit(false);
+    try (PreparedStatement ps = locker.prepareStatement("SELECT status FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
+        + " WHERE scope = ? AND idem_key = ? FOR UPDATE")) {
+      bindKeyPart(ps, 1, key.scope());
+      bindKeyPart(ps, 2, key.key());
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("the claim's row").isTrue();
+      }
+    }
+    return () -> {
+      locker.rollback();
+      locker.setAutoCommit(true);
+      locker.close();
+    };
+  }
+
+  /** The completion of an owner that failed in the caller's transaction is refused later, on any connection. */
+  @Test
+  void aCompletionThatFailedInTheCallerTransactionIsRefusedLaterOnTheStoreConnection() throws Exception {
+    ThreadLocal<Connection> tx = new ThreadLocal<>();
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
+        .queryTimeout(Duration.ofSeconds(1)).connectionProvider(threadLocalProvider(tx)).build());
+    RecordKey key = RecordKey.of(scope, "refused");
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    inCallerTransaction(tx, () -> {
+      try (AutoCloseable spoiler = spoilCallerTransaction(tx.get(), key)) {
+        assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
+            .isInstanceOf(OutcomeNotRecordedException.class)
+            .hasMessageContaining("caller's transaction");
+      }
+      return null;
+    });
+    assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
+        .as("no transaction open now: the store would use its own connection")
+        .isInstanceOf(OutcomeNotRecordedException.class)
+        .matches(e -> ((OutcomeNotRecordedException) e).failsTheCall());
+    assertThat(store.read(key).orElseThrow().isCompleted()).isFalse();
+  }
+
+  /**
+   * A completion in the caller's transaction whose claim is no longer the caller's fails the call: committing the
+   * transaction would commit the work while another caller runs the method.
+   */
+  @Test
+  void aFencedCompletionInTheCallerTransactionFailsTheCall() throws Exception {
+    ThreadLocal<Connection> tx = new ThreadLocal<>();
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
+        .connectionProvider(threadLocalProvider(tx)).build());
+    RecordKey key = RecordKey.of(scope, "fenced");
+    assertThat(store.claim(key, "o1", null, Duration.ofMillis(100)).isAcquired()).isTrue();
+    Thread.sleep(200);
+    assertThat(store.claim(key, "o2", null, LONG).isTakeover()).isTrue();
+    inCallerTransaction(tx, () -> {
+      assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
+          .isInstanceOf(OutcomeNotRecordedException.class)
+          .hasMessageContaining("no longer this call's")
+          .matches(e -> ((OutcomeNotRecordedException) e).failsTheCall());
+      return null;
+    });
+    assertThat(store.read(key).orElseThrow().ownerToken()).isEqualTo("o2");
+  }
+
+  /**
+   * A completion that failed on the store's own connection (no transaction was open) stays on the store's own
+   * connections when it is tried again, even where the provider now returns a transaction's connection.
+   */
+  @Test
+  void aCompletionThatFailedOnTheStoreConnectionIsRetriedThereOnly() throws Exception {
+    ThreadLocal<Connection> tx = new ThreadLocal<>();
+    AtomicBoolean down = new AtomicBoolean();
+    DataSource flaky = (DataSource) Proxy.newProxyInstance(JdbcStoreChecks.class.getClassLoader(),
+        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+          if (down.get() && method.getName().equals("getConnection")) {
+            throw new SQLTransientConnectionException("connection is not available");
+          }
+          try {
+            return method.invoke(dataSource(), args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(flaky).dialect(expectedDialect())
+        .connectionProvider(threadLocalProvider(tx)).build());
+    store().close(); // creates the table
+    RecordKey key = RecordKey.of(scope, "own");
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    down.set(true);
+    assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {5}, LONG)).isInstanceOf(JdbcStoreException.class);
+    down.set(false);
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      tx.set(c);
+      try {
+        assertThat(store.complete(key, "o1", new byte[] {5}, LONG)).isTrue();
+        c.rollback();
+      } finally {
+        tx.remove();
+        c.setAutoCommit(true);
+      }
+    }
+    assertThat(store.read(key).orElseThrow().outcome()).as("recorded on the store's own connection")
+        .containsExactly(5);
+  }
+
+  /**
+   * Runs {@code work} in a transaction on a connection of {@link #dataSource()} that {@code tx} hands to the
+   * store, as the plain-JDBC recipe does: commits when it returns, rolls back when it throws; returns what it
+   * threw, or {@code null}.
+   */
+  Exception inCallerTransaction(ThreadLocal<Connection> tx, Callable<?> work) throws SQLException {
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      tx.set(c);
+      try {
+        work.call();
+        c.commit();
+        return null;
+      } catch (Exception e) {
+        c.rollback();
+        return e;
+      } finally {
+        tx.remove();
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  void bindKeyPart(PreparedStatement ps, int index, String value) throws SQLException {
+    if (expectedDialect() == JdbcDialect.MYSQL) {
+      ps.setBytes(index, value.getBytes(StandardCharsets.UTF_8));
+    } else {
+      ps.setString(index, value);
+    }
+  }
+
+  /** A key that a driver's message would show: a card number and an e-mail address. */
+  static String secretKey() {
+    return "card=4111111111111111;user=alice-" + Long.toHexString(System.nanoTime()) + "@example.com";
+  }
+
+  /**
+   * Asserts that {@code t} carries {@code secret} nowhere: not in its message or stack trace print, nor in any
+   * cause, suppressed or chained ({@link SQLException#getNextException()}) exception.
+   */
+  static void assertCarriesNo(Throwable t, String secret) {
+    StringWriter printed = new StringWriter();
+    t.printStackTrace(new PrintWriter(printed));
+    assertThat(printed.toString()).as("the stack trace print").doesNotContain(secret);
+    assertChainCarriesNo(t, secret, 0);
+  }
+
+  private static void assertChainCarriesNo(Throwable t, String secret, int depth) {
+    if (t == null || depth > 20) {
+      return;
+    }
+    assertThat(String.valueOf(t)).as("message of " + t.getClass().getName()).doesNotContain(secret);
+    assertChainCarriesNo(t.getCause(), secret, depth + 1);
+    for (Throwable s : t.getSuppressed()) {
+      assertChainCarriesNo(s, secret, depth + 1);
+    }
+    if (t instanceof SQLException e) {
+      assertChainCarriesNo(e.getNextException(), secret, depth + 1);
+    }
+  }
+
+  /** What {@code work} writes to standard error (where the test logger writes) while it runs. */
+  static String standardErrorOf(Callable<?> work) throws Exception {
+    PrintStream original = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      work.call();
+    } finally {
+      System.setErr(original);
+    }
+    String text = captured.toString(StandardCharsets.UTF_8);
+    original.print(text);
+    return text;
   }
 
   static ConnectionProvider threadLocalProvider(ThreadLocal<Connection> tx) {

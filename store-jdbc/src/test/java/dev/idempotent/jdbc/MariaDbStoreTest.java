@@ -1,13 +1,19 @@
 package dev.idempotent.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyEvent;
+import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.jdbc.internal.Claimed;
 import dev.idempotent.jdbc.internal.DialectSql;
-import dev.idempotent.spi.RecordKey;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.OutcomeNotRecordedException;
+import dev.idempotent.spi.RecordKey;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -16,9 +22,14 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -69,10 +80,8 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     assertThat(store.read(done).orElseThrow().ownerToken()).isEqualTo("o2");
   }
 
-  /**
-   * A fresh key is one insert that reports no code; a taken key answers EXISTS without writing, whatever the
-   * affected-rows setting. The first claim's check of the codes leaves no row behind.
-   */
+  /** A fresh key is one insert that reports its code; a taken key answers EXISTS without writing, whatever the
+   * affected-rows setting. */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
   void theInsertFirstClaimAnswersExistsForATakenKey(String property) throws Exception {
@@ -82,44 +91,8 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     try (Connection c = DriverManager.getConnection(url)) {
       assertThat(sql.claim(c, scope, "first", "o1", null, 60_000_000L, 5)).isEqualTo(Claimed.ACQUIRED);
       assertThat(sql.claim(c, scope, "first", "o2", null, 60_000_000L, 5)).isEqualTo(Claimed.EXISTS);
-      assertThat(c.getAutoCommit()).as("autocommit restored after the code check").isTrue();
-      assertThat(codeCheckRows(c)).as("rows left by the code check").isZero();
     }
     assertThat(store().read(RecordKey.of(scope, "first")).orElseThrow().ownerToken()).isEqualTo("o1");
-  }
-
-  /** On a connection already in a transaction the code check undoes its own rows and nothing before them. */
-  @Test
-  void theCodeCheckInATransactionUndoesOnlyItsOwnWork() throws Exception {
-    JdbcIdempotencyStore store = store();
-    String url = url();
-    DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
-    try (Connection c = DriverManager.getConnection(url)) {
-      c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + JdbcIdempotencyStore.DEFAULT_TABLE
-          + " (scope, idem_key, status, owner, expires_at, created_at, updated_at) VALUES (?, ?, 'IN_PROGRESS',"
-          + " 'o0', UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))")) {
-        ps.setBytes(1, scope.getBytes(StandardCharsets.UTF_8));
-        ps.setBytes(2, "before".getBytes(StandardCharsets.UTF_8));
-        ps.executeUpdate();
-      }
-      assertThat(sql.claim(c, scope, "after", "o1", null, 60_000_000L, 5)).isEqualTo(Claimed.ACQUIRED);
-      c.commit();
-      assertThat(codeCheckRows(c)).isZero();
-    }
-    assertThat(store.read(RecordKey.of(scope, "before"))).isPresent();
-    assertThat(store.read(RecordKey.of(scope, "after")).orElseThrow().ownerToken()).isEqualTo("o1");
-  }
-
-  private static int codeCheckRows(Connection c) throws Exception {
-    try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
-        + " WHERE scope = ?")) {
-      ps.setBytes(1, "dev.idempotent.code-check".getBytes(StandardCharsets.UTF_8));
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
   }
 
   /**
@@ -130,7 +103,8 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   @Test
   void aConnectionThatDropsTheCodesStillClaimsExactlyOnce() throws Exception {
     store();
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(proxied(dataSource(), true, new ArrayList<>()))
+    DataSource dropping = proxied(dataSource(), new AtomicBoolean(true), new ArrayList<>());
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dropping)
         .dialect(JdbcDialect.MYSQL).build());
     RecordKey key = RecordKey.of(scope, "k");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
@@ -145,41 +119,79 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * Where the connections count affected rows, a fresh-key claim is the plain insert: no {@code LAST_INSERT_ID}
-   * code and no generated-key read. A taken key still answers with its holder, with the codes dropped too.
-   * Where they count found rows (the driver's default), the claim keeps the code.
+   * A fresh-key claim is one statement that reports its code, on connections of either affected-rows setting.
    */
-  @Test
-  void connectionsThatCountAffectedRowsClaimWithoutCodes() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"", "useAffectedRows=true"})
+  void aFreshKeyClaimIsOneStatementWithItsCode(String property) throws Exception {
     store();
     List<String> prepared = new ArrayList<>();
-    DataSource affectedRows = proxied(TestDatabases.pool(url("useAffectedRows=true"), 2), true, prepared);
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(affectedRows).dialect(JdbcDialect.MYSQL).build());
-    assertThat(store.claim(RecordKey.of(scope, "first"), "o1", null, LONG).isAcquired()).isTrue();
-    prepared.clear();
+    DataSource counted = proxied(TestDatabases.pool(url(property), 2), new AtomicBoolean(), prepared);
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(counted).dialect(JdbcDialect.MYSQL).build());
     RecordKey key = RecordKey.of(scope, "k");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
     assertThat(prepared).as("statements of a fresh-key claim").hasSize(1);
-    assertThat(prepared.get(0)).startsWith("INSERT").doesNotContain("LAST_INSERT_ID");
+    assertThat(prepared.get(0)).startsWith("INSERT").contains("LAST_INSERT_ID");
     ClaimResult repeat = store.claim(key, "o2", null, LONG);
     assertThat(repeat.isAcquired()).isFalse();
     assertThat(repeat.existing().ownerToken()).isEqualTo("o1");
+  }
 
-    List<String> foundRowsPrepared = new ArrayList<>();
-    JdbcIdempotencyStore foundRows = track(JdbcIdempotencyStore.builder(proxied(dataSource(), false,
-        foundRowsPrepared)).dialect(JdbcDialect.MYSQL).build());
-    assertThat(foundRows.claim(RecordKey.of(scope, "second"), "o1", null, LONG).isAcquired()).isTrue();
-    foundRowsPrepared.clear();
-    assertThat(foundRows.claim(RecordKey.of(scope, "third"), "o1", null, LONG).isAcquired()).isTrue();
-    assertThat(foundRowsPrepared).hasSize(1);
-    assertThat(foundRowsPrepared.get(0)).contains("LAST_INSERT_ID");
+  /**
+   * A claim proves its own win: where the codes stop coming back after the store's first claims (a proxy put in,
+   * a routing data source that moves to another server), a taken key is still refused on connections of either
+   * affected-rows setting. Before claims carried a code of their own on insert, "no code" was taken to mean
+   * "inserted" on connections that count found rows, once the first claim had seen the codes.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"", "useAffectedRows=true"})
+  void codesLostAfterTheFirstClaimsNeverMakeADuplicateLookWon(String property) throws Exception {
+    store();
+    AtomicBoolean dropKeys = new AtomicBoolean();
+    DataSource dropping = proxied(TestDatabases.pool(url(property), 2), dropKeys, new ArrayList<>());
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dropping).dialect(JdbcDialect.MYSQL).build());
+    RecordKey first = RecordKey.of(scope, "first");
+    assertThat(store.claim(first, "o1", null, LONG).isAcquired()).isTrue();
+    assertThat(store.claim(first, "o2", null, LONG).isAcquired()).isFalse();
+    dropKeys.set(true);
+    RecordKey key = RecordKey.of(scope, "k");
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    for (String owner : List.of("o2", "o3")) {
+      ClaimResult repeat = store.claim(key, owner, null, LONG);
+      assertThat(repeat.isAcquired()).as("a repeat by " + owner).isFalse();
+      assertThat(repeat.existing().ownerToken()).isEqualTo("o1");
+    }
+  }
+
+  /**
+   * A data source whose first connection counts affected rows and whose later ones count found rows (a routing
+   * data source over two differently configured pools): a taken key is refused on both. When a first check
+   * decided the kind of connection for the store's life, found-rows connections got the plain insert and a
+   * duplicate's 1 row read as "inserted".
+   */
+  @Test
+  void connectionsThatDifferInTheirAffectedRowsSettingStillClaimExactlyOnce() throws Exception {
+    store();
+    DataSource affected = TestDatabases.pool(url("useAffectedRows=true"), 2);
+    DataSource found = TestDatabases.pool(url("useAffectedRows=false"), 2);
+    AtomicBoolean first = new AtomicBoolean(true);
+    DataSource routing = (DataSource) Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(),
+        new Class<?>[] {DataSource.class}, (proxy, method, args) ->
+            invoke(first.getAndSet(false) ? affected : found, method, args));
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(routing).dialect(JdbcDialect.MYSQL).build());
+    RecordKey key = RecordKey.of(scope, "k");
+    assertThat(store.claim(RecordKey.of(scope, "first"), "o1", null, LONG).isAcquired()).isTrue();
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    ClaimResult repeat = store.claim(key, "o2", null, LONG);
+    assertThat(repeat.isAcquired()).as("a repeat on a found-rows connection").isFalse();
+    assertThat(repeat.existing().ownerToken()).isEqualTo("o1");
   }
 
   /**
    * {@code dataSource} that adds every statement it prepares to {@code prepared} and, when {@code dropKeys},
    * returns an empty generated-key result set.
    */
-  private static DataSource proxied(DataSource dataSource, boolean dropKeys, List<String> prepared) {
+  private static DataSource proxied(DataSource dataSource, AtomicBoolean dropKeys, List<String> prepared) {
     return (DataSource) Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(),
         new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
           Object result = invoke(dataSource, method, args);
@@ -187,10 +199,10 @@ class MariaDbStoreTest extends JdbcStoreChecks {
         });
   }
 
-  private static Object wrap(Class<?> type, Object target, boolean dropKeys, List<String> prepared) {
+  private static Object wrap(Class<?> type, Object target, AtomicBoolean dropKeys, List<String> prepared) {
     return Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(), new Class<?>[] {type},
         (proxy, method, args) -> {
-          if (dropKeys && method.getName().equals("getGeneratedKeys")) {
+          if (dropKeys.get() && method.getName().equals("getGeneratedKeys")) {
             return Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(), new Class<?>[] {ResultSet.class},
                 (p, m, a) -> m.getName().equals("next") || m.getName().equals("isClosed") ? false : null);
           }
@@ -210,6 +222,74 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     } catch (InvocationTargetException e) {
       throw e.getCause();
     }
+  }
+
+  /**
+   * A server message that quotes a bound value (here a trigger's, in the form of MariaDB's own "Duplicate entry
+   * '...'"), on a connection whose driver appends the query and its parameters to every message
+   * ({@code dumpQueriesOnException=true}): the key shows nowhere in what the store throws.
+   */
+  @Test
+  void aServerMessageQuotingTheKeyNeverShowsIt() throws Exception {
+    String table = "idem_detail_test";
+    track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
+    execute("DROP TRIGGER IF EXISTS idem_detail_test_guard");
+    execute("CREATE TRIGGER idem_detail_test_guard BEFORE UPDATE ON " + table + " FOR EACH ROW BEGIN"
+        + " DECLARE m VARCHAR(500); SET m = CONCAT('Duplicate entry ''', CAST(NEW.idem_key AS CHAR), ''' refused');"
+        + " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = m; END");
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(
+        TestDatabases.pool(url("dumpQueriesOnException=true"), 2)).table(table).build());
+    String secret = secretKey();
+    RecordKey key = RecordKey.of(scope, secret);
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    Throwable thrown = catchThrowable(() -> store.complete(key, "o1", new byte[] {1}, LONG));
+    assertThat(thrown).isInstanceOf(JdbcStoreException.class).hasMessageContaining("[45000]")
+        .hasMessageContaining("Duplicate entry");
+    assertThat(((SQLException) thrown.getCause()).getSQLState()).isEqualTo("45000");
+    assertCarriesNo(thrown, secret);
+  }
+
+  /**
+   * An outcome larger than the server's {@code max_allowed_packet} (16 MiB by default on MariaDB) fails at once
+   * as what it is: the caller gets its result, the key is released (a repeat runs again at once instead of
+   * finding the claim held by completions retried until the lease ends), and an ERROR names the size and the
+   * setting to raise.
+   */
+  @Test
+  void anOutcomeLargerThanMaxAllowedPacketReleasesTheKeyAtOnce() throws Exception {
+    long limit;
+    try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT @@max_allowed_packet"); ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      limit = rs.getLong(1);
+    }
+    assertThat(limit).as("max_allowed_packet of the test server").isLessThan(64L << 20);
+    JdbcIdempotencyStore store = store();
+    byte[] result = new byte[(int) limit + (1 << 20)];
+    new Random(7).nextBytes(result);
+    List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+    Idempotency idempotency = Idempotency.create(IdempotencyConfig.builder().defaultStore(store)
+        .listener(events::add).build());
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(scope).lease(Duration.ofSeconds(30)).build();
+    AtomicInteger runs = new AtomicInteger();
+    String logged = standardErrorOf(() -> {
+      assertThat(idempotency.execute(policy, "big", () -> {
+        runs.incrementAndGet();
+        return result;
+      })).isSameAs(result);
+      return null;
+    });
+    assertThat(logged).contains("ERROR").contains("max_allowed_packet").contains(limit + " bytes");
+    assertThat(events).filteredOn(e -> e.type() == IdempotencyEvent.Type.STORE_ERROR).singleElement()
+        .satisfies(e -> assertThat(e.error()).isInstanceOf(OutcomeNotRecordedException.class)
+            .hasMessageContaining("max_allowed_packet"));
+    assertThat(store.read(RecordKey.of(scope, "big"))).as("released").isEmpty();
+    assertTimeoutPreemptively(Duration.ofSeconds(20), () -> idempotency.execute(policy, "big", () -> {
+      runs.incrementAndGet();
+      return new byte[] {1};
+    }));
+    assertThat(runs).hasValue(2);
+    assertThat(store.read(RecordKey.of(scope, "big")).orElseThrow().isCompleted()).isTrue();
   }
 
   /** InnoDB would wait 50 s for the row lock; the store's timeout ends the call after about one second. */

@@ -2,14 +2,21 @@ package dev.idempotent.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.IdempotencyStoreException;
+import dev.idempotent.StoreFailurePolicy;
 import dev.idempotent.spi.RecordKey;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -33,6 +40,48 @@ class PostgresStoreTest extends JdbcStoreChecks {
   private static String url() {
     return TestDatabases.requireUrl(TestDatabases.POSTGRES_VARIABLE,
         "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+  }
+
+  /**
+   * PostgreSQL's duplicate-key error carries the values in its {@code Detail:} (here a unique index on the key
+   * alone, which the claim's {@code ON CONFLICT (scope, idem_key)} does not cover): neither the store's exception
+   * nor its causes, nor what the executor throws or logs, shows the key; the SQLState stays.
+   */
+  @Test
+  void aDuplicateKeyDetailNeverShowsTheKey() throws Exception {
+    String table = "idem_detail_test";
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true)
+        .build());
+    execute("CREATE UNIQUE INDEX IF NOT EXISTS idem_detail_test_key ON " + table + " (idem_key)");
+    String secret = secretKey();
+    assertThat(store.claim(RecordKey.of(scope + "-a", secret), "o1", null, LONG).isAcquired()).isTrue();
+    RecordKey other = RecordKey.of(scope + "-b", secret);
+    Throwable thrown = catchThrowable(() -> store.claim(other, "o2", null, LONG));
+    assertThat(thrown).isInstanceOf(JdbcStoreException.class).hasMessageContaining("[23505]")
+        .hasMessageContaining(other.redactedKey());
+    assertThat(((SQLException) thrown.getCause()).getSQLState()).isEqualTo("23505");
+    assertCarriesNo(thrown, secret);
+
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(scope + "-b").build();
+    Idempotency closed = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
+    Throwable failClosed = catchThrowable(() -> closed.execute(policy, secret, () -> "ran"));
+    assertThat(failClosed).isInstanceOf(IdempotencyStoreException.class);
+    assertCarriesNo(failClosed, secret);
+    Idempotency open = Idempotency.create(IdempotencyConfig.builder().defaultStore(store)
+        .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN).build());
+    String logged = standardErrorOf(() -> open.execute(policy, secret, () -> "ran"));
+    assertThat(logged).contains("fail-open").contains("23505").doesNotContain(secret);
+  }
+
+  /** On PostgreSQL a statement that failed, even one the caller caught, aborts the transaction. */
+  @Override
+  AutoCloseable spoilCallerTransaction(Connection caller, RecordKey key) {
+    try (Statement st = caller.createStatement()) {
+      st.execute("SELECT 1 / 0");
+    } catch (SQLException expected) {
+      // caught, as a method body might; the transaction is aborted now
+    }
+    return () -> {};
   }
 
   @Test

@@ -7,9 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.sql.Statement;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -222,20 +220,19 @@ public abstract class DialectSql {
    * {@code INSERT ... ON DUPLICATE KEY UPDATE} whose assignments keep the existing row unless it has expired.
    * Affected-row counts differ with the driver's found-rows setting: an unchanged duplicate reports 0 rows
    * where the connection counts affected rows ({@code useAffectedRows=true} in MariaDB Connector/J and MySQL
-   * Connector/J) and 1, the same as an insert, where it counts found rows (both drivers' default). There the
-   * statements say what they did through {@code LAST_INSERT_ID(expr)}, which the server returns in the OK
-   * packet and JDBC as the generated key. The fresh-key insert calls it only on a duplicate, with
-   * {@link #EXISTS_CODE}: an insert reports no key at all. Where affected rows are counted, the fresh-key
-   * insert needs no code and no key read: 1 row is an insert, 0 a duplicate. The takeover statement always
-   * reports 4 inserted, 1 unchanged, 2 took over an in-progress claim, 3 replaced an expired completed record.
-   * Its assignments that test {@code expires_at} and {@code status} come before the ones that change them,
-   * because MySQL evaluates them left to right on the row as updated so far.
+   * Connector/J) and 1, the same as an insert, where it counts found rows (both drivers' default). So every claim
+   * statement says what it did through {@code LAST_INSERT_ID(expr)}, which the server returns in the OK packet
+   * and JDBC as the generated key, and a claim counts as won only on the code that says so: the values of the
+   * fresh-key insert set {@link #INSERTED_CODE} and its update clause, which runs only on a duplicate and changes
+   * nothing, overrides it with {@link #EXISTS_CODE}. The takeover statement reports 4 inserted, 1 unchanged, 2
+   * took over an in-progress claim, 3 replaced an expired completed record. Its assignments that test
+   * {@code expires_at} and {@code status} come before the ones that change them, because MySQL evaluates them
+   * left to right on the row as updated so far.
    *
-   * <p>Which of those a fresh-key claim relies on is decided once per store, by the first claim, in a
-   * transaction it rolls back (see {@link #checkReplies}); the connections of one {@code DataSource} are taken
-   * to be alike, as they are when they share one URL. A connection that counts found rows and does not
-   * bring the duplicate's code back (a proxy between driver and server may drop it) makes every claim without
-   * a key {@link Claimed#UNKNOWN}, and the store reads the row back to see whose it is.
+   * <p>No answer is ever inferred from the absence of a code, and nothing is decided once for all connections:
+   * where a connection does not bring the code back (a proxy between driver and server may drop it), a fresh-key
+   * claim that reports 0 rows is a duplicate (nothing was inserted, whatever the setting) and any other is
+   * {@link Claimed#UNKNOWN}, and the store reads the row back to see whose it is.
    *
    * <p>Scope and key are {@code VARBINARY} columns bound as UTF-8 bytes, so comparisons are exact.
    */
@@ -245,35 +242,24 @@ public abstract class DialectSql {
     private static final long TOOK_OVER = 2;
     private static final long REPLACED_COMPLETED = 3;
     /**
-     * The code of a fresh-key insert that found the key taken. Far above any value an {@code AUTO_INCREMENT}
-     * column added to the table could reach, so an insert id can never be mistaken for it.
+     * The codes of a fresh-key insert that inserted, and that found the key taken. Far above any value an
+     * {@code AUTO_INCREMENT} column added to the table could reach, so an insert id can never be mistaken for
+     * either.
      */
+    static final long INSERTED_CODE = 0x7E5A_1D3C_0000_0002L;
     static final long EXISTS_CODE = 0x7E5A_1D3C_0000_0001L;
     private static final long NO_CODE = -1;
-    private static final String CHECK_SCOPE = "dev.idempotent.code-check";
     private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 
-    /** How a fresh-key claim learns what it did on this store's connections. */
-    enum Replies {
-      /** Affected rows tell: 1 inserted, 0 a duplicate left unchanged (the driver's {@code useAffectedRows}). */
-      AFFECTED_ROWS,
-      /** Found rows are counted, so an unchanged duplicate also reports 1; its {@link #EXISTS_CODE} tells. */
-      CODES,
-      /** Neither tells: a claim without the code reads the row back to see whose it is. */
-      READ_BACK
-    }
-
     private final String insertSql;
-    private final String plainInsertSql;
     private final String claimSql;
-    /** Null until the first claim has checked what the connections report. */
-    private volatile Replies replies;
+    private volatile boolean warnedNoCode;
 
     MySql(String table) {
       super(table);
-      this.insertSql = insertClaim("'IN_PROGRESS'") + " ON DUPLICATE KEY UPDATE updated_at = IF(LAST_INSERT_ID("
-          + EXISTS_CODE + ") = 0, updated_at, updated_at)";
-      this.plainInsertSql = insertClaim("'IN_PROGRESS'") + " ON DUPLICATE KEY UPDATE updated_at = updated_at";
+      this.insertSql = insertClaim("IF(LAST_INSERT_ID(" + INSERTED_CODE + ") > 0, 'IN_PROGRESS', 'IN_PROGRESS')")
+          + " ON DUPLICATE KEY UPDATE updated_at = IF(LAST_INSERT_ID(" + EXISTS_CODE + ") = 0, updated_at,"
+          + " updated_at)";
       String live = "expires_at > UTC_TIMESTAMP(6)";
       this.claimSql = "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
           + " created_at, updated_at) VALUES (?, ?, IF(LAST_INSERT_ID(" + INSERTED + ") > 0, 'IN_PROGRESS',"
@@ -323,34 +309,34 @@ public abstract class DialectSql {
      * A short insert first: a fresh key, the common case, costs the shortest statement. On a duplicate key the
      * {@code ON DUPLICATE KEY UPDATE} clause changes nothing, so the answer is {@link Claimed#EXISTS} without an
      * error (a duplicate-key error would also be logged, key and all, by the MariaDB driver). The store then
-     * reads the record and only when it is no longer live runs {@link #claimExpired}. Where the connections
-     * count affected rows, the unchanged duplicate reports 0 rows and the insert 1; where they count found
-     * rows, both report 1 and the duplicate also reports {@link #EXISTS_CODE}.
+     * reads the record and only when it is no longer live runs {@link #claimExpired}. Won only on
+     * {@link #INSERTED_CODE} with one row; taken on {@link #EXISTS_CODE} or on 0 rows; anything else is
+     * {@link Claimed#UNKNOWN}.
      */
     @Override
     public Claimed claim(Connection c, String scope, String key, String owner, String fingerprint,
         long leaseMicros, int timeoutSeconds) throws SQLException {
-      Replies known = replies;
-      if (known == null) {
-        known = checkReplies(c, leaseMicros, timeoutSeconds);
+      Reported reported;
+      try (PreparedStatement ps = prepareReturningKey(c, insertSql, timeoutSeconds)) {
+        bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
+        reported = execute(ps);
       }
-      if (known == Replies.AFFECTED_ROWS) {
-        int count = plainInsert(c, scope, key, owner, fingerprint, leaseMicros, timeoutSeconds);
-        return count == 1 ? Claimed.ACQUIRED : count == 0 ? Claimed.EXISTS : Claimed.UNKNOWN;
+      if (reported.code() == INSERTED_CODE && reported.count() == 1) {
+        return Claimed.ACQUIRED;
       }
-      return insert(c, scope, key, owner, fingerprint, leaseMicros, timeoutSeconds).decode(known == Replies.CODES);
+      if (reported.code() == EXISTS_CODE || reported.count() == 0) {
+        return Claimed.EXISTS;
+      }
+      if (!warnedNoCode) {
+        warnedNoCode = true;
+        LOG.warn("a claim on {} got no LAST_INSERT_ID code back (a proxy between the driver and the server may be"
+            + " dropping it), so such claims read their row back to see whose it is (one more statement)", table);
+      }
+      return Claimed.UNKNOWN;
     }
 
     /** What a statement reported: its affected-row count and its code, {@link #NO_CODE} for none. */
-    private record Reported(int count, long code) {
-      /** The answer of the fresh-key insert. */
-      Claimed decode(boolean noCodeMeansInserted) {
-        if (code == EXISTS_CODE) {
-          return Claimed.EXISTS;
-        }
-        return count == 1 && code <= 0 && noCodeMeansInserted ? Claimed.ACQUIRED : Claimed.UNKNOWN;
-      }
-    }
+    private record Reported(int count, long code) {}
 
     /** Runs {@code ps} and reads the code the server reported with it. */
     private static Reported execute(PreparedStatement ps) throws SQLException {
@@ -358,79 +344,6 @@ public abstract class DialectSql {
       try (ResultSet keys = ps.getGeneratedKeys()) {
         return new Reported(count, keys != null && keys.next() ? keys.getLong(1) : NO_CODE);
       }
-    }
-
-    private Reported insert(Connection c, String scope, String key, String owner, String fingerprint,
-        long leaseMicros, int timeoutSeconds) throws SQLException {
-      try (PreparedStatement ps = prepareReturningKey(c, insertSql, timeoutSeconds)) {
-        bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
-        return execute(ps);
-      }
-    }
-
-    private int plainInsert(Connection c, String scope, String key, String owner, String fingerprint,
-        long leaseMicros, int timeoutSeconds) throws SQLException {
-      try (PreparedStatement ps = prepare(c, plainInsertSql, timeoutSeconds)) {
-        bindClaim(ps, scope, key, owner, fingerprint, leaseMicros);
-        return ps.executeUpdate();
-      }
-    }
-
-    private static void undo(Connection c, Savepoint savepoint) throws SQLException {
-      if (savepoint == null) {
-        c.rollback();
-      } else {
-        c.rollback(savepoint);
-        c.releaseSavepoint(savepoint);
-      }
-    }
-
-    /**
-     * Inserts a claim for a random key and repeats it in one transaction, then rolls it back: a repeat of the
-     * plain insert that reports 0 rows means {@link Replies#AFFECTED_ROWS}; otherwise a repeat that reports
-     * {@link #EXISTS_CODE} means {@link Replies#CODES}, and one that does not, {@link Replies#READ_BACK}.
-     * Remembers the answer for the life of the store.
-     */
-    private Replies checkReplies(Connection c, long leaseMicros, int timeoutSeconds)
-        throws SQLException {
-      boolean autoCommit = c.getAutoCommit();
-      String key = UUID.randomUUID().toString();
-      Replies found;
-      // On a connection already in a transaction only the check's own work is undone, back to a savepoint.
-      Savepoint before = autoCommit ? null : c.setSavepoint();
-      if (autoCommit) {
-        c.setAutoCommit(false);
-      }
-      try {
-        insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds);
-        if (plainInsert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds) == 0) {
-          found = Replies.AFFECTED_ROWS;
-        } else {
-          Reported duplicate = insert(c, CHECK_SCOPE, key, "code-check", null, leaseMicros, timeoutSeconds);
-          found = duplicate.code() == EXISTS_CODE ? Replies.CODES : Replies.READ_BACK;
-        }
-        undo(c, before);
-      } catch (SQLException e) {
-        try {
-          undo(c, before);
-        } catch (SQLException r) {
-          e.addSuppressed(r);
-        }
-        throw e;
-      } finally {
-        if (autoCommit) {
-          c.setAutoCommit(true);
-        }
-      }
-      if (found == Replies.READ_BACK) {
-        LOG.warn("the database connection does not report LAST_INSERT_ID codes on {}, so every claim reads its row"
-            + " back (one more statement); a proxy between the driver and the server may be dropping them, and"
-            + " the driver property useAffectedRows=true makes the codes unnecessary", table);
-      } else {
-        LOG.debug("fresh-key claims on {} learn what they did from {}", table, found);
-      }
-      replies = found;
-      return found;
     }
 
     /** One {@code INSERT ... ON DUPLICATE KEY UPDATE} that takes over only an expired record. */

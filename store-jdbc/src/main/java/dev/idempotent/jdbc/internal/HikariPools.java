@@ -16,8 +16,8 @@ final class HikariPools {
 
   /**
    * The pool's settings. The pool serves the store alone, so on MySQL and MariaDB its connections count affected
-   * rows ({@code useAffectedRows=true}, unless the URL says otherwise): a fresh-key claim then needs no
-   * {@code LAST_INSERT_ID} code and no generated-key read.
+   * rows ({@code useAffectedRows=true}, unless the URL says otherwise): a fresh-key claim that finds the key taken
+   * then reports 0 rows, an answer that holds even where the claim's {@code LAST_INSERT_ID} code is lost.
    */
   static HikariConfig config(String url, String username, String password, int poolSize) {
     HikariConfig config = new HikariConfig();
