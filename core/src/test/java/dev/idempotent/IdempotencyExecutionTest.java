@@ -327,6 +327,18 @@ class IdempotencyExecutionTest {
   }
 
   @Test
+  void aStageWhoseOutcomeMustFailTheCallFailsTheCallersStage() throws Exception {
+    store.failComplete = dev.idempotent.spi.OutcomeNotRecordedException.failingTheCall(
+        "the caller's transaction is aborted", new IllegalStateException("aborted"));
+    CompletableFuture<String> pending = new CompletableFuture<>();
+    var first = idem.executeAsync(POLICY, "k", null, () -> pending);
+    pending.complete("done");
+    assertThatThrownBy(() -> first.toCompletableFuture().get(1, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(IdempotencyStoreException.class)
+        .cause().hasCauseInstanceOf(dev.idempotent.spi.OutcomeNotRecordedException.class);
+  }
+
+  @Test
   void aFailedStageReleasesTheKey() throws Exception {
     var failed = idem.executeAsync(POLICY, "k", null,
         () -> CompletableFuture.<String>failedFuture(new IOException("down")));

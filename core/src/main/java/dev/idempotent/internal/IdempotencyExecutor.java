@@ -299,9 +299,11 @@ public final class IdempotencyExecutor {
         } else {
           try {
             record(plan, key, owner, v, start);
-          } finally {
-            out.complete(v);
+          } catch (Throwable notRecorded) { // the outcome belonged to the caller's transaction and was not recorded
+            out.completeExceptionally(notRecorded);
+            return;
           }
+          out.complete(v);
         }
       });
       return out;
