@@ -156,8 +156,9 @@ public final class IdempotencyFilter implements Filter {
   }
 
   /**
-   * The filter that handled {@code request} (set as a request attribute before the chain runs), for a
-   * servlet that issues submit tokens; {@code null} when no idempotency filter saw the request.
+   * The idempotency filter {@code request} passed (the first one, when there are several), for a servlet that
+   * issues submit tokens; {@code null} when no idempotency filter saw the request. Set for every request the
+   * filter sees, whatever its method or path.
    */
   public static IdempotencyFilter of(ServletRequest request) {
     Object f = request.getAttribute(ATTRIBUTE);
@@ -226,7 +227,9 @@ public final class IdempotencyFilter implements Filter {
       return;
     }
     Builder s = settings();
-    request.setAttribute(ATTRIBUTE, this);
+    if (request.getAttribute(ATTRIBUTE) == null) {
+      request.setAttribute(ATTRIBUTE, this);
+    }
     String path = pathOf(request);
     if (!s.methods.contains(request.getMethod().toUpperCase(Locale.ROOT)) || !s.paths.matches(path)) {
       chain.doFilter(request, response);
