@@ -221,6 +221,19 @@ abstract class FilterRulesContract {
   }
 
   @Test
+  void anErrorSentThroughTheContainerIsNotRecordedNorIsItsErrorPage() throws Exception {
+    String key = newKey();
+    HttpResponse<byte[]> first = post("/api/missing", key, new byte[0], "text/plain");
+    HttpResponse<byte[]> again = post("/api/missing", key, new byte[0], "text/plain");
+    assertThat(first.statusCode()).isEqualTo(404);
+    assertThat(new String(first.body())).startsWith("error page ");
+    assertThat(again.statusCode()).isEqualTo(404);
+    assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+    assertThat(new String(again.body())).isNotEqualTo(new String(first.body()));
+    assertThat(app.runs("/api/missing")).isEqualTo(2);
+  }
+
+  @Test
   void clientErrorsAreRecorded() throws Exception {
     String key = newKey();
     post("/api/status?code=404", key, new byte[0], "text/plain");

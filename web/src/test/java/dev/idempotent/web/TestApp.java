@@ -100,6 +100,15 @@ final class TestApp extends HttpServlet {
         count(path);
         req.startAsync().complete();
       }
+      case "/missing" -> {
+        count(path);
+        res.sendError(404);
+      }
+      case "/error-page" -> {
+        int n = count(path);
+        res.setContentType("text/plain");
+        res.getWriter().print("error page " + n);
+      }
       case "/redirect" -> {
         int n = count(path);
         res.sendRedirect("/done/" + n, 303);

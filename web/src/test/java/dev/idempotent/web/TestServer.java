@@ -11,16 +11,21 @@ import java.util.List;
 import org.apache.catalina.Context;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.ErrorPage;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
+import org.eclipse.jetty.ee10.servlet.ErrorPageErrorHandler;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
-/** A real embedded servlet container on 127.0.0.1 and a free port: filters on {@code /*}, one servlet on {@code /*}. */
+/** A real embedded servlet container on 127.0.0.1 and a free port: filters on {@code /*} for requests and error dispatches, one servlet on {@code /*}. */
 interface TestServer extends AutoCloseable {
+  /** The error page for 404, inside the filter's paths: the filters are mapped to error dispatches too. */
+  String ERROR_PAGE = "/api/error-page";
+
   URI base();
 
   @Override
@@ -35,8 +40,11 @@ interface TestServer extends AutoCloseable {
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.SESSIONS);
     context.setContextPath("/");
     for (Filter f : filters) {
-      context.addFilter(new FilterHolder(f), "/*", EnumSet.of(DispatcherType.REQUEST));
+      context.addFilter(new FilterHolder(f), "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ERROR));
     }
+    ErrorPageErrorHandler errors = new ErrorPageErrorHandler();
+    errors.addErrorPage(404, ERROR_PAGE);
+    context.setErrorHandler(errors);
     context.addServlet(new ServletHolder(app), "/*");
     server.setHandler(context);
     server.start();
@@ -71,6 +79,10 @@ interface TestServer extends AutoCloseable {
     Context context = tomcat.addContext("", dir.toString());
     Tomcat.addServlet(context, "app", app);
     context.addServletMappingDecoded("/*", "app");
+    ErrorPage page = new ErrorPage();
+    page.setErrorCode(404);
+    page.setLocation(ERROR_PAGE);
+    context.addErrorPage(page);
     int i = 0;
     for (Filter f : filters) {
       FilterDef def = new FilterDef();
@@ -80,6 +92,8 @@ interface TestServer extends AutoCloseable {
       FilterMap map = new FilterMap();
       map.setFilterName("filter" + i);
       map.addURLPattern("/*");
+      map.setDispatcher("REQUEST");
+      map.setDispatcher("ERROR");
       context.addFilterMap(map);
       i++;
     }
