@@ -32,6 +32,15 @@ interface TestServer extends AutoCloseable {
   void close() throws Exception;
 
   static TestServer jetty(List<Filter> filters, HttpServlet app) throws Exception {
+    List<FilterHolder> holders = new java.util.ArrayList<>();
+    for (Filter f : filters) {
+      holders.add(new FilterHolder(f));
+    }
+    return jettyWith(holders, app);
+  }
+
+  /** Jetty with filters the container instantiates and initialises, as {@code web.xml} would declare them. */
+  static TestServer jettyWith(List<FilterHolder> filters, HttpServlet app) throws Exception {
     Server server = new Server();
     ServerConnector connector = new ServerConnector(server);
     connector.setHost("127.0.0.1");
@@ -39,8 +48,8 @@ interface TestServer extends AutoCloseable {
     server.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.SESSIONS);
     context.setContextPath("/");
-    for (Filter f : filters) {
-      context.addFilter(new FilterHolder(f), "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ERROR));
+    for (FilterHolder f : filters) {
+      context.addFilter(f, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ERROR));
     }
     ErrorPageErrorHandler errors = new ErrorPageErrorHandler();
     errors.addErrorPage(404, ERROR_PAGE);
