@@ -1,0 +1,246 @@
+package dev.idempotent.internal.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.idempotent.ResultCodec;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.lang.reflect.Type;
+import java.net.URL;
+import java.net.URLConnection;
+import java.net.URLStreamHandler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Stored bytes are untrusted: what the Java serialization codec refuses, and what it lets through. */
+class JavaSerializationCodecTest {
+  /** A class outside the packages of the tests' result types, for the allow-list cases. */
+  public record Note(String text) implements Serializable {}
+
+  record Item(String sku, int qty) implements Serializable {}
+
+  record Node(Node left, Node right) implements Serializable {}
+
+  static final Type LIST_OF_ITEMS = new Object() {
+    @SuppressWarnings("unused")
+    List<Item> field;
+  }.getClass().getDeclaredFields()[0].getGenericType();
+
+  private final ResultCodec codec = ResultCodec.javaSerialization();
+
+  static byte[] serialize(Object value) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(value);
+    }
+    return bytes.toByteArray();
+  }
+
+  private Object decode(byte[] bytes, Type type) throws IOException {
+    return codec.decode(new ByteArrayInputStream(bytes), type);
+  }
+
+  private static Object roundTrip(ResultCodec codec, Object value, Type type) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    codec.encode(value, type, out);
+    return codec.decode(new ByteArrayInputStream(out.toByteArray()), type);
+  }
+
+  /** No frame of ObjectInputStream: the bytes were refused before any object was created from them. */
+  private static void refusedBeforeReading(Throwable refusal) {
+    for (StackTraceElement frame : refusal.getStackTrace()) {
+      assertThat(frame.getClassName()).isNotEqualTo("java.io.ObjectInputStream");
+    }
+  }
+
+  /**
+   * The URLDNS payload: a HashMap whose key is a URL. Reading it back hashes the URL, which resolves its host. The
+   * map is built with a handler that does not resolve, so building it makes no lookup either.
+   */
+  static byte[] urlDnsPayload() throws IOException {
+    URLStreamHandler offline = new URLStreamHandler() {
+      @Override
+      protected URLConnection openConnection(URL u) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      protected int hashCode(URL u) {
+        return 0;
+      }
+    };
+    HashMap<URL, String> map = new HashMap<>();
+    map.put(new URL(null, "http://attacker.example.invalid/", offline), "x");
+    return serialize(map);
+  }
+
+  @Test
+  void theUrlDnsPayloadIsRefusedBeforeAnyObjectIsCreated() throws IOException {
+    byte[] payload = urlDnsPayload();
+    assertThatThrownBy(() -> decode(payload, Object.class))
+        .hasMessageContaining("java.net.URL").hasMessageContaining("I/O")
+        .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
+    // even a method declared to return a map of URLs, or a pattern that admits java.net, does not read it back
+    assertThatThrownBy(() -> ResultCodec.javaSerialization("java.net.**")
+        .decode(new ByteArrayInputStream(payload), Map.class)).hasMessageContaining("java.net.URL");
+    assertThatThrownBy(() -> decode(payload, URL.class)).hasMessageContaining("java.net.URL");
+  }
+
+  @Test
+  void aShortRecordThatAsksForAHugeArrayIsRefusedWithoutAllocatingIt() {
+    // 27 bytes (28 with the outcome's kind byte): a long[] of 67,108,864 elements, 512 MB, and no elements
+    byte[] payload = {
+        (byte) 0xAC, (byte) 0xED, 0, 5, 0x75, 0x72, 0, 2, '[', 'J',
+        0x78, 0x20, 0x04, (byte) 0xB5, 0x12, (byte) 0xB1, 0x75, (byte) 0x93, 2, 0, 0, 0x78, 0x70,
+        0x04, 0, 0, 0};
+    assertThat(payload).hasSize(27);
+    assertThatThrownBy(() -> decode(payload, Object.class))
+        .hasMessageContaining("67108864 elements").satisfies(JavaSerializationCodecTest::refusedBeforeReading);
+  }
+
+  /** Each set holds two sets that each hold the same two sets: hashing the root unfolds 2^levels sets. */
+  static Set<Object> nestedSets(int levels, int width) {
+    Set<Object> root = new HashSet<>();
+    List<Set<Object>> previous = List.of(root);
+    for (int i = 0; i < levels; i++) {
+      List<Set<Object>> next = new ArrayList<>();
+      for (int j = 0; j < width; j++) {
+        Set<Object> s = new HashSet<>();
+        s.add(j); // the sets of one level differ
+        next.add(s);
+      }
+      for (Set<Object> p : previous) {
+        p.addAll(next);
+      }
+      previous = next;
+    }
+    return root;
+  }
+
+  @Test
+  void nestedHashSetsThatWouldHashForeverAreRefusedQuickly() throws IOException {
+    byte[] deep = serialize(nestedSets(40, 2));
+    assertThat(deep.length).isBetween(2000, 2600);
+    byte[] wide = serialize(nestedSets(14, 4)); // 4^14 unfolded sets, within any depth limit
+    assertTimeoutPreemptively(Duration.ofSeconds(3), () -> {
+      assertThatThrownBy(() -> decode(deep, Object.class)).hasMessageContaining("hash")
+          .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
+      assertThatThrownBy(() -> decode(wide, Object.class)).hasMessageContaining("hash");
+    });
+  }
+
+  @Test
+  void theLargestNestedHashSetsWithinTheWorkLimitReadBackQuickly() throws IOException {
+    ClassAllowList everything = new ClassAllowList(List.of("java.**"));
+    int largest = 0;
+    byte[] worst = null;
+    for (int levels = 10; levels < 30; levels++) {
+      byte[] bytes = serialize(nestedSets(levels, 2));
+      try {
+        SerializedStreamCheck.check(bytes, everything);
+      } catch (IOException refused) {
+        break;
+      }
+      largest = levels;
+      worst = bytes;
+    }
+    assertThat(largest).isBetween(16, 28);
+    byte[] payload = worst;
+    long start = System.nanoTime();
+    assertTimeoutPreemptively(Duration.ofSeconds(3), () -> decode(payload, Object.class));
+    System.out.printf("%d levels of nested sets read back in %d ms%n", largest, (System.nanoTime() - start) / 1_000_000);
+  }
+
+  @Test
+  void limitsLetLegitimateOutcomesOfTheDocumentedSizesThrough() throws IOException {
+    byte[] mebibyte = new byte[1024 * 1024];
+    Arrays.fill(mebibyte, (byte) 7);
+    assertThat((byte[]) roundTrip(codec, mebibyte, byte[].class)).isEqualTo(mebibyte);
+
+    List<Item> items = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      items.add(new Item("sku-" + i, i));
+    }
+    assertThat(roundTrip(codec, items, LIST_OF_ITEMS)).isEqualTo(items);
+
+    Map<String, Object> json = new HashMap<>();
+    Map<String, Object> level = json;
+    for (int i = 0; i < 30; i++) {
+      Map<String, Object> child = new HashMap<>();
+      level.put("child", child);
+      level.put("name", "level " + i);
+      level = child;
+    }
+    assertThat(roundTrip(codec, json, Map.class)).isEqualTo(json);
+
+    Node shared = new Node(null, null); // a little sharing is fine
+    Node tree = shared;
+    for (int i = 0; i < 10; i++) {
+      tree = new Node(tree, tree);
+    }
+    assertThat(roundTrip(codec, tree, Node.class)).isEqualTo(tree);
+  }
+
+  @Test
+  void deeperThanTheDepthLimitIsRefused() throws IOException {
+    Node chain = null;
+    for (int i = 0; i < 100; i++) {
+      chain = new Node(chain, null);
+    }
+    byte[] bytes = serialize(chain);
+    assertThatThrownBy(() -> decode(bytes, Node.class)).hasMessageContaining("nested deeper than 64");
+  }
+
+  @Test
+  void classesOutsideTheAllowListAreRefusedOnEncodingAndOnDecodingNamingTheFix() throws IOException {
+    List<Object> holdsANote = new ArrayList<>(List.of(new Note("n")));
+    // the declared type is a List of java.util, so this package is not allowed
+    assertThatThrownBy(() -> codec.encode(holdsANote, List.class, new ByteArrayOutputStream()))
+        .hasMessageContaining(Note.class.getName()).hasMessageContaining("idempotent.codec.allow");
+    byte[] bytes = serialize(holdsANote);
+    assertThatThrownBy(() -> decode(bytes, List.class))
+        .hasMessageContaining(Note.class.getName()).hasMessageContaining("idempotent.codec.allow")
+        .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
+    assertThat(ResultCodec.javaSerialization("dev.idempotent.internal.codec.*")
+        .decode(new ByteArrayInputStream(bytes), List.class)).isEqualTo(holdsANote);
+  }
+
+  @Test
+  void deniedClassesAreRefusedEvenInAllowedPackages() throws IOException {
+    PriorityQueue<String> queue = new PriorityQueue<>(List.of("a", "b"));
+    assertThatThrownBy(() -> codec.encode(queue, Object.class, new ByteArrayOutputStream()))
+        .hasMessageContaining("java.util.PriorityQueue");
+    byte[] bytes = serialize(queue);
+    assertThatThrownBy(() -> decode(bytes, PriorityQueue.class)).hasMessageContaining("java.util.PriorityQueue");
+    assertThat(ClassAllowList.isDenied("java.lang.reflect.Proxy")).isTrue();
+    assertThat(ClassAllowList.isDenied("java.lang.invoke.SerializedLambda")).isTrue();
+    assertThat(ClassAllowList.isDenied("javax.management.BadAttributeValueExpException")).isTrue();
+    assertThat(ClassAllowList.isDenied("java.rmi.server.UnicastRemoteObject")).isTrue();
+    assertThat(ClassAllowList.isDenied("java.beans.EventHandler")).isTrue();
+    assertThat(ClassAllowList.isDenied("java.net.InetAddress")).isTrue();
+    assertThat(ClassAllowList.isDenied("java.net.URI")).isFalse();
+    assertThat(ClassAllowList.isDenied("java.lang.RuntimeException")).isFalse();
+  }
+
+  @Test
+  void truncatedOrTrailingBytesAreCorrupt() throws IOException {
+    byte[] bytes = serialize(new ArrayList<>(List.of("a", "b")));
+    assertThatThrownBy(() -> decode(Arrays.copyOf(bytes, bytes.length - 3), List.class))
+        .hasMessageContaining("end in the middle");
+    assertThatThrownBy(() -> decode(Arrays.copyOf(bytes, bytes.length + 1), List.class))
+        .hasMessageContaining("go on after");
+  }
+}
