@@ -119,7 +119,10 @@ public final class JavaSerializationCodec implements ResultCodec {
 
     @Override
     protected void annotateClass(Class<?> type) throws IOException {
-      String refusal = refused ? null : allowList.refusal(type.getName());
+      if (refused || IOException.class.isAssignableFrom(type) && type.getName().startsWith("java.io.")) {
+        return; // ObjectOutputStream writes a failure of writing into the (discarded) stream
+      }
+      String refusal = allowList.refusal(type.getName());
       if (refusal != null) {
         refused = true; // ObjectOutputStream then writes the exception itself into the discarded stream
         throw new InvalidClassException(refusal);

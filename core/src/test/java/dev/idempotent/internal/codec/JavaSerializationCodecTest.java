@@ -8,28 +8,20 @@ import dev.idempotent.ResultCodec;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.lang.reflect.Type;
 import java.net.URL;
-import java.net.URLConnection;
-import java.net.URLStreamHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Stored bytes are untrusted: what the Java serialization codec refuses, and what it lets through. */
 class JavaSerializationCodecTest {
-  /** A class outside the packages of the tests' result types, for the allow-list cases. */
-  public record Note(String text) implements Serializable {}
-
   record Item(String sku, int qty) implements Serializable {}
 
   record Node(Node left, Node right) implements Serializable {}
@@ -40,14 +32,6 @@ class JavaSerializationCodecTest {
   }.getClass().getDeclaredFields()[0].getGenericType();
 
   private final ResultCodec codec = ResultCodec.javaSerialization();
-
-  static byte[] serialize(Object value) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-      out.writeObject(value);
-    }
-    return bytes.toByteArray();
-  }
 
   private Object decode(byte[] bytes, Type type) throws IOException {
     return codec.decode(new ByteArrayInputStream(bytes), type);
@@ -66,30 +50,9 @@ class JavaSerializationCodecTest {
     }
   }
 
-  /**
-   * The URLDNS payload: a HashMap whose key is a URL. Reading it back hashes the URL, which resolves its host. The
-   * map is built with a handler that does not resolve, so building it makes no lookup either.
-   */
-  static byte[] urlDnsPayload() throws IOException {
-    URLStreamHandler offline = new URLStreamHandler() {
-      @Override
-      protected URLConnection openConnection(URL u) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      protected int hashCode(URL u) {
-        return 0;
-      }
-    };
-    HashMap<URL, String> map = new HashMap<>();
-    map.put(new URL(null, "http://attacker.example.invalid/", offline), "x");
-    return serialize(map);
-  }
-
   @Test
   void theUrlDnsPayloadIsRefusedBeforeAnyObjectIsCreated() throws IOException {
-    byte[] payload = urlDnsPayload();
+    byte[] payload = Payloads.urlDns();
     assertThatThrownBy(() -> decode(payload, Object.class))
         .hasMessageContaining("java.net.URL").hasMessageContaining("I/O")
         .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
@@ -101,40 +64,17 @@ class JavaSerializationCodecTest {
 
   @Test
   void aShortRecordThatAsksForAHugeArrayIsRefusedWithoutAllocatingIt() {
-    // 27 bytes (28 with the outcome's kind byte): a long[] of 67,108,864 elements, 512 MB, and no elements
-    byte[] payload = {
-        (byte) 0xAC, (byte) 0xED, 0, 5, 0x75, 0x72, 0, 2, '[', 'J',
-        0x78, 0x20, 0x04, (byte) 0xB5, 0x12, (byte) 0xB1, 0x75, (byte) 0x93, 2, 0, 0, 0x78, 0x70,
-        0x04, 0, 0, 0};
+    byte[] payload = Payloads.HUGE_ARRAY;
     assertThat(payload).hasSize(27);
     assertThatThrownBy(() -> decode(payload, Object.class))
         .hasMessageContaining("67108864 elements").satisfies(JavaSerializationCodecTest::refusedBeforeReading);
   }
 
-  /** Each set holds two sets that each hold the same two sets: hashing the root unfolds 2^levels sets. */
-  static Set<Object> nestedSets(int levels, int width) {
-    Set<Object> root = new HashSet<>();
-    List<Set<Object>> previous = List.of(root);
-    for (int i = 0; i < levels; i++) {
-      List<Set<Object>> next = new ArrayList<>();
-      for (int j = 0; j < width; j++) {
-        Set<Object> s = new HashSet<>();
-        s.add(j); // the sets of one level differ
-        next.add(s);
-      }
-      for (Set<Object> p : previous) {
-        p.addAll(next);
-      }
-      previous = next;
-    }
-    return root;
-  }
-
   @Test
   void nestedHashSetsThatWouldHashForeverAreRefusedQuickly() throws IOException {
-    byte[] deep = serialize(nestedSets(40, 2));
+    byte[] deep = Payloads.serialize(Payloads.nestedSets(40, 2));
     assertThat(deep.length).isBetween(2000, 2600);
-    byte[] wide = serialize(nestedSets(14, 4)); // 4^14 unfolded sets, within any depth limit
+    byte[] wide = Payloads.serialize(Payloads.nestedSets(14, 4)); // 4^14 unfolded sets, within any depth limit
     assertTimeoutPreemptively(Duration.ofSeconds(3), () -> {
       assertThatThrownBy(() -> decode(deep, Object.class)).hasMessageContaining("hash")
           .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
@@ -148,7 +88,7 @@ class JavaSerializationCodecTest {
     int largest = 0;
     byte[] worst = null;
     for (int levels = 10; levels < 30; levels++) {
-      byte[] bytes = serialize(nestedSets(levels, 2));
+      byte[] bytes = Payloads.serialize(Payloads.nestedSets(levels, 2));
       try {
         SerializedStreamCheck.check(bytes, everything);
       } catch (IOException refused) {
@@ -200,19 +140,19 @@ class JavaSerializationCodecTest {
     for (int i = 0; i < 100; i++) {
       chain = new Node(chain, null);
     }
-    byte[] bytes = serialize(chain);
+    byte[] bytes = Payloads.serialize(chain);
     assertThatThrownBy(() -> decode(bytes, Node.class)).hasMessageContaining("nested deeper than 64");
   }
 
   @Test
   void classesOutsideTheAllowListAreRefusedOnEncodingAndOnDecodingNamingTheFix() throws IOException {
-    List<Object> holdsANote = new ArrayList<>(List.of(new Note("n")));
+    List<Object> holdsANote = new ArrayList<>(List.of(new Payloads.Note("n")));
     // the declared type is a List of java.util, so this package is not allowed
     assertThatThrownBy(() -> codec.encode(holdsANote, List.class, new ByteArrayOutputStream()))
-        .hasMessageContaining(Note.class.getName()).hasMessageContaining("idempotent.codec.allow");
-    byte[] bytes = serialize(holdsANote);
+        .hasMessageContaining(Payloads.Note.class.getName()).hasMessageContaining("idempotent.codec.allow");
+    byte[] bytes = Payloads.serialize(holdsANote);
     assertThatThrownBy(() -> decode(bytes, List.class))
-        .hasMessageContaining(Note.class.getName()).hasMessageContaining("idempotent.codec.allow")
+        .hasMessageContaining(Payloads.Note.class.getName()).hasMessageContaining("idempotent.codec.allow")
         .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
     assertThat(ResultCodec.javaSerialization("dev.idempotent.internal.codec.*")
         .decode(new ByteArrayInputStream(bytes), List.class)).isEqualTo(holdsANote);
@@ -223,7 +163,7 @@ class JavaSerializationCodecTest {
     PriorityQueue<String> queue = new PriorityQueue<>(List.of("a", "b"));
     assertThatThrownBy(() -> codec.encode(queue, Object.class, new ByteArrayOutputStream()))
         .hasMessageContaining("java.util.PriorityQueue");
-    byte[] bytes = serialize(queue);
+    byte[] bytes = Payloads.serialize(queue);
     assertThatThrownBy(() -> decode(bytes, PriorityQueue.class)).hasMessageContaining("java.util.PriorityQueue");
     assertThat(ClassAllowList.isDenied("java.lang.reflect.Proxy")).isTrue();
     assertThat(ClassAllowList.isDenied("java.lang.invoke.SerializedLambda")).isTrue();
@@ -237,7 +177,7 @@ class JavaSerializationCodecTest {
 
   @Test
   void truncatedOrTrailingBytesAreCorrupt() throws IOException {
-    byte[] bytes = serialize(new ArrayList<>(List.of("a", "b")));
+    byte[] bytes = Payloads.serialize(new ArrayList<>(List.of("a", "b")));
     assertThatThrownBy(() -> decode(Arrays.copyOf(bytes, bytes.length - 3), List.class))
         .hasMessageContaining("end in the middle");
     assertThatThrownBy(() -> decode(Arrays.copyOf(bytes, bytes.length + 1), List.class))
