@@ -41,11 +41,6 @@ final class ClassAllowList {
     this.patterns = List.copyOf(patterns);
   }
 
-  /** The patterns that admit classes, in the order they are tried. */
-  List<String> patterns() {
-    return patterns;
-  }
-
   /** {@code null} when {@code className} may be read back, else why not (one sentence naming the class). */
   String refusal(String className) {
     String name = elementName(className);
@@ -100,7 +95,7 @@ final class ClassAllowList {
     return className.length() == i + 1 ? null : className;
   }
 
-  /** The {@link java.io.ObjectInputFilter} pattern forms: {@code a.b.C}, {@code a.b.*}, {@code a.b.**}, {@code a.b.C*}. */
+  /** The {@link java.io.ObjectInputFilter} pattern forms {@code a.b.C}, {@code a.b.*}, {@code a.b.**}, {@code a.C*}. */
   static boolean matches(String pattern, String name) {
     int module = pattern.indexOf('/');
     if (module >= 0) {

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Stored bytes are untrusted: what the Java serialization codec refuses, and what it lets through. */
@@ -101,7 +102,8 @@ class JavaSerializationCodecTest {
     byte[] payload = worst;
     long start = System.nanoTime();
     assertTimeoutPreemptively(Duration.ofSeconds(3), () -> decode(payload, Object.class));
-    System.out.printf("%d levels of nested sets read back in %d ms%n", largest, (System.nanoTime() - start) / 1_000_000);
+    System.out.printf("%d levels of nested sets read back in %d ms%n", largest,
+        (System.nanoTime() - start) / 1_000_000);
   }
 
   @Test
@@ -132,6 +134,44 @@ class JavaSerializationCodecTest {
       tree = new Node(tree, tree);
     }
     assertThat(roundTrip(codec, tree, Node.class)).isEqualTo(tree);
+  }
+
+  enum Colour { RED, GREEN }
+
+  record Everything(Object[] values) implements Serializable {}
+
+  @Test
+  void valuesOfTheAllowedJdkPackagesReadBack() throws IOException {
+    java.util.TreeMap<String, Integer> sorted = new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
+    sorted.put("a", 1);
+    sorted.put("b", 2);
+    java.util.BitSet bits = new java.util.BitSet();
+    bits.set(3);
+    bits.set(700);
+    Object[] values = {
+        "text", 'c', (byte) 1, (short) 2, 3, 4L, 5.0f, 6.0, true, new int[][] {{1, 2}, {3}}, new String[] {"a", null},
+        new java.math.BigDecimal("12.345"), java.math.BigInteger.TEN.pow(40), new java.util.Date(0),
+        java.time.Instant.EPOCH, java.time.LocalDate.of(2026, 12, 1), java.time.Duration.ofSeconds(5),
+        java.time.ZonedDateTime.of(2026, 12, 1, 9, 0, 0, 0, java.time.ZoneId.of("Europe/Paris")),
+        java.util.UUID.randomUUID(), java.util.Locale.FRANCE, java.net.URI.create("https://example.com/a"),
+        List.of(1, 2, 3), Set.of("x"), Map.of("k", "v"), java.util.Collections.unmodifiableList(new ArrayList<>()),
+        java.util.Collections.emptyMap(), Arrays.asList("p", "q"), new java.util.LinkedHashMap<>(Map.of("a", "b")),
+        new java.util.ArrayDeque<>(List.of(1)), new java.util.EnumMap<>(Map.of(Colour.RED, 1)), Colour.GREEN, sorted,
+        bits, java.util.Optional.class, new java.util.LinkedList<>(List.of("l")), new IllegalStateException("boom"),
+        new java.util.concurrent.atomic.AtomicLong(1).getClass().getName(), new StringBuilder("sb").toString(),
+    };
+    Everything back = (Everything) roundTrip(codec, new Everything(values), Everything.class);
+    assertThat(back.values()).hasSameSizeAs(values);
+    for (int i = 0; i < values.length; i++) {
+      if (values[i] instanceof Throwable t) {
+        assertThat((Throwable) back.values()[i]).hasMessage(t.getMessage());
+      } else if (values[i] instanceof java.util.ArrayDeque<?> deque) {
+        assertThat(new ArrayList<Object>((java.util.ArrayDeque<?>) back.values()[i]))
+            .isEqualTo(new ArrayList<Object>(deque));
+      } else {
+        assertThat(back.values()[i]).as("value %d", i).isEqualTo(values[i]);
+      }
+    }
   }
 
   @Test
