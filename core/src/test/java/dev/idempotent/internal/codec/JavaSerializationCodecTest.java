@@ -71,6 +71,31 @@ class JavaSerializationCodecTest {
         .hasMessageContaining("67108864 elements").satisfies(JavaSerializationCodecTest::refusedBeforeReading);
   }
 
+  /** {@code bytes} with the first occurrence of {@code from} replaced by {@code to} (same length). */
+  private static byte[] patched(byte[] bytes, byte[] from, byte[] to) {
+    for (int i = 0; i + from.length <= bytes.length; i++) {
+      if (Arrays.equals(bytes, i, i + from.length, from, 0, from.length)) {
+        byte[] out = bytes.clone();
+        System.arraycopy(to, 0, out, i, to.length);
+        return out;
+      }
+    }
+    throw new AssertionError("pattern not found");
+  }
+
+  @Test
+  void sizesThatAskForHugeTablesAreRefusedBeforeTheTableIsAllocated() throws IOException {
+    // an empty HashMap whose recorded size says 16,777,216 entries: its table would have 33,554,432 slots
+    byte[] map = patched(Payloads.serialize(new HashMap<>()),
+        new byte[] {0x77, 8, 0, 0, 0, 16, 0, 0, 0, 0}, new byte[] {0x77, 8, 0, 0, 0, 16, 1, 0, 0, 0});
+    assertThatThrownBy(() -> decode(map, Map.class)).hasMessageContaining("33554432 elements");
+    // an empty ArrayList whose size field says 60,000,000 elements
+    byte[] list = patched(Payloads.serialize(new ArrayList<>()),
+        new byte[] {0x78, 0x70, 0, 0, 0, 0, 0x77, 4},
+        new byte[] {0x78, 0x70, 0x03, (byte) 0x93, (byte) 0x87, 0, 0x77, 4});
+    assertThatThrownBy(() -> decode(list, List.class)).hasMessageContaining("60000000 elements");
+  }
+
   @Test
   void nestedHashSetsThatWouldHashForeverAreRefusedQuickly() throws IOException {
     byte[] deep = Payloads.serialize(Payloads.nestedSets(40, 2));
