@@ -239,6 +239,24 @@ class StoredOutcomeTest {
     assertThat(errors.get(0)).contains(Payloads.Note.class.getName());
   }
 
+  record Flexible(Object note) implements Serializable {}
+
+  @Test
+  void aLaterResultOfAClassAlreadyShownReadableIsStillCheckedForItsContents() throws Exception {
+    TestStore store = new TestStore();
+    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
+        .build());
+    IdempotencyPolicy p = IdempotencyPolicy.builder("unrecordable.later").resultType(Flexible.class).build();
+    idem.execute(p, "plain", () -> new Flexible("text"));
+    assertThat(store.size()).isOne();
+    Flexible r = idem.execute(p, "foreign", () -> new Flexible(new Payloads.Note("n")));
+    assertThat(r.note()).isEqualTo(new Payloads.Note("n"));
+    assertThat(store.size()).as("only the first outcome is recorded").isOne();
+    assertThat(events).extracting(IdempotencyEvent::type)
+        .containsExactly(IdempotencyEvent.Type.EXECUTED, IdempotencyEvent.Type.STORE_ERROR);
+    assertThat(events.get(1).error()).hasMessageContaining(Payloads.Note.class.getName());
+  }
+
   @Test
   void aResultThatCannotBeEncodedIsLoggedOncePerOperationAndType() {
     TestStore store = new TestStore();
