@@ -10,6 +10,7 @@ import dev.idempotent.IdempotencyInterruptedException;
 import dev.idempotent.IdempotencyKeyException;
 import dev.idempotent.IdempotencyKeyMismatchException;
 import dev.idempotent.IdempotencyListener;
+import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.OnDuplicate;
 import dev.idempotent.OnInProgress;
@@ -25,9 +26,11 @@ import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -325,14 +328,15 @@ public final class IdempotencyExecutor {
         + "of its own, or call the inner code without the idempotency wrapper");
   }
 
+  /** Scope, declared type and runtime class of each outcome already reported as not recordable. */
+  private final Set<List<Object>> reportedUnrecordable = ConcurrentHashMap.newKeySet();
+
   private void record(OperationPlan plan, RecordKey key, String owner, Object value, long start) {
     byte[] bytes;
     try {
       bytes = outcomes.encodeValue(value, plan.valueType);
     } catch (RuntimeException e) {
-      LOG.error("the result of {} could not be recorded, so the key is released and a repeat will run again; "
-          + "the caller gets the result: {}", key, e.getMessage(), e);
-      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+      reportUnrecordable(plan, key, value.getClass(), e, start);
       release(plan, key, owner, start);
       return;
     }
@@ -343,15 +347,31 @@ public final class IdempotencyExecutor {
     if (plan.records(failure)) {
       byte[] bytes;
       try {
-        bytes = outcomes.encodeFailure(failure);
+        bytes = outcomes.encodeFailure(failure, plan.loader, plan.recordFailures);
       } catch (RuntimeException e) {
-        LOG.error("could not encode the recorded failure of {}; releasing the key", key, e);
+        reportUnrecordable(plan, key, failure.getClass(), e, start);
         release(plan, key, owner, start);
         return;
       }
       complete(plan, key, owner, bytes, start);
     } else {
       release(plan, key, owner, start);
+    }
+  }
+
+  /**
+   * An outcome that cannot be encoded, or would not read back, is not recorded: every repeat would fail for the
+   * whole ttl. One ERROR per scope, declared type and runtime class (the message names the type and the fix), and a
+   * {@code STORE_ERROR} event per call.
+   */
+  private void reportUnrecordable(OperationPlan plan, RecordKey key, Class<?> type, RuntimeException e, long start) {
+    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+    if (reportedUnrecordable.add(List.of(plan.scope, plan.valueType, type))) {
+      LOG.error("the outcome of {} (a {}) is not recorded, so this key is released and every repeat runs the method"
+          + " again until this is fixed; the caller gets its outcome. {} (logged once for this operation and type)",
+          key, type.getName(), e.getMessage(), e);
+    } else {
+      LOG.debug("the outcome of {} (a {}) is not recorded: {}", key, type.getName(), e.getMessage());
     }
   }
 
@@ -409,16 +429,37 @@ public final class IdempotencyExecutor {
   private Object replay(OperationPlan plan, RecordKey key, IdempotencyRecord rec, long start) throws Throwable {
     byte[] outcome = rec.outcome();
     if (OutcomeCodec.isFailure(outcome)) {
-      Throwable failure = outcomes.decodeFailure(outcome, plan.loader);
+      Throwable failure;
+      try {
+        failure = outcomes.decodeFailure(outcome, plan.loader, plan.recordFailures);
+      } catch (RuntimeException e) {
+        throw unreadable(key, e, start);
+      }
       emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
       if (plan.async) {
         return CompletableFuture.failedFuture(failure);
       }
       throw failure;
     }
-    Object value = outcomes.decodeValue(outcome, plan.valueType);
+    Object value;
+    try {
+      value = outcomes.decodeValue(outcome, plan.valueType);
+    } catch (RuntimeException e) {
+      throw unreadable(key, e, start);
+    }
     emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
     return plan.async ? CompletableFuture.completedFuture(value) : value;
+  }
+
+  /** A completed record whose outcome cannot be read back fails this call; the method does not run again. */
+  private IdempotencyOutcomeException unreadable(RecordKey key, RuntimeException e, long start) {
+    LOG.error("the recorded outcome of {} cannot be read back, so this call fails and the method does not run again:"
+        + " {}", key, e.getMessage());
+    IdempotencyOutcomeException failure = new IdempotencyOutcomeException("the recorded outcome cannot be read back,"
+        + " so the call fails without running the method again (that could repeat its effect): " + e.getMessage(),
+        key.scope(), key.redactedKey(), e);
+    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, failure);
+    return failure;
   }
 
   private static Throwable unwrap(Throwable t) {

@@ -8,13 +8,29 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Array;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.GenericArrayType;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
+import java.lang.reflect.WildcardType;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * The bytes of a recorded outcome: one kind byte, then the value through the {@link ResultCodec}, nothing for
  * {@code null}/{@code void}, or a recorded failure as its class name and message (rethrown with the same type
  * and message on every repeat).
+ *
+ * <p>Recorded bytes are untrusted input: a value is returned only when it is an instance of the method's declared
+ * result type, and a failure is rebuilt only when its class is one of the method's {@code recordFailures}; anything
+ * else is an {@link UnreadableOutcomeException}. Encoding shows, once per runtime class, that what it writes reads
+ * back, so an outcome that could not be replayed is not recorded.
  */
 public final class OutcomeCodec {
   static final byte VALUE = 'V';
@@ -22,6 +38,9 @@ public final class OutcomeCodec {
   static final byte FAILURE = 'F';
 
   private static final byte[] NULL_OUTCOME = {NULL};
+  private static final Map<Class<?>, Class<?>> WRAPPERS = Map.of(boolean.class, Boolean.class, byte.class,
+      Byte.class, char.class, Character.class, short.class, Short.class, int.class, Integer.class, long.class,
+      Long.class, float.class, Float.class, double.class, Double.class);
 
   private static final ClassValue<Constructor<?>[]> FAILURE_CONSTRUCTORS = new ClassValue<>() {
     @Override
@@ -49,6 +68,10 @@ public final class OutcomeCodec {
   };
 
   private final ResultCodec codec;
+  /** Per declared type, the runtime classes whose results were shown to read back. */
+  private final ConcurrentHashMap<Type, Set<Class<?>>> readableValues = new ConcurrentHashMap<>();
+  /** The failure classes shown to be rebuilt from their records. */
+  private final Set<Class<?>> readableFailures = ConcurrentHashMap.newKeySet();
 
   public OutcomeCodec(ResultCodec codec) {
     this.codec = codec;
@@ -58,7 +81,23 @@ public final class OutcomeCodec {
     return codec;
   }
 
-  /** Encodes a returned value ({@code null} allowed). */
+  /**
+   * Recorded bytes that cannot be read back: the codec refused them (a class, a limit, a value of the wrong type, a
+   * failure type the method does not record) or they are corrupt. The message says what was refused.
+   */
+  public static final class UnreadableOutcomeException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnreadableOutcomeException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * Encodes a returned value ({@code null} allowed), after showing, once per runtime class and declared type, that
+   * the bytes read back as an instance of both; throws {@link IdempotencyConfigurationException} naming the type and
+   * the fix when the value cannot be recorded.
+   */
   public byte[] encodeValue(Object value, Type type) {
     if (value == null) {
       return NULL_OUTCOME;
@@ -71,7 +110,30 @@ public final class OutcomeCodec {
       throw new IdempotencyConfigurationException("cannot record a result of type " + value.getClass().getName()
           + " with " + codec.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
-    return out.toByteArray();
+    byte[] bytes = out.toByteArray();
+    Set<Class<?>> readable = readableValues.get(type);
+    if (readable == null || !readable.contains(value.getClass())) {
+      proveReadable(value, type, bytes);
+    }
+    return bytes;
+  }
+
+  private void proveReadable(Object value, Type type, byte[] bytes) {
+    Class<?> runtime = value.getClass();
+    Object back;
+    try {
+      back = decodeValue(bytes, type);
+    } catch (UnreadableOutcomeException e) {
+      throw new IdempotencyConfigurationException("a result of type " + runtime.getName() + " cannot be recorded: "
+          + codec.getClass().getSimpleName() + " would not read it back (" + e.getMessage() + ")", e);
+    }
+    // JDK collections may come back as another implementation of the same interface; other classes must not
+    if (back != null && !runtime.getName().startsWith("java.") && !runtime.isInstance(back)) {
+      throw new IdempotencyConfigurationException("a result of type " + runtime.getName() + " cannot be recorded: "
+          + codec.getClass().getSimpleName() + " reads it back as a " + back.getClass().getName() + " (the declared"
+          + " result type is " + type.getTypeName() + "); declare the result type the method really returns");
+    }
+    readableValues.computeIfAbsent(type, t -> ConcurrentHashMap.newKeySet()).add(runtime);
   }
 
   /** Encodes a failure the call records: its class name and message. */
@@ -91,38 +153,79 @@ public final class OutcomeCodec {
     return bytes.toByteArray();
   }
 
-  /** True when the outcome is a recorded failure. */
-  public static boolean isFailure(byte[] outcome) {
-    return outcome.length > 0 && outcome[0] == FAILURE;
+  /**
+   * Encodes a failure the call records, after showing, once per failure class, that
+   * {@link #decodeFailure(byte[], ClassLoader, Class[])} rebuilds it as the same class; throws
+   * {@link IdempotencyConfigurationException} naming the class and the fix when it cannot.
+   */
+  public byte[] encodeFailure(Throwable failure, ClassLoader loader, Class<? extends Throwable>[] recordFailures) {
+    byte[] bytes = encodeFailure(failure);
+    Class<?> type = failure.getClass();
+    if (!readableFailures.contains(type)) {
+      Throwable back;
+      try {
+        back = decodeFailure(bytes, loader, recordFailures);
+      } catch (UnreadableOutcomeException e) {
+        throw new IdempotencyConfigurationException("the failure " + type.getName() + " cannot be recorded: "
+            + e.getMessage(), e);
+      }
+      if (back.getClass() != type) {
+        throw new IdempotencyConfigurationException("the failure " + type.getName() + " cannot be recorded: the"
+            + " method's class loader finds another class of that name");
+      }
+      readableFailures.add(type);
+    }
+    return bytes;
   }
 
-  /** The recorded value ({@code null} for a null or void result). */
+  /** True when the outcome is a recorded failure. */
+  public static boolean isFailure(byte[] outcome) {
+    return outcome != null && outcome.length > 0 && outcome[0] == FAILURE;
+  }
+
+  /**
+   * The recorded value ({@code null} for a null or void result), which is an instance of the declared {@code type}
+   * (of its erasure; a primitive type by its wrapper); else {@link UnreadableOutcomeException}.
+   */
   public Object decodeValue(byte[] outcome, Type type) {
-    if (outcome.length == 0) {
-      throw new IllegalStateException("empty outcome bytes: the record was not written by this library");
+    if (outcome == null || outcome.length == 0) {
+      throw new UnreadableOutcomeException("the record has no outcome bytes, so it was not written by this library",
+          null);
     }
+    Class<?> declared = erasure(type);
     if (outcome[0] == NULL) {
+      if (declared.isPrimitive() && declared != void.class) {
+        throw new UnreadableOutcomeException("the record holds null, but the method returns " + declared, null);
+      }
       return null;
     }
     if (outcome[0] != VALUE) {
-      throw new IllegalStateException("unknown outcome kind " + outcome[0]);
+      throw new UnreadableOutcomeException("the record's outcome is of unknown kind " + outcome[0]
+          + ", so it was not written by this library", null);
     }
+    Object value;
     try {
-      return codec.decode(new ByteArrayInputStream(outcome, 1, outcome.length - 1), type);
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read the recorded result: " + e.getMessage(), e);
+      value = codec.decode(new ByteArrayInputStream(outcome, 1, outcome.length - 1), type);
+    } catch (IOException | RuntimeException e) {
+      throw new UnreadableOutcomeException("cannot read the recorded result back: " + e.getMessage(), e);
     }
+    if (value != null && !isInstance(declared, value)) {
+      throw new UnreadableOutcomeException("the recorded result is a " + value.getClass().getName()
+          + ", but the method returns " + type.getTypeName(), null);
+    }
+    return value;
   }
 
-  /** A new instance of the recorded failure, with the same type and message. */
-  public Throwable decodeFailure(byte[] outcome, ClassLoader loader) {
+  /**
+   * A new instance of the recorded failure, with the same type and message; only when its class is one of
+   * {@code recordFailures} or a subclass of one, else {@link UnreadableOutcomeException}.
+   */
+  public Throwable decodeFailure(byte[] outcome, ClassLoader loader, Class<? extends Throwable>[] recordFailures) {
+    String className = null;
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(outcome, 1, outcome.length - 1))) {
-      String className = in.readUTF();
+      className = in.readUTF();
       String message = in.readBoolean() ? in.readUTF() : null;
-      Class<?> type = Class.forName(className, false, loader);
-      if (!Throwable.class.isAssignableFrom(type)) {
-        throw new IllegalStateException(className + " is not a Throwable");
-      }
+      Class<?> type = recordedFailureClass(className, loader, recordFailures);
       Constructor<?>[] ctors = FAILURE_CONSTRUCTORS.get(type);
       if (ctors[0] != null) {
         return (Throwable) ctors[0].newInstance(message);
@@ -130,11 +233,75 @@ public final class OutcomeCodec {
       if (ctors[1] != null) {
         return (Throwable) ctors[1].newInstance();
       }
-      throw new IllegalStateException("recorded failure " + className
+      throw new UnreadableOutcomeException("the recorded failure " + className
           + " has neither a public (String) nor a public no-argument constructor, so it cannot be rethrown; "
-          + "give it one, or do not list it in recordFailures");
-    } catch (IOException | ReflectiveOperationException e) {
-      throw new IllegalStateException("cannot rebuild the recorded failure: " + e, e);
+          + "give it one, or do not list it in recordFailures", null);
+    } catch (IOException e) {
+      throw new UnreadableOutcomeException("the recorded failure is corrupt: " + e, e);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      if (e instanceof UnreadableOutcomeException u) {
+        throw u;
+      }
+      Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
+      throw new UnreadableOutcomeException("cannot rebuild the recorded failure " + className + ": " + cause, e);
     }
+  }
+
+  private static Class<?> recordedFailureClass(String className, ClassLoader loader,
+      Class<? extends Throwable>[] recordFailures) {
+    for (Class<? extends Throwable> listed : recordFailures) {
+      if (listed.getName().equals(className)) {
+        return listed;
+      }
+    }
+    String listed = recordFailures.length == 0 ? "none" : Arrays.stream(recordFailures).map(Class::getName)
+        .collect(Collectors.joining(", "));
+    if (recordFailures.length > 0) {
+      Class<?> type;
+      try {
+        type = Class.forName(className, false, loader);
+      } catch (ClassNotFoundException | LinkageError e) {
+        throw new UnreadableOutcomeException("the recorded failure " + className + " is not on the classpath", e);
+      }
+      for (Class<? extends Throwable> c : recordFailures) {
+        if (c.isAssignableFrom(type)) {
+          return type;
+        }
+      }
+    }
+    throw new UnreadableOutcomeException("the recorded failure " + className + " is not one of the method's"
+        + " recordFailures (" + listed + "), so it is not rebuilt", null);
+  }
+
+  private static boolean isInstance(Class<?> declared, Object value) {
+    if (declared == Object.class) {
+      return true;
+    }
+    if (declared.isPrimitive()) {
+      return declared != void.class && WRAPPERS.get(declared) == value.getClass();
+    }
+    return declared != Void.class && declared.isInstance(value);
+  }
+
+  /** The class a value of {@code type} is an instance of. */
+  static Class<?> erasure(Type type) {
+    if (type instanceof Class<?> c) {
+      return c;
+    }
+    if (type instanceof ParameterizedType p) {
+      return erasure(p.getRawType());
+    }
+    if (type instanceof GenericArrayType g) {
+      return Array.newInstance(erasure(g.getGenericComponentType()), 0).getClass();
+    }
+    if (type instanceof TypeVariable<?> v) {
+      Type[] bounds = v.getBounds();
+      return bounds.length == 0 ? Object.class : erasure(bounds[0]);
+    }
+    if (type instanceof WildcardType w) {
+      Type[] bounds = w.getUpperBounds();
+      return bounds.length == 0 ? Object.class : erasure(bounds[0]);
+    }
+    return Object.class;
   }
 }

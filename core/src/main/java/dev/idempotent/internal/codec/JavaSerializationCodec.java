@@ -2,9 +2,12 @@ package dev.idempotent.internal.codec;
 
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.ResultCodec;
+import java.io.ByteArrayInputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InvalidClassException;
+import java.io.InvalidObjectException;
 import java.io.NotSerializableException;
 import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
@@ -14,24 +17,40 @@ import java.io.Serializable;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Proxy;
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Java serialization behind an allow-list: only classes of {@code java.lang}, {@code java.util},
- * {@code java.time}, {@code java.math}, the packages of the declared result type (and its type arguments) and
- * the configured patterns may be read back. Anything else in stored bytes is refused before it is instantiated.
+ * {@code java.time}, {@code java.math}, {@code java.net.URI}, the packages of the declared result type (and its type
+ * arguments) and the configured patterns may be read back, and never a class of the {@link ClassAllowList}'s
+ * deny-list (classes whose deserialization or hashing does I/O or runs code the bytes choose), whatever pattern
+ * admits it.
+ *
+ * <p>Stored bytes are untrusted input. Before {@link ObjectInputStream} sees them, {@link SerializedStreamCheck}
+ * reads them without loading a class and refuses what they name outside the allow-list, proxies, arrays longer than
+ * the bytes could fill, nesting deeper than {@value SerializedStreamCheck#MAX_DEPTH}, more than
+ * {@value SerializedStreamCheck#MAX_HANDLES} objects, and graphs whose hashing would be exponential. An
+ * {@link ObjectInputFilter} then checks the same while the objects are created, including the tables that
+ * {@code readObject} methods allocate for their size fields. Streams longer than {@link #MAX_BYTES} are refused.
+ * Encoding refuses a result that holds a class the same allow-list would refuse, so such a result is never recorded.
  */
 public final class JavaSerializationCodec implements ResultCodec {
-  private static final String BASE = "java.lang.*;java.util.*;java.time.*;java.math.*;java.net.URI;java.net.URL";
-  private static final String LIMITS = "maxdepth=64;maxrefs=1000000;maxarray=67108864";
+  /** The longest recorded result it writes or reads: 16 MiB. */
+  public static final int MAX_BYTES = 16 * 1024 * 1024;
+
+  private static final List<String> BASE = List.of("java.lang.*", "java.util.*", "java.time.*", "java.math.*",
+      "java.net.URI");
 
   private final String[] allowed;
-  private final ConcurrentHashMap<Type, ObjectInputFilter> filters = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Type, ClassAllowList> allowLists = new ConcurrentHashMap<>();
 
   public JavaSerializationCodec(String... allowedPatterns) {
     for (String p : allowedPatterns) {
@@ -45,7 +64,7 @@ public final class JavaSerializationCodec implements ResultCodec {
 
   @Override
   public void encode(Object value, Type type, OutputStream out) throws IOException {
-    try (ObjectOutputStream oos = new ObjectOutputStream(out)) {
+    try (ObjectOutputStream oos = new CheckedOutput(new LimitedOutput(out), allowList(type))) {
       oos.writeObject(value);
     } catch (NotSerializableException e) {
       throw new IdempotencyConfigurationException("cannot record a result of type " + value.getClass().getName()
@@ -56,16 +75,149 @@ public final class JavaSerializationCodec implements ResultCodec {
 
   @Override
   public Object decode(InputStream in, Type type) throws IOException {
-    try (ObjectInputStream ois = new ObjectInputStream(in)) {
-      ois.setObjectInputFilter(filters.computeIfAbsent(type, this::filterFor));
+    byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+    if (bytes.length > MAX_BYTES) {
+      throw new InvalidObjectException("the recorded result is longer than " + MAX_BYTES + " bytes");
+    }
+    ClassAllowList allowList = allowList(type);
+    SerializedStreamCheck.check(bytes, allowList);
+    try (ObjectInputStream ois = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
+      ois.setObjectInputFilter(new ReadFilter(allowList, bytes.length));
       return ois.readObject();
     } catch (InvalidClassException e) {
-      String reason = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
-      throw new IdempotencyConfigurationException("a recorded result cannot be read back: " + reason
-          + " of the Java serialization codec (declared result type " + type.getTypeName() + "); allow it with idempotent.codec.allow=<package>.* or "
-          + "ResultCodec.javaSerialization(\"<package>.*\")", e);
+      Throwable refusal = e.getCause() instanceof IllegalStateException ? e.getCause() : e;
+      throw new InvalidClassException(refusal.getMessage());
     } catch (ClassNotFoundException e) {
-      throw new IOException("recorded result needs class " + e.getMessage() + ", which is not on the classpath", e);
+      throw new InvalidClassException("the recorded result needs class " + e.getMessage()
+          + ", which is not on the classpath");
+    } catch (StackOverflowError e) {
+      throw new InvalidObjectException("the recorded result is nested too deeply to read back");
+    }
+  }
+
+  private ClassAllowList allowList(Type type) {
+    ClassAllowList list = allowLists.get(type);
+    return list != null ? list : allowLists.computeIfAbsent(type, this::allowListFor);
+  }
+
+  private ClassAllowList allowListFor(Type type) {
+    Set<String> patterns = new LinkedHashSet<>(BASE);
+    collectPackages(type, patterns, 0);
+    patterns.addAll(Arrays.asList(allowed));
+    return new ClassAllowList(List.copyOf(patterns));
+  }
+
+  /** Refuses, while the result is written, every class that decoding would refuse. */
+  private static final class CheckedOutput extends ObjectOutputStream {
+    private final ClassAllowList allowList;
+    private boolean refused;
+
+    CheckedOutput(OutputStream out, ClassAllowList allowList) throws IOException {
+      super(out);
+      this.allowList = allowList;
+    }
+
+    @Override
+    protected void annotateClass(Class<?> type) throws IOException {
+      if (refused || IOException.class.isAssignableFrom(type) && type.getName().startsWith("java.io.")) {
+        return; // ObjectOutputStream writes a failure of writing into the (discarded) stream
+      }
+      String refusal = allowList.refusal(type.getName());
+      if (refusal != null) {
+        refused = true; // ObjectOutputStream then writes the exception itself into the discarded stream
+        throw new InvalidClassException(refusal);
+      }
+    }
+
+    @Override
+    protected void annotateProxyClass(Class<?> type) throws IOException {
+      throw new InvalidClassException("the result holds a proxy (" + type.getName() + "), which the Java"
+          + " serialization codec never reads back; return plain data");
+    }
+  }
+
+  /** Stops writing a result past {@link #MAX_BYTES}. */
+  private static final class LimitedOutput extends FilterOutputStream {
+    private long written;
+
+    LimitedOutput(OutputStream out) {
+      super(out);
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      count(1);
+      out.write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      count(len);
+      out.write(b, off, len);
+    }
+
+    private void count(int n) throws IOException {
+      written += n;
+      if (written > MAX_BYTES) {
+        throw new InvalidObjectException("the result is longer than " + MAX_BYTES
+            + " bytes once serialized; record a smaller result (an id to look the data up by)");
+      }
+    }
+  }
+
+  /**
+   * The check while objects are created: classes (after loading, by the same allow-list), proxies, depth, object
+   * count, and the sum of all array lengths, which includes the tables that {@code readObject} methods size from
+   * the stream ({@code HashMap} capacity, {@code ArrayList} size). A legitimate stream of {@code n} bytes never
+   * needs more than {@code 8n} array slots in all: each element takes a byte at least and a hash table is at most
+   * eight times its size.
+   */
+  private static final class ReadFilter implements ObjectInputFilter {
+    private final ClassAllowList allowList;
+    private final long streamLength;
+    private final long maxArraySlots;
+    private long arraySlots;
+
+    ReadFilter(ClassAllowList allowList, int streamLength) {
+      this.allowList = allowList;
+      this.streamLength = streamLength;
+      this.maxArraySlots = 8L * streamLength + 1024;
+    }
+
+    @Override
+    public Status checkInput(FilterInfo info) {
+      if (info.depth() > SerializedStreamCheck.MAX_DEPTH + 1) {
+        throw refused("the recorded object graph is nested deeper than " + SerializedStreamCheck.MAX_DEPTH);
+      }
+      if (info.references() > SerializedStreamCheck.MAX_HANDLES) {
+        throw refused("the recorded object graph holds more than " + SerializedStreamCheck.MAX_HANDLES + " objects");
+      }
+      if (info.streamBytes() > streamLength) {
+        throw refused("the recorded result reads past its own length");
+      }
+      Class<?> type = info.serialClass();
+      if (info.arrayLength() >= 0) {
+        arraySlots += info.arrayLength();
+        if (arraySlots > maxArraySlots) {
+          throw refused("the recorded result asks for an array of " + info.arrayLength() + " elements, more than "
+              + streamLength + " recorded bytes can need");
+        }
+      }
+      if (type == null) {
+        return Status.UNDECIDED;
+      }
+      if (Proxy.isProxyClass(type)) {
+        throw refused("the recorded result holds a proxy class, which is refused");
+      }
+      String refusal = allowList.refusal(type.getName());
+      if (refusal != null) {
+        throw refused(refusal);
+      }
+      return Status.ALLOWED;
+    }
+
+    private static IllegalStateException refused(String why) {
+      return new IllegalStateException(why);
     }
   }
 
@@ -80,27 +232,6 @@ public final class JavaSerializationCodec implements ResultCodec {
           + ", which the Java serialization codec cannot record: implement java.io.Serializable, or use the Jackson"
           + " codec (idempotent.codec=jackson, or IdempotencyConfig.builder().codec(ResultCodec.jackson()))");
     }
-  }
-
-  private ObjectInputFilter filterFor(Type type) {
-    Set<String> patterns = new LinkedHashSet<>();
-    collectPackages(type, patterns, 0);
-    StringBuilder sb = new StringBuilder(LIMITS).append(';').append(BASE);
-    for (String p : patterns) {
-      sb.append(';').append(p);
-    }
-    for (String p : allowed) {
-      sb.append(';').append(p);
-    }
-    sb.append(";!*");
-    ObjectInputFilter base = ObjectInputFilter.Config.createFilter(sb.toString());
-    return info -> {
-      ObjectInputFilter.Status status = base.checkInput(info);
-      if (status == ObjectInputFilter.Status.REJECTED && info.serialClass() != null) {
-        throw new IllegalStateException("class " + info.serialClass().getName() + " is not in the allow-list");
-      }
-      return status;
-    };
   }
 
   private static void collectPackages(Type type, Set<String> out, int depth) {
