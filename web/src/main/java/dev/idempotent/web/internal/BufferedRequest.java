@@ -1,0 +1,270 @@
+package dev.idempotent.web.internal;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.Part;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URLDecoder;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The request as the application sees it behind the filter: the body the filter buffered is read again from
+ * {@link #getInputStream()} or {@link #getReader()}, and the parameters of a {@code
+ * application/x-www-form-urlencoded} body (with the query string's) from {@link #getParameter(String)}.
+ * Asynchronous processing is refused: a protected request's response is recorded when the filter chain
+ * returns, so {@link #startAsync()} throws.
+ */
+public final class BufferedRequest extends HttpServletRequestWrapper {
+  private final byte[] body;
+  private final Map<String, String[]> parameters;
+  private boolean streamUsed;
+  private boolean readerUsed;
+
+  private BufferedRequest(HttpServletRequest request, byte[] body, Map<String, String[]> parameters) {
+    super(request);
+    this.body = body;
+    this.parameters = parameters;
+  }
+
+  /** Thrown when the body is larger than the limit. */
+  public static final class TooLarge extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    TooLarge() {
+      super("request body too large", null, false, false);
+    }
+  }
+
+  /**
+   * Reads the body of {@code request} (at most {@code maxBytes}) and wraps the request around it.
+   *
+   * @throws TooLarge when the body (or its declared {@code Content-Length}) is longer than {@code maxBytes}
+   */
+  public static BufferedRequest read(HttpServletRequest request, int maxBytes) throws IOException, TooLarge {
+    long declared = request.getContentLengthLong();
+    if (declared > maxBytes) {
+      throw new TooLarge();
+    }
+    byte[] body = readAtMost(request.getInputStream(), maxBytes);
+    Map<String, String[]> parameters;
+    if (isForm(request.getContentType())) {
+      if (body.length == 0) {
+        // something before this filter read the form already: the container holds its parameters
+        parameters = new LinkedHashMap<>(request.getParameterMap());
+      } else {
+        parameters = new LinkedHashMap<>();
+        Charset cs = charset(request.getCharacterEncoding());
+        addPairs(parameters, request.getQueryString(), StandardCharsets.UTF_8);
+        addPairs(parameters, new String(body, StandardCharsets.ISO_8859_1), cs);
+      }
+    } else {
+      parameters = new LinkedHashMap<>(request.getParameterMap());
+    }
+    return new BufferedRequest(request, body, Collections.unmodifiableMap(parameters));
+  }
+
+  /** The buffered body bytes (not a copy: do not change them). */
+  public byte[] body() {
+    return body;
+  }
+
+  /** A digest-friendly view of the form parameters, when the body had been read before the filter. */
+  public Map<String, String[]> formParameters() {
+    return isForm(getContentType()) && body.length == 0 ? parameters : Map.of();
+  }
+
+  private static byte[] readAtMost(InputStream in, int maxBytes) throws IOException, TooLarge {
+    byte[] buf = new byte[Math.min(8192, maxBytes + 1)];
+    int n = 0;
+    while (true) {
+      if (n == buf.length) {
+        if (buf.length > maxBytes) {
+          throw new TooLarge();
+        }
+        buf = java.util.Arrays.copyOf(buf, (int) Math.min((long) buf.length * 2, (long) maxBytes + 1));
+      }
+      int r = in.read(buf, n, buf.length - n);
+      if (r < 0) {
+        return java.util.Arrays.copyOf(buf, n);
+      }
+      n += r;
+      if (n > maxBytes) {
+        throw new TooLarge();
+      }
+    }
+  }
+
+  static boolean isForm(String contentType) {
+    return contentType != null
+        && contentType.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded");
+  }
+
+  private static Charset charset(String name) {
+    if (name == null) {
+      return StandardCharsets.UTF_8;
+    }
+    try {
+      return Charset.forName(name);
+    } catch (RuntimeException e) {
+      return StandardCharsets.UTF_8;
+    }
+  }
+
+  private static void addPairs(Map<String, String[]> out, String text, Charset cs) {
+    if (text == null || text.isEmpty()) {
+      return;
+    }
+    for (String pair : text.split("&")) {
+      if (pair.isEmpty()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      String name = decode(eq < 0 ? pair : pair.substring(0, eq), cs);
+      String value = eq < 0 ? "" : decode(pair.substring(eq + 1), cs);
+      out.merge(name, new String[] {value}, (a, b) -> {
+        String[] c = java.util.Arrays.copyOf(a, a.length + 1);
+        c[a.length] = b[0];
+        return c;
+      });
+    }
+  }
+
+  private static String decode(String s, Charset cs) {
+    try {
+      // the body was read as ISO-8859-1, so each char is one byte: re-encode before percent-decoding
+      return URLDecoder.decode(new String(s.getBytes(StandardCharsets.ISO_8859_1), cs), cs);
+    } catch (IllegalArgumentException e) {
+      return s;
+    }
+  }
+
+  @Override
+  public ServletInputStream getInputStream() {
+    if (readerUsed) {
+      throw new IllegalStateException("getReader() was already called for this request");
+    }
+    streamUsed = true;
+    ByteArrayInputStream in = new ByteArrayInputStream(body);
+    return new ServletInputStream() {
+      @Override
+      public int read() {
+        return in.read();
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) {
+        return in.read(b, off, len);
+      }
+
+      @Override
+      public int available() {
+        return in.available();
+      }
+
+      @Override
+      public boolean isFinished() {
+        return in.available() == 0;
+      }
+
+      @Override
+      public boolean isReady() {
+        return true;
+      }
+
+      @Override
+      public void setReadListener(ReadListener listener) {
+        throw new IllegalStateException("non-blocking reads are not available behind the idempotency filter");
+      }
+    };
+  }
+
+  @Override
+  public BufferedReader getReader() {
+    if (streamUsed) {
+      throw new IllegalStateException("getInputStream() was already called for this request");
+    }
+    readerUsed = true;
+    return new BufferedReader(new InputStreamReader(new ByteArrayInputStream(body),
+        getCharacterEncoding() == null ? StandardCharsets.ISO_8859_1 : charset(getCharacterEncoding())));
+  }
+
+  @Override
+  public int getContentLength() {
+    return body.length;
+  }
+
+  @Override
+  public long getContentLengthLong() {
+    return body.length;
+  }
+
+  @Override
+  public String getParameter(String name) {
+    String[] v = parameters.get(name);
+    return v == null || v.length == 0 ? null : v[0];
+  }
+
+  @Override
+  public Map<String, String[]> getParameterMap() {
+    return parameters;
+  }
+
+  @Override
+  public Enumeration<String> getParameterNames() {
+    return Collections.enumeration(parameters.keySet());
+  }
+
+  @Override
+  public String[] getParameterValues(String name) {
+    String[] v = parameters.get(name);
+    return v == null ? null : v.clone();
+  }
+
+  @Override
+  public Collection<Part> getParts() throws IOException, ServletException {
+    throw new IllegalStateException("multipart parts are not available behind the idempotency filter (it buffers "
+        + "the body): read getInputStream(), or leave this path out of the filter's paths");
+  }
+
+  @Override
+  public Part getPart(String name) throws IOException, ServletException {
+    return getParts().iterator().next();
+  }
+
+  @Override
+  public boolean isAsyncSupported() {
+    return false;
+  }
+
+  @Override
+  public AsyncContext startAsync() {
+    throw asyncRefused();
+  }
+
+  @Override
+  public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
+    throw asyncRefused();
+  }
+
+  private static IllegalStateException asyncRefused() {
+    return new IllegalStateException("asynchronous processing is not supported for requests the idempotency filter "
+        + "protects (an Idempotency-Key or a submit token): their response is recorded when the filter chain "
+        + "returns; answer synchronously, or leave this path out of the filter's paths");
+  }
+}
