@@ -10,7 +10,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -184,6 +188,50 @@ class OrderWebAppTest {
     assertThat(postForm("forged-token-forged-token-forged1", "lamp", "1", "ada@example.com").statusCode())
         .isEqualTo(400);
     assertThat(app.orders().count()).isZero();
+  }
+
+  /**
+   * The README's curl lines, sent as written (the one ending in {@code &} in the background), get the answers the
+   * README says: 201, the replay, 422, 400, then 409 while the first of the last two runs, and its 201.
+   */
+  @Test
+  void theReadmesCurlLinesGetTheAnswersItShows() throws Exception {
+    String readme = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("README.md"));
+    String block = readme.substring(readme.indexOf("curl -i -H 'Idempotency-Key: k1'"));
+    block = block.substring(0, block.indexOf("```")).replace("\\\n", " ");
+    Pattern key = Pattern.compile("-H 'Idempotency-Key: ([^']+)'");
+    Pattern body = Pattern.compile("-d '([^']+)'");
+    Pattern url = Pattern.compile("'?http://127\\.0\\.0\\.1:8080(/[^' ]*)'?");
+    List<String> answers = new ArrayList<>();
+    CompletableFuture<HttpResponse<String>> background = null;
+    for (String line : block.split("\n")) {
+      int at = line.indexOf("curl ");
+      if (line.startsWith("#") || at < 0) {
+        continue;
+      }
+      String curl = line.substring(at);
+      Matcher k = key.matcher(curl);
+      Matcher b = body.matcher(curl);
+      Matcher u = url.matcher(curl);
+      assertThat(b.find() && u.find()).as("a body and a URL in: %s", curl).isTrue();
+      HttpRequest request = api(u.group(1), k.find() ? k.group(1) : null, b.group(1));
+      if (curl.strip().endsWith("&")) {
+        background = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        long before = app.orders().count();
+        while (app.orders().count() == before && System.nanoTime() < deadline) {
+          Thread.sleep(5); // the README sleeps a second; here: until the first has started placing the order
+        }
+      } else {
+        HttpResponse<String> r = send(request);
+        answers.add(r.statusCode() + r.headers().firstValue("Idempotent-Replayed").map(v -> " replayed").orElse(""));
+      }
+    }
+    assertThat(background).isNotNull();
+    answers.add(background.get().statusCode() + "");
+    assertThat(answers).containsExactly("201", "201 replayed", "422", "400", "409", "201");
+    assertThat(readme).contains("# 201 Created, Location: /orders/ord-1, "
+        + "{\"id\":\"ord-1\",\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}");
   }
 
   @Test
