@@ -39,9 +39,14 @@ final class HeadlessChromium implements AutoCloseable {
     this.driver = driver;
   }
 
+  /** Whether the browser and its driver are installed. */
+  static boolean installed() {
+    return Files.isExecutable(BROWSER) && Files.isExecutable(DRIVER);
+  }
+
   /** Skips the calling test (fails it under {@code CI=true}) when the browser or its driver is missing. */
   static void assumeInstalled() {
-    if (Files.isExecutable(BROWSER) && Files.isExecutable(DRIVER)) {
+    if (installed()) {
       return;
     }
     String missing = "headless Chromium needs " + BROWSER + " and " + DRIVER
@@ -49,6 +54,7 @@ final class HeadlessChromium implements AutoCloseable {
     if ("true".equalsIgnoreCase(System.getenv("CI"))) {
       fail("CI=true and " + missing);
     }
+    System.out.println("SKIPPED browser test: " + missing);
     Assumptions.abort(missing);
   }
 
