@@ -22,6 +22,7 @@ import dev.idempotent.web.internal.PathPatterns;
 import dev.idempotent.web.internal.Problem;
 import dev.idempotent.web.internal.RecordedResponse;
 import dev.idempotent.web.internal.UnrecordedResponse;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -66,7 +67,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Requests with an {@code Idempotency-Key}</h2>
  * Only requests whose method is one of {@link Builder#methods} (default {@code POST}, {@code PATCH}) on one of
- * {@link Builder#paths} are protected; others pass through untouched.
+ * {@link Builder#paths} are protected; others pass through untouched, and so do forward, include, error and
+ * async dispatches (an error page rendered for a protected request is not a request of its own).
  * <ul>
  *   <li>The key is a structured-field string, quoted or bare; more than one header, an empty value, characters
  *       outside printable ASCII or more than 255 characters: <b>400</b>. No key on a
@@ -156,8 +158,9 @@ public final class IdempotencyFilter implements Filter {
   }
 
   /**
-   * The filter that handled {@code request} (set as a request attribute before the chain runs), for a
-   * servlet that issues submit tokens; {@code null} when no idempotency filter saw the request.
+   * The idempotency filter {@code request} passed (the first one, when there are several), for a servlet that
+   * issues submit tokens; {@code null} when no idempotency filter saw the request. Set for every request the
+   * filter sees, whatever its method or path.
    */
   public static IdempotencyFilter of(ServletRequest request) {
     Object f = request.getAttribute(ATTRIBUTE);
@@ -199,6 +202,10 @@ public final class IdempotencyFilter implements Filter {
     return settings().submitTokenHeader;
   }
 
+  /**
+   * A filter made with the no-argument constructor reads its settings here: the {@code idempotent.web.*}
+   * properties, then the init-parameters ({@link #SETTINGS}). A filter made by the builder keeps its settings.
+   */
   @Override
   public void init(FilterConfig config) throws ServletException {
     if (settings != null) {
@@ -226,9 +233,12 @@ public final class IdempotencyFilter implements Filter {
       return;
     }
     Builder s = settings();
-    request.setAttribute(ATTRIBUTE, this);
+    if (request.getAttribute(ATTRIBUTE) == null) {
+      request.setAttribute(ATTRIBUTE, this);
+    }
     String path = pathOf(request);
-    if (!s.methods.contains(request.getMethod().toUpperCase(Locale.ROOT)) || !s.paths.matches(path)) {
+    if (request.getDispatcherType() != DispatcherType.REQUEST
+        || !s.methods.contains(request.getMethod().toUpperCase(Locale.ROOT)) || !s.paths.matches(path)) {
       chain.doFilter(request, response);
       return;
     }

@@ -1,0 +1,589 @@
+package dev.idempotent.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.OnDuplicate;
+import dev.idempotent.OnInProgress;
+import dev.idempotent.StoreFailurePolicy;
+import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.IdempotencyRecord;
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.RecordKey;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServlet;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.CookieManager;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Every rule of the filter, over HTTP against a real embedded container. A subclass names the container and the
+ * store; all run the same tests.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+abstract class FilterRulesContract {
+  static final int LIMIT = 64 * 1024;
+  private static final String PROBLEM_BASE = "https://idempotent.dev/problems/";
+
+  final TestApp app = new TestApp();
+  private TestServer server;
+  private IdempotencyStore store;
+  private final HttpClient http = client(null);
+
+  /** Starts the container under test with {@code filters} in front of {@code app}. */
+  abstract TestServer start(List<Filter> filters, HttpServlet app) throws Exception;
+
+  /** A fresh store for the server's {@link Idempotency} instance. */
+  abstract IdempotencyStore store() throws Exception;
+
+  @BeforeAll
+  void startServer() throws Exception {
+    store = store();
+    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
+    IdempotencyFilter main = IdempotencyFilter.builder().idempotency(idem).paths("/api/*", "/open/*")
+        .keyRequired("/api/*").maxRequestBodyBytes(LIMIT).maxResponseBodyBytes(LIMIT).build();
+    IdempotencyFilter waiting = IdempotencyFilter.builder().idempotency(idem).paths("/wait/*")
+        .onInProgress(OnInProgress.WAIT).build();
+    IdempotencyFilter down = IdempotencyFilter.builder().paths("/down/*").retryAfter(Duration.ofSeconds(3))
+        .idempotency(Idempotency.create(IdempotencyConfig.builder().defaultStore(new DownStore()).build())).build();
+    IdempotencyFilter downOpen = IdempotencyFilter.builder().paths("/downopen/*")
+        .idempotency(Idempotency.create(IdempotencyConfig.builder().defaultStore(new DownStore())
+            .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN).build())).build();
+    IdempotencyFilter forms = IdempotencyFilter.builder().idempotency(idem).paths("/form-a/*")
+        .submitTokenPaths("/form-a/submit").build();
+    IdempotencyFilter rejecting = IdempotencyFilter.builder().idempotency(idem).paths("/form-r/*")
+        .submitTokenPaths("/form-r/submit").onDuplicateSubmit(OnDuplicate.REJECT).build();
+    IdempotencyFilter shortLived = IdempotencyFilter.builder().idempotency(idem).paths("/form-t/*")
+        .submitTokenPaths("/form-t/submit").submitTokenTtl(Duration.ofSeconds(1)).build();
+    app.tokenIssuers.put("/form-a", forms);
+    app.tokenIssuers.put("/form-r", rejecting);
+    app.tokenIssuers.put("/form-t", shortLived);
+    server = start(List.of(new TestApp.TestAuthentication(), main, waiting, down, downOpen, forms, rejecting,
+        shortLived), app);
+  }
+
+  @AfterAll
+  void stopServer() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  // ---- Idempotency-Key ----
+
+  @Test
+  void theFirstRequestRunsAndARepeatReplaysTheWholeResponseByteForByte() throws Exception {
+    String key = newKey();
+    byte[] body = binaryBody();
+    HttpResponse<byte[]> first = post("/api/orders", key, body, "application/octet-stream");
+    HttpResponse<byte[]> again = post("/api/orders", key, body, "application/octet-stream");
+
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(first.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+    assertThat(first.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c).startsWith("seen="));
+    assertThat(first.headers().firstValue("X-Trace")).hasValue("run-1");
+    assertThat(first.body()).hasSize(256 + 1 + body.length + 1);
+
+    assertThat(again.statusCode()).isEqualTo(201);
+    assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+    assertThat(again.body()).isEqualTo(first.body());
+    assertThat(again.headers().allValues("Location")).isEqualTo(first.headers().allValues("Location"))
+        .containsExactly("/orders/1?x=%20y");
+    assertThat(again.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+    assertThat(again.headers().firstValue("Set-Cookie")).isEmpty();
+    assertThat(again.headers().firstValue("X-Trace")).isEmpty();
+    assertThat(app.runs("/api/orders")).isEqualTo(1);
+  }
+
+  @Test
+  void aWriterAndAFlushInTheMiddleAreCapturedAndReplayed() throws Exception {
+    String key = newKey();
+    HttpResponse<byte[]> first = post("/api/text", key, new byte[0], "text/plain");
+    HttpResponse<byte[]> again = post("/api/text", key, new byte[0], "text/plain");
+    assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo("zażółć run 1");
+    assertThat(again.body()).isEqualTo(first.body());
+    assertThat(again.headers().firstValue("Content-Type")).hasValueSatisfying(
+        ct -> assertThat(ct.toLowerCase().replace(" ", "")).isEqualTo("text/plain;charset=utf-8"));
+    assertThat(app.runs("/api/text")).isEqualTo(1);
+  }
+
+  @Test
+  void aRedirectIsRecordedWithItsLocation() throws Exception {
+    String key = newKey();
+    HttpResponse<byte[]> first = post("/api/redirect", key, new byte[0], "text/plain");
+    HttpResponse<byte[]> again = post("/api/redirect", key, new byte[0], "text/plain");
+    assertThat(first.statusCode()).isEqualTo(303);
+    assertThat(again.statusCode()).isEqualTo(303);
+    assertThat(again.headers().allValues("Location")).isEqualTo(first.headers().allValues("Location"));
+    assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+    assertThat(app.runs("/api/redirect")).isEqualTo(1);
+  }
+
+  @Test
+  void quotedAndBareKeysAreTheSameKey() throws Exception {
+    String key = newKey();
+    post("/api/plain", key, new byte[0], "text/plain");
+    HttpResponse<byte[]> quoted = post("/api/plain", "\"" + key + "\"", new byte[0], "text/plain");
+    assertThat(quoted.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+    assertThat(app.runs("/api/plain")).isEqualTo(1);
+  }
+
+  @Test
+  void badKeysAre400ProblemsAndNothingRuns() throws Exception {
+    int before = app.runs("/api/bad");
+    assertProblem(send(request("/api/bad").header("Idempotency-Key", "a").header("Idempotency-Key", "b")
+        .POST(HttpRequest.BodyPublishers.noBody())), 400, "idempotency-key-invalid");
+    assertProblem(post("/api/bad", "\"\"", new byte[0], "text/plain"), 400, "idempotency-key-invalid");
+    assertProblem(post("/api/bad", "x".repeat(256), new byte[0], "text/plain"), 400, "idempotency-key-invalid");
+    assertProblem(post("/api/bad", "\"unterminated", new byte[0], "text/plain"), 400, "idempotency-key-invalid");
+    assertProblem(post("/api/bad", "a, b", new byte[0], "text/plain"), 400, "idempotency-key-invalid");
+    assertThat(rawStatusLineAndBody("/api/bad", "Idempotency-Key: caf\u00e9\r\n"))
+        .startsWith("HTTP/1.1 400").contains(PROBLEM_BASE + "idempotency-key-invalid");
+    assertThat(post("/api/bad", "x".repeat(255), new byte[0], "text/plain").statusCode()).isEqualTo(200);
+    assertThat(app.runs("/api/bad")).isEqualTo(before + 1);
+  }
+
+  @Test
+  void aMissingKeyIs400WhereRequiredAndPassesThroughElsewhere() throws Exception {
+    assertProblem(send(request("/api/plain").POST(HttpRequest.BodyPublishers.noBody())), 400,
+        "idempotency-key-missing");
+    HttpResponse<byte[]> open1 = send(request("/open/plain").POST(HttpRequest.BodyPublishers.noBody()));
+    HttpResponse<byte[]> open2 = send(request("/open/plain").POST(HttpRequest.BodyPublishers.noBody()));
+    assertThat(open1.statusCode()).isEqualTo(200);
+    assertThat(open2.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+    assertThat(app.runs("/open/plain")).isEqualTo(2);
+  }
+
+  @Test
+  void otherMethodsPassThroughUntouched() throws Exception {
+    String key = newKey();
+    for (int i = 0; i < 2; i++) {
+      HttpResponse<byte[]> r = send(request("/api/put").header("Idempotency-Key", key)
+          .PUT(HttpRequest.BodyPublishers.ofString("x")));
+      assertThat(r.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+    }
+    assertThat(app.runs("/api/put")).isEqualTo(2);
+  }
+
+  @Test
+  void theSameKeyWithAnotherRequestIs422() throws Exception {
+    String key = newKey();
+    post("/api/mismatch", key, "a".getBytes(), "text/plain");
+    assertProblem(post("/api/mismatch", key, "b".getBytes(), "text/plain"), 422, "idempotency-key-reused");
+    assertProblem(post("/api/mismatch", key, "a".getBytes(), "application/json"), 422, "idempotency-key-reused");
+    assertProblem(post("/api/mismatch?page=2", key, "a".getBytes(), "text/plain"), 422, "idempotency-key-reused");
+    assertThat(post("/api/mismatch", key, "a".getBytes(), "text/plain").headers()
+        .firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+    assertThat(app.runs("/api/mismatch")).isEqualTo(1);
+  }
+
+  @Test
+  void serverErrorsAndExceptionsAreNotRecorded() throws Exception {
+    String key = newKey();
+    HttpResponse<byte[]> first = post("/api/status?code=503", key, new byte[0], "text/plain");
+    HttpResponse<byte[]> again = post("/api/status?code=503", key, new byte[0], "text/plain");
+    assertThat(first.statusCode()).isEqualTo(503);
+    assertThat(new String(first.body())).isEqualTo("status run 1");
+    assertThat(new String(again.body())).isEqualTo("status run 2");
+    assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+
+    String key2 = newKey();
+    assertThat(post("/api/throw", key2, new byte[0], "text/plain").statusCode()).isEqualTo(500);
+    assertThat(post("/api/throw", key2, new byte[0], "text/plain").statusCode()).isEqualTo(500);
+    assertThat(app.runs("/api/throw")).isEqualTo(2);
+  }
+
+  @Test
+  void anErrorSentThroughTheContainerIsNotRecordedNorIsItsErrorPage() throws Exception {
+    String key = newKey();
+    HttpResponse<byte[]> first = post("/api/missing", key, new byte[0], "text/plain");
+    HttpResponse<byte[]> again = post("/api/missing", key, new byte[0], "text/plain");
+    assertThat(first.statusCode()).isEqualTo(404);
+    assertThat(new String(first.body())).startsWith("error page ");
+    assertThat(again.statusCode()).isEqualTo(404);
+    assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+    assertThat(new String(again.body())).isNotEqualTo(new String(first.body()));
+    assertThat(app.runs("/api/missing")).isEqualTo(2);
+  }
+
+  @Test
+  void clientErrorsAreRecorded() throws Exception {
+    String key = newKey();
+    post("/api/status?code=404", key, new byte[0], "text/plain");
+    HttpResponse<byte[]> again = post("/api/status?code=404", key, new byte[0], "text/plain");
+    assertThat(again.statusCode()).isEqualTo(404);
+    assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+    assertThat(app.runs("/api/status")).isGreaterThanOrEqualTo(1);
+  }
+
+  @Test
+  void aBodyOverTheLimitIs413WithOrWithoutContentLength() throws Exception {
+    byte[] big = new byte[LIMIT + 1];
+    assertProblem(post("/api/large", newKey(), big, "application/octet-stream"), 413, "request-too-large");
+    HttpResponse<byte[]> chunked = send(request("/api/large").header("Idempotency-Key", newKey())
+        .header("Content-Type", "application/octet-stream")
+        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))));
+    assertProblem(chunked, 413, "request-too-large");
+    assertThat(post("/api/large", newKey(), new byte[LIMIT], "application/octet-stream").statusCode())
+        .isEqualTo(200);
+    assertThat(app.runs("/api/large")).isEqualTo(1);
+  }
+
+  @Test
+  void aResponseOverTheLimitIsSentWholeButNotRecorded() throws Exception {
+    String key = newKey();
+    HttpResponse<byte[]> first = post("/api/big?bytes=" + (LIMIT * 2 + 7), key, new byte[0], "text/plain");
+    HttpResponse<byte[]> again = post("/api/big?bytes=" + (LIMIT * 2 + 7), key, new byte[0], "text/plain");
+    assertThat(first.body()).hasSize(LIMIT * 2 + 7);
+    assertThat(again.body()).hasSize(LIMIT * 2 + 7);
+    assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+    assertThat(first.body()[0]).isNotEqualTo(again.body()[0]);
+  }
+
+  @Test
+  void aRepeatWhileTheFirstRunsIs409WithAShortRetryAfter() throws Exception {
+    String key = newKey();
+    CompletableFuture<HttpResponse<byte[]>> slow = http.sendAsync(postRequest("/api/slow?hold=1500", key,
+        new byte[0], "text/plain").build(), HttpResponse.BodyHandlers.ofByteArray());
+    awaitRuns("/api/slow", 1);
+    HttpResponse<byte[]> busy = post("/api/slow?hold=1500", key, new byte[0], "text/plain");
+    assertProblem(busy, 409, "request-in-progress");
+    assertThat(busy.headers().firstValue("Retry-After")).hasValue("1");
+    assertThat(slow.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    HttpResponse<byte[]> after = post("/api/slow?hold=1500", key, new byte[0], "text/plain");
+    assertThat(after.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+    assertThat(app.runs("/api/slow")).isEqualTo(1);
+  }
+
+  @Test
+  void sixtyFourConcurrentRequestsWithOneKeyRunOnce() throws Exception {
+    String key = newKey();
+    List<CompletableFuture<HttpResponse<byte[]>>> all = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      all.add(http.sendAsync(postRequest("/api/concurrent?ms=300", key, "same".getBytes(), "text/plain").build(),
+          HttpResponse.BodyHandlers.ofByteArray()));
+    }
+    int executed = 0;
+    int answeredOtherwise = 0;
+    for (CompletableFuture<HttpResponse<byte[]>> f : all) {
+      HttpResponse<byte[]> r = f.get(30, TimeUnit.SECONDS);
+      boolean replayed = r.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER).isPresent();
+      if (r.statusCode() == 200 && !replayed) {
+        executed++;
+        assertThat(new String(r.body())).isEqualTo("ran 1");
+      } else if (r.statusCode() == 409) {
+        assertProblem(r, 409, "request-in-progress");
+        answeredOtherwise++;
+      } else {
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(new String(r.body())).isEqualTo("ran 1");
+        answeredOtherwise++;
+      }
+    }
+    assertThat(executed).isEqualTo(1);
+    assertThat(answeredOtherwise).isEqualTo(63);
+    assertThat(app.runs("/api/concurrent")).isEqualTo(1);
+  }
+
+  @Test
+  void withWaitARepeatWaitsForTheFirstAndGetsItsResponse() throws Exception {
+    String key = newKey();
+    List<CompletableFuture<HttpResponse<byte[]>>> all = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      all.add(http.sendAsync(postRequest("/wait/slow?ms=300", key, new byte[0], "text/plain").build(),
+          HttpResponse.BodyHandlers.ofByteArray()));
+    }
+    for (CompletableFuture<HttpResponse<byte[]>> f : all) {
+      HttpResponse<byte[]> r = f.get(30, TimeUnit.SECONDS);
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(new String(r.body())).isEqualTo("ran 1");
+    }
+    assertThat(app.runs("/wait/slow")).isEqualTo(1);
+  }
+
+  @Test
+  void oneCallersKeyNeverReplaysAnotherCallersResponse() throws Exception {
+    String key = newKey();
+    HttpResponse<byte[]> alice = send(postRequest("/api/mine", key, new byte[0], "text/plain")
+        .header("X-Test-User", "alice"));
+    HttpResponse<byte[]> bob = send(postRequest("/api/mine", key, new byte[0], "text/plain")
+        .header("X-Test-User", "bob"));
+    HttpResponse<byte[]> aliceAgain = send(postRequest("/api/mine", key, new byte[0], "text/plain")
+        .header("X-Test-User", "alice"));
+    assertThat(new String(alice.body())).isEqualTo("ran 1");
+    assertThat(new String(bob.body())).isEqualTo("ran 2");
+    assertThat(bob.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+    assertThat(new String(aliceAgain.body())).isEqualTo("ran 1");
+    assertThat(aliceAgain.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+  }
+
+  @Test
+  void asynchronousProcessingIsRefusedAndNotRecorded() throws Exception {
+    String key = newKey();
+    assertThat(post("/api/async", key, new byte[0], "text/plain").statusCode()).isEqualTo(500);
+    assertThat(post("/api/async", key, new byte[0], "text/plain").statusCode()).isEqualTo(500);
+    assertThat(app.runs("/api/async")).isEqualTo(2);
+  }
+
+  @Test
+  void aStoreFailureIs503WithRetryAfterWhenFailClosedAndRunsWhenFailOpen() throws Exception {
+    HttpResponse<byte[]> closed = post("/down/plain", newKey(), new byte[0], "text/plain");
+    assertProblem(closed, 503, "idempotency-store-unavailable");
+    assertThat(closed.headers().firstValue("Retry-After")).hasValue("3");
+    assertThat(app.runs("/down/plain")).isZero();
+    HttpResponse<byte[]> open = post("/downopen/plain", newKey(), new byte[0], "text/plain");
+    assertThat(open.statusCode()).isEqualTo(200);
+    assertThat(new String(open.body())).isEqualTo("ran 1");
+  }
+
+  // ---- submit tokens ----
+
+  @Test
+  void anIssuedTokenSubmitsOnceAndARepeatGetsTheSameRedirect() throws Exception {
+    HttpClient user = client(new CookieManager());
+    String token = issue(user, "/form-a");
+    HttpResponse<byte[]> first = submit(user, "/form-a", token, "qty=2&note=caf%C3%A9+au+lait");
+    HttpResponse<byte[]> again = submit(user, "/form-a", token, "qty=2&note=caf%C3%A9+au+lait");
+    assertThat(first.statusCode()).isEqualTo(303);
+    assertThat(first.headers().firstValue("Location")).hasValueSatisfying(
+        l -> assertThat(l).endsWith("?qty=2&note=caf%C3%A9+au+lait"));
+    assertThat(again.statusCode()).isEqualTo(303);
+    assertThat(again.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+    assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+    assertThat(app.runs("/form-a/submit")).isEqualTo(1 + app.runs("/form-a/submit") - runsAfter(first));
+  }
+
+  private int runsAfter(HttpResponse<byte[]> submitted) {
+    String location = submitted.headers().firstValue("Location").orElseThrow();
+    Matcher m = Pattern.compile("/orders/(\\d+)").matcher(location);
+    assertThat(m.find()).isTrue();
+    return Integer.parseInt(m.group(1));
+  }
+
+  @Test
+  void theTokenMayComeInAHeader() throws Exception {
+    HttpClient user = client(new CookieManager());
+    String token = issue(user, "/form-a");
+    HttpResponse<byte[]> r = user.send(request("/form-a/submit").header("Submit-Token", token)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("qty=3")).build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(r.statusCode()).isEqualTo(303);
+  }
+
+  @Test
+  void forgedOtherUsersAndExpiredTokensGetOneAnswer() throws Exception {
+    HttpClient alice = client(new CookieManager());
+    HttpClient bob = client(new CookieManager());
+    String aliceToken = issue(alice, "/form-a");
+    issue(bob, "/form-a");
+    int before = app.runs("/form-a/submit");
+    HttpResponse<byte[]> forged = submit(alice, "/form-a", "A".repeat(32), "qty=1");
+    HttpResponse<byte[]> garbage = submit(alice, "/form-a", "not-a-token", "qty=1");
+    HttpResponse<byte[]> stolen = submit(bob, "/form-a", aliceToken, "qty=1");
+    HttpResponse<byte[]> noSession = submit(client(null), "/form-a", aliceToken, "qty=1");
+    HttpClient carol = client(new CookieManager());
+    String shortToken = issue(carol, "/form-t");
+    Thread.sleep(1500);
+    HttpResponse<byte[]> expired = submit(carol, "/form-t", shortToken, "qty=1");
+    for (HttpResponse<byte[]> r : List.of(forged, garbage, stolen, noSession, expired)) {
+      assertProblem(r, 400, "submit-token-invalid");
+      assertThat(r.body()).isEqualTo(forged.body());
+    }
+    assertThat(new String(stolen.body())).doesNotContain(aliceToken);
+    assertThat(app.runs("/form-a/submit")).isEqualTo(before);
+    assertThat(app.runs("/form-t/submit")).isZero();
+  }
+
+  @Test
+  void aMissingTokenIs400() throws Exception {
+    HttpClient user = client(new CookieManager());
+    issue(user, "/form-a");
+    assertProblem(user.send(request("/form-a/submit").header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("qty=1")).build(), HttpResponse.BodyHandlers.ofByteArray()),
+        400, "submit-token-missing");
+  }
+
+  @Test
+  void concurrentSubmitsWithOneTokenRunOnceAndAllGetItsRedirect() throws Exception {
+    HttpClient user = client(new CookieManager());
+    String token = issue(user, "/form-a");
+    int before = app.runs("/form-a/submit");
+    List<CompletableFuture<HttpResponse<byte[]>>> all = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      all.add(user.sendAsync(submitRequest("/form-a", token, "qty=5", "?ms=300").build(),
+          HttpResponse.BodyHandlers.ofByteArray()));
+    }
+    List<Optional<String>> locations = new ArrayList<>();
+    for (CompletableFuture<HttpResponse<byte[]>> f : all) {
+      HttpResponse<byte[]> r = f.get(30, TimeUnit.SECONDS);
+      assertThat(r.statusCode()).isEqualTo(303);
+      locations.add(r.headers().firstValue("Location"));
+    }
+    assertThat(locations).containsOnly(locations.get(0));
+    assertThat(app.runs("/form-a/submit")).isEqualTo(before + 1);
+  }
+
+  @Test
+  void aFailedSubmitDoesNotBurnTheToken() throws Exception {
+    HttpClient user = client(new CookieManager());
+    String token = issue(user, "/form-a");
+    HttpResponse<byte[]> invalid = submit(user, "/form-a", token, "qty=0");
+    assertThat(invalid.statusCode()).isEqualTo(422);
+    assertThat(new String(invalid.body())).isEqualTo("quantity must be a positive number");
+    HttpResponse<byte[]> corrected = submit(user, "/form-a", token, "qty=4");
+    assertThat(corrected.statusCode()).isEqualTo(303);
+    assertThat(corrected.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+    assertThat(corrected.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).contains("qty=4"));
+  }
+
+  @Test
+  void rejectingDuplicateSubmitsAnswers409AlreadySubmitted() throws Exception {
+    HttpClient user = client(new CookieManager());
+    String token = issue(user, "/form-r");
+    assertThat(submit(user, "/form-r", token, "qty=1").statusCode()).isEqualTo(303);
+    assertProblem(submit(user, "/form-r", token, "qty=1"), 409, "already-submitted");
+    assertThat(app.runs("/form-r/submit")).isEqualTo(1);
+  }
+
+  // ---- helpers ----
+
+  private String issue(HttpClient user, String prefix) throws Exception {
+    HttpResponse<String> r = user.send(request(prefix + "/form?scene=" + prefix + "/submit").GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).matches("[A-Za-z0-9_-]{32}");
+    return r.body();
+  }
+
+  private HttpResponse<byte[]> submit(HttpClient user, String prefix, String token, String form) throws Exception {
+    return user.send(submitRequest(prefix, token, form, "").build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  private HttpRequest.Builder submitRequest(String prefix, String token, String form, String query) {
+    return request(prefix + "/submit" + query).header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("_submit_token=" + token + "&" + form));
+  }
+
+  static HttpClient client(CookieManager cookies) {
+    HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5)).followRedirects(HttpClient.Redirect.NEVER);
+    if (cookies != null) {
+      b.cookieHandler(cookies);
+    }
+    return b.build();
+  }
+
+  private HttpRequest.Builder request(String path) {
+    return HttpRequest.newBuilder(server.base().resolve(path)).timeout(Duration.ofSeconds(30));
+  }
+
+  private HttpRequest.Builder postRequest(String path, String key, byte[] body, String contentType) {
+    return request(path).header("Idempotency-Key", key).header("Content-Type", contentType)
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+  }
+
+  private HttpResponse<byte[]> post(String path, String key, byte[] body, String contentType) throws Exception {
+    return send(postRequest(path, key, body, contentType));
+  }
+
+  private HttpResponse<byte[]> send(HttpRequest.Builder request) throws Exception {
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  /** A POST written on a socket, for header bytes the HTTP client will not send. */
+  private String rawStatusLineAndBody(String path, String headerLines) throws IOException {
+    URI base = server.base();
+    try (Socket s = new Socket(base.getHost(), base.getPort())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n"
+          + headerLines + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+      InputStream in = s.getInputStream();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  private void awaitRuns(String route, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (app.runs(route) < n) {
+      assertThat(System.nanoTime()).isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
+  static void assertProblem(HttpResponse<byte[]> r, int status, String slug) {
+    String body = new String(r.body(), StandardCharsets.UTF_8);
+    assertThat(r.statusCode()).as(body).isEqualTo(status);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(body).contains("\"type\":\"" + PROBLEM_BASE + slug + "\"").contains("\"status\":" + status)
+        .contains("\"title\":\"").contains("\"detail\":\"");
+  }
+
+  private static String newKey() {
+    return UUID.randomUUID().toString();
+  }
+
+  private static byte[] binaryBody() {
+    byte[] b = new byte[1024];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) (i * 31 + 7);
+    }
+    return b;
+  }
+
+  /** A store that is down: every operation fails. */
+  static final class DownStore implements IdempotencyStore {
+    @Override
+    public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+      throw new IllegalStateException("connection refused");
+    }
+
+    @Override
+    public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+      throw new IllegalStateException("connection refused");
+    }
+
+    @Override
+    public boolean release(RecordKey key, String ownerToken) {
+      throw new IllegalStateException("connection refused");
+    }
+
+    @Override
+    public boolean renew(RecordKey key, String ownerToken, Duration lease) {
+      throw new IllegalStateException("connection refused");
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> read(RecordKey key) {
+      throw new IllegalStateException("connection refused");
+    }
+  }
+}

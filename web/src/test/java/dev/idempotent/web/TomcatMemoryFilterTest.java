@@ -1,0 +1,20 @@
+package dev.idempotent.web;
+
+import dev.idempotent.memory.CaffeineIdempotencyStore;
+import dev.idempotent.spi.IdempotencyStore;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServlet;
+import java.util.List;
+
+/** The filter's rules on Tomcat 11 and the in-process store. */
+class TomcatMemoryFilterTest extends FilterRulesContract {
+  @Override
+  TestServer start(List<Filter> filters, HttpServlet app) throws Exception {
+    return TestServer.tomcat(filters, app);
+  }
+
+  @Override
+  IdempotencyStore store() {
+    return CaffeineIdempotencyStore.builder().build();
+  }
+}
