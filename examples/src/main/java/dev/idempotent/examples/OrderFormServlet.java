@@ -20,6 +20,8 @@ import java.util.Optional;
 final class OrderFormServlet extends HttpServlet {
   /** The scene of the form's tokens: the path it posts to, which is what the filter checks them against. */
   static final String SCENE = "/orders";
+  /** How long placing an order takes: long enough that a double-click's second submit arrives meanwhile. */
+  static final Duration PLACING = Duration.ofMillis(300);
 
   private final OrderBook orders;
   private final OrderWebApp.SubmitCounter submits;
@@ -67,8 +69,8 @@ final class OrderFormServlet extends HttpServlet {
       html(resp, 422, OrderPages.form(shown, field, param(req, field)));
       return;
     }
-    OrderReceipt order = orders.place(
-        new OrderRequest(form.email(), form.item(), Integer.parseInt(form.quantity())), Duration.ofMillis(300));
+    OrderReceipt order =
+        orders.place(new OrderRequest(form.email(), form.item(), Integer.parseInt(form.quantity())), PLACING);
     resp.setStatus(HttpServletResponse.SC_SEE_OTHER);
     resp.setHeader("Location", "/orders/" + order.orderId());
   }
