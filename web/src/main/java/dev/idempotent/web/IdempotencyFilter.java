@@ -39,6 +39,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -95,7 +96,8 @@ import org.slf4j.LoggerFactory;
  * user's, expired): the same <b>400</b> every time. Concurrent submits run once (the others wait for it and get
  * its response); 2xx and 3xx are recorded, and a repeat gets the first response again (or, with
  * {@link Builder#onDuplicateSubmit} {@code REJECT}, <b>409</b>); 4xx, 5xx and exceptions are not recorded, so
- * the user can correct the form and submit the same token again.
+ * the user can correct the form and submit the same token again. An {@code Idempotency-Key} on these paths is
+ * not used: the token is the key.
  *
  * <h2>Asynchronous requests</h2>
  * A protected request cannot go asynchronous: its response is recorded when the chain returns, so the request
@@ -246,7 +248,8 @@ public final class IdempotencyFilter implements Filter {
       submit(s, request, response, chain, path);
       return;
     }
-    List<String> keyHeaders = Collections.list(request.getHeaders(KEY_HEADER));
+    Enumeration<String> headers = request.getHeaders(KEY_HEADER);
+    List<String> keyHeaders = headers == null ? List.of() : Collections.list(headers);
     if (keyHeaders.isEmpty()) {
       if (s.keyRequired.matches(path)) {
         problem(s, response, Problem.KEY_MISSING, "this endpoint requires an " + KEY_HEADER + " header: send a "
@@ -311,7 +314,7 @@ public final class IdempotencyFilter implements Filter {
       return;
     }
     String token = request.getHeader(s.submitTokenHeader);
-    if (token == null) {
+    if (token == null || token.isBlank()) {
       token = buffered.getParameter(s.submitTokenField);
     }
     if (token == null || token.isBlank()) {
@@ -475,7 +478,13 @@ public final class IdempotencyFilter implements Filter {
       if (capture.passedThrough() || status >= firstUnrecordedStatus) {
         throw new UnrecordedResponse();
       }
-      return new RecordedResponse(status, replayableHeaders(), body).encode();
+      try {
+        return new RecordedResponse(status, replayableHeaders(), body).encode();
+      } catch (RuntimeException e) {
+        LOG.warn("the response to {} {} cannot be recorded ({}): it was sent unrecorded and the key released",
+            request.getMethod(), request.getRequestURI(), e.toString());
+        throw new UnrecordedResponse();
+      }
     }
 
     private List<Map.Entry<String, String>> replayableHeaders() {
