@@ -21,7 +21,10 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
-/** A real embedded servlet container on 127.0.0.1 and a free port: filters on {@code /*} for requests and error dispatches, one servlet on {@code /*}. */
+/**
+ * A real embedded servlet container on 127.0.0.1 and a free port: filters on {@code /*} for requests and error
+ * dispatches, one servlet on {@code /*}.
+ */
 interface TestServer extends AutoCloseable {
   /** The error page for 404, inside the filter's paths: the filters are mapped to error dispatches too. */
   String ERROR_PAGE = "/api/error-page";
