@@ -76,12 +76,28 @@ class InterruptedCallerTest {
     assertThat(idem.execute(POLICY, "k", this::body)).as("a later call replays").isEqualTo("done-1");
   }
 
+  /** Whether a store still answers on an interrupted thread varies; the executor decides before asking it. */
+  @ParameterizedTest
+  @EnumSource(StoreFailurePolicy.class)
+  void aThreadInterruptedOnEntryNeverReachesTheStore(StoreFailurePolicy failurePolicy) {
+    Idempotency idem = idempotency(failurePolicy);
+    int claimsBefore = store.inner.claims.get();
+
+    Thread.currentThread().interrupt();
+    Throwable error = catchThrowable(() -> idem.execute(POLICY, "fresh", this::body));
+
+    assertThat(Thread.interrupted()).as("the interrupt flag is still set").isTrue();
+    assertThat(error).isInstanceOf(IdempotencyInterruptedException.class).hasMessageContaining("before the call");
+    assertThat(store.inner.claims).as("claims made").hasValue(claimsBefore);
+    assertThat(runs).hasValue(0);
+  }
+
   @Test
   void anInterruptSeenOnlyInTheCauseIsAnInterruptToo() {
     store.clearFlagWhenFailing = true;
+    store.interruptDuringClaim = true;
     Idempotency idem = idempotency(StoreFailurePolicy.FAIL_OPEN);
 
-    Thread.currentThread().interrupt();
     Throwable error = catchThrowable(() -> idem.execute(POLICY, "fresh", this::body));
 
     assertThat(error).isInstanceOf(IdempotencyInterruptedException.class);
@@ -92,11 +108,12 @@ class InterruptedCallerTest {
   @Test
   void aClaimThatReachedTheStoreBeforeTheInterruptSurfacedIsReleased() throws Exception {
     store.claimThenFail = true;
+    store.interruptDuringClaim = true;
     Idempotency idem = idempotency(StoreFailurePolicy.FAIL_CLOSED);
 
-    Thread.currentThread().interrupt();
     Throwable error = catchThrowable(() -> idem.execute(POLICY, "fresh", this::body));
     assertThat(Thread.interrupted()).isTrue();
+    store.interruptDuringClaim = false;
 
     assertThat(error).isInstanceOf(IdempotencyInterruptedException.class);
     assertThat(store.inner.read(RecordKey.of(SCOPE, "fresh"))).as("no claim left behind").isEmpty();
@@ -155,7 +172,7 @@ class InterruptedCallerTest {
       flagAfter.set(Thread.currentThread().isInterrupted());
     });
     waiter.start();
-    Thread.sleep(200);
+    assertThat(store.waiting.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("the waiter waits").isTrue();
     waiter.interrupt();
     waiter.join(10_000);
 
@@ -175,6 +192,10 @@ class InterruptedCallerTest {
     final TestStore inner = new TestStore();
     volatile boolean clearFlagWhenFailing;
     volatile boolean claimThenFail;
+    /** Interrupts the calling thread inside {@code claim}: an interrupt that arrives while the claim is under way. */
+    volatile boolean interruptDuringClaim;
+    /** Counted down when a caller starts waiting for a held key. */
+    final java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
 
     private void failIfInterrupted() {
       if (Thread.currentThread().isInterrupted()) {
@@ -187,6 +208,9 @@ class InterruptedCallerTest {
 
     @Override
     public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+      if (interruptDuringClaim) {
+        Thread.currentThread().interrupt();
+      }
       if (claimThenFail && Thread.currentThread().isInterrupted()) {
         inner.claim(key, ownerToken, fingerprint, lease);
       }
@@ -220,6 +244,7 @@ class InterruptedCallerTest {
 
     @Override
     public void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
+      waiting.countDown();
       inner.awaitChange(key, maxWait);
     }
   }

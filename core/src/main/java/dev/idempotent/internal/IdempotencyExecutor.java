@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  *   store fails before the method ran -> FAIL_CLOSED: IdempotencyStoreException; FAIL_OPEN: run unprotected
  *   store fails after the method ran  -> the caller still gets the result; the failure is logged and emitted,
  *                                        and recording is retried in the background until the lease would end
- *   thread interrupted before the method ran (claim or wait failed with the flag set or an interrupt as cause)
+ *   thread interrupted on entry, or before the method ran (claim or wait failed with the flag set or an
+ *   interrupt as cause)
  *                                     -> IdempotencyInterruptedException, flag kept; never a store failure
  *   thread interrupted after the method ran -> complete/release run anyway (flag cleared for them, set again)
  * </pre>
@@ -119,6 +120,11 @@ public final class IdempotencyExecutor {
           + ": give every call a non-blank key", plan.scope, null);
     }
     RecordKey key = RecordKey.of(plan.scope, rawKey).fittedTo(plan.maxKeyLength);
+    if (Thread.currentThread().isInterrupted()) {
+      // Decided before any store call: whether a store would still answer on an interrupted thread varies (Redisson
+      // sometimes does, sometimes cancels), and the caller must get the same answer every time.
+      throw interrupted(key, "before the call", null);
+    }
     IdempotencyStore store = plan.store;
     long start = time.nanoTime();
     long deadline = 0;
