@@ -118,6 +118,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return records.release(key, ownerToken);
   }
 
+  /**
+   * Deletes the live row of {@code key}, whatever its status and owner, in one statement on its own connection
+   * (never in a caller's transaction). An expired row is left for {@link #purgeExpired}.
+   */
+  @Override
+  public boolean delete(RecordKey key) {
+    Objects.requireNonNull(key, "key");
+    return records.delete(key);
+  }
+
   @Override
   public boolean renew(RecordKey key, String ownerToken, Duration lease) {
     Objects.requireNonNull(key, "key");

@@ -60,6 +60,7 @@ public abstract class DialectStatements {
   private final Sql complete;
   private final Sql release;
   private final Sql renew;
+  private final Sql delete;
   private final Sql purgeBatch;
 
   /** Builds every statement once; the fragment methods below are called here, so they read no subclass field. */
@@ -79,6 +80,7 @@ public abstract class DialectStatements {
     this.release = Sql.of("DELETE FROM " + table + owned);
     this.renew = Sql.of("UPDATE " + table + " SET expires_at = " + nowPlus(":lease") + ", updated_at = " + now()
         + owned);
+    this.delete = Sql.of("DELETE FROM " + table + " WHERE scope = :scope AND idem_key = :key AND " + live());
     this.purgeBatch = Sql.of(purgeBatchText());
   }
 
@@ -127,6 +129,11 @@ public abstract class DialectStatements {
   /** Extends the caller's own live claim. Binds lease, scope, key, owner. */
   public Sql renew() {
     return renew;
+  }
+
+  /** The administrative delete of the live record, whatever its status and owner. Binds scope, key. */
+  public Sql delete() {
+    return delete;
   }
 
   /** Deletes at most {@code :limit} expired rows. */

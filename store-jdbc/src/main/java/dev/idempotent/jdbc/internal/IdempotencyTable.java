@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
  *       completion runs on the caller's transaction when the {@link ConnectionProvider} gives one; it then
  *       fails the call rather than being written anywhere else, then or later. An outcome larger than the
  *       database accepts releases the key.</li>
+ *   <li><b>Delete</b> (administrative): one statement that deletes the live record of any owner.</li>
  *   <li><b>Purge</b>: bounded batches of expired rows, each its own short transaction.</li>
  * </ul>
  */
@@ -193,6 +194,14 @@ public final class IdempotencyTable {
   public boolean renew(RecordKey key, String owner, long leaseMicros) {
     Values renew = new Values(key, owner, null, leaseMicros, null, null, 0);
     return connections.run("renew", key, (c, t) -> update(c, t, sql.renew(), renew) == 1);
+  }
+
+  /**
+   * The administrative delete: the live record, whatever its status and owner, in one statement on the store's
+   * own connection (never in a caller's transaction); an expired one is left for the purge.
+   */
+  public boolean delete(RecordKey key) {
+    return connections.run("delete", key, (c, t) -> update(c, t, sql.delete(), Values.of(key, null)) > 0);
   }
 
   /**

@@ -33,9 +33,10 @@ class DialectStatementsTest {
     assertBinds(sql.complete(), OUTCOME, TTL, SCOPE, KEY, OWNER);
     assertBinds(sql.release(), SCOPE, KEY, OWNER);
     assertBinds(sql.renew(), LEASE, SCOPE, KEY, OWNER);
+    assertBinds(sql.delete(), SCOPE, KEY);
     assertBinds(sql.purgeBatch(), LIMIT);
     for (Sql s : List.of(sql.insertClaim(), sql.read(), sql.takeOver(), sql.complete(), sql.release(),
-        sql.renew(), sql.purgeBatch())) {
+        sql.renew(), sql.delete(), sql.purgeBatch())) {
       assertThat(s.text()).contains("app.idem").doesNotContain(":");
     }
   }
