@@ -30,10 +30,9 @@ import java.util.Optional;
  *
  * <p>Outside the protocol, an operator may {@link #delete} a record whatever its state and owner: to force-expire
  * a key whose holder is stuck, or to drop a completed outcome so that the next call runs the method again. For a
- * running holder this is what the end of its lease is: its {@link #complete}, {@link #release} and {@link #renew}
- * are fenced from then on (they return {@code false}), and a new claim acquires the key while the old call may
- * still be running. Waiters claim again: a store with notifications wakes them on a delete as it does on a
- * release.
+ * running holder it is as if its lease had ended: its {@link #complete}, {@link #release} and {@link #renew} are
+ * fenced from then on (they return {@code false}), and a new claim acquires the key while the old call may still
+ * be running. Waiters claim again: a store with notifications wakes them on a delete as it does on a release.
  *
  * <h2>Fencing</h2>
  * {@link #complete}, {@link #release} and {@link #renew} apply only when the stored record is still

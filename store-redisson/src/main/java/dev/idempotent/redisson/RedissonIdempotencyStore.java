@@ -65,10 +65,10 @@ import org.slf4j.LoggerFactory;
  * "fenced".
  *
  * <h2>Waiting</h2>
- * Complete, release and {@link #delete} {@code PUBLISH} on the channel {@code <record name>#changed}. {@link #awaitChange}
- * subscribes to it for the duration of the wait, then checks the record once (it may have changed before the
- * subscription), and returns on the first message, when the holder's lease ends, or after {@code maxWait}.
- * A waiter never writes.
+ * Complete, release and {@link #delete} {@code PUBLISH} on the channel {@code <record name>#changed}.
+ * {@link #awaitChange} subscribes to it for the duration of the wait, then checks the record once (it may have
+ * changed before the subscription), and returns on the first message, when the holder's lease ends, or after
+ * {@code maxWait}. A waiter never writes.
  *
  * <h2>Topologies</h2>
  * Whatever the given client is configured for: a standalone server, master with replicas, Sentinel, or
