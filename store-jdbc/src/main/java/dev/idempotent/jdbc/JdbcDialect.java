@@ -5,14 +5,19 @@ import java.util.Optional;
 
 /**
  * The SQL dialects {@link JdbcIdempotencyStore} speaks. The store picks one from
- * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} unless the builder names it.
+ * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} unless the builder names it. In every dialect a claim
+ * of a fresh key is one insert; a taken key is read, and an expired record is taken over by one conditional
+ * {@code UPDATE}.
  */
 public enum JdbcDialect {
-  /** PostgreSQL 9.5 or later: one {@code INSERT ... ON CONFLICT ... DO UPDATE ... WHERE} per claim. */
+  /** PostgreSQL 9.5 or later: the claim is an {@code INSERT ... ON CONFLICT DO NOTHING}. */
   POSTGRESQL("postgresql"),
-  /** MySQL 8 or later and MariaDB 10.6 or later (InnoDB): one {@code INSERT ... ON DUPLICATE KEY UPDATE} per claim. */
+  /**
+   * MySQL 8 or later and MariaDB 10.6 or later (InnoDB): the claim is an {@code INSERT ... ON DUPLICATE KEY UPDATE}
+   * that changes nothing on a duplicate and says through {@code LAST_INSERT_ID} whether it inserted.
+   */
   MYSQL("mysql"),
-  /** H2 2.x, for tests and demos: an insert, and on a duplicate key one conditional update. */
+  /** H2 2.x, for tests and demos: the claim is a plain insert, whose duplicate-key error says the key is taken. */
   H2("h2");
 
   private final String id;

@@ -36,6 +36,24 @@ class H2StoreTest extends JdbcStoreChecks {
   }
 
   /**
+   * A constraint other than the primary key that the claim's insert breaks (here a NOT NULL fingerprint column)
+   * fails the claim with its own SQLState; only a duplicate key (23505) means "taken". Before, any SQLState of
+   * class 23 was taken for a duplicate, and the claim failed after five attempts with "the record changed".
+   */
+  @Test
+  void anotherConstraintViolationIsNotTakenForADuplicateKey() throws Exception {
+    execute("CREATE TABLE IF NOT EXISTS idem_strict_test (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT"
+        + " NULL, status VARCHAR(16) NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255) NOT NULL,"
+        + " outcome BLOB, expires_at TIMESTAMP(6) WITH TIME ZONE NOT NULL, created_at TIMESTAMP(6) WITH TIME ZONE"
+        + " NOT NULL, updated_at TIMESTAMP(6) WITH TIME ZONE NOT NULL, PRIMARY KEY (scope, idem_key))");
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table("idem_strict_test").build());
+    Throwable thrown = catchThrowable(() -> store.claim(RecordKey.of(scope, "k"), "o1", null, LONG));
+    assertThat(thrown).isInstanceOf(JdbcStoreException.class).hasMessageContaining("[23502]")
+        .hasMessageNotContaining("changed");
+    assertThat(store.claim(RecordKey.of(scope, "k"), "o1", "fp", LONG).isAcquired()).isTrue();
+  }
+
+  /**
    * An outcome larger than its column takes fails at once as what it is, releasing the key, instead of an error
    * that would be retried until the lease ends.
    */

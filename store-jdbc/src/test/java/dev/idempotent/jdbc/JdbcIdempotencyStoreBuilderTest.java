@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotent.jdbc.internal.JdbcUrls;
+import dev.idempotent.jdbc.internal.SchemaScript;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
@@ -36,14 +37,14 @@ class JdbcIdempotencyStoreBuilderTest {
 
   @Test
   void schemaStatementsFollowTheTableName() {
-    List<String> ddl = JdbcIdempotencyStore.schemaStatements(JdbcDialect.POSTGRESQL, "app.payments_idem");
+    List<String> ddl = SchemaScript.statements(JdbcDialect.POSTGRESQL, "app.payments_idem");
     assertThat(ddl).hasSize(2);
     assertThat(ddl.get(0)).startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
         .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope, idem_key)").doesNotContain("--");
     assertThat(ddl.get(1))
         .isEqualTo("CREATE INDEX IF NOT EXISTS payments_idem_expires_at_idx ON app.payments_idem (expires_at)");
-    assertThat(JdbcIdempotencyStore.schemaStatements(JdbcDialect.MYSQL, "idempotency_record")).hasSize(1);
-    assertThat(JdbcIdempotencyStore.schemaStatements(JdbcDialect.H2, "idempotency_record")).hasSize(2);
+    assertThat(SchemaScript.statements(JdbcDialect.MYSQL, "idempotency_record")).hasSize(1);
+    assertThat(SchemaScript.statements(JdbcDialect.H2, "idempotency_record")).hasSize(2);
   }
 
   @Test

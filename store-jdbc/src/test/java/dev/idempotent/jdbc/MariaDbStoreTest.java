@@ -9,8 +9,10 @@ import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyPolicy;
-import dev.idempotent.jdbc.internal.Claimed;
-import dev.idempotent.jdbc.internal.DialectSql;
+import dev.idempotent.jdbc.internal.DialectStatements;
+import dev.idempotent.jdbc.internal.DialectStatements.Inserted;
+import dev.idempotent.jdbc.internal.IdempotencyTable;
+import dev.idempotent.jdbc.internal.StoreConnections;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.OutcomeNotRecordedException;
 import dev.idempotent.spi.RecordKey;
@@ -55,45 +57,52 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     return TestDatabases.mariadbUrl(property);
   }
 
-  /** The expired-record claim reports exactly what it did whatever the driver's affected-rows setting. */
+  /**
+   * A claim answers exactly what it did whatever the driver's affected-rows setting: acquired, existing, a
+   * takeover of an expired claim, the reuse of an expired completed record.
+   */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
   void claimOutcomeDoesNotDependOnAffectedRowsSetting(String property) throws Exception {
-    JdbcIdempotencyStore store = store();
-    String url = url(property);
-    DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
-    long minute = 60_000_000L;
-    try (Connection c = DriverManager.getConnection(url)) {
-      assertThat(sql.claimExpired(c, scope, "k", "o1", null, minute, 5)).isEqualTo(Claimed.ACQUIRED);
-      assertThat(sql.claimExpired(c, scope, "k", "o2", null, minute, 5)).isEqualTo(Claimed.LOST);
-      assertThat(sql.claimExpired(c, scope, "short", "o1", "f", 1_000, 5)).isEqualTo(Claimed.ACQUIRED);
-      Thread.sleep(20);
-      assertThat(sql.claimExpired(c, scope, "short", "o2", "f", minute, 5)).isEqualTo(Claimed.TOOK_OVER);
-      assertThat(sql.claimExpired(c, scope, "short", "o3", "f", minute, 5)).isEqualTo(Claimed.LOST);
-    }
+    store();
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(TestDatabases.pool(url(property), 2))
+        .dialect(JdbcDialect.MYSQL).build());
+    RecordKey key = RecordKey.of(scope, "k");
+    ClaimResult first = store.claim(key, "o1", null, LONG);
+    assertThat(first.isAcquired()).isTrue();
+    assertThat(first.isTakeover()).isFalse();
+    assertThat(store.claim(key, "o2", null, LONG).existing().ownerToken()).isEqualTo("o1");
+    RecordKey shortLived = RecordKey.of(scope, "short");
+    assertThat(store.claim(shortLived, "o1", "f", Duration.ofMillis(1)).isAcquired()).isTrue();
+    Thread.sleep(20);
+    assertThat(store.claim(shortLived, "o2", "f", LONG).isTakeover()).isTrue();
+    assertThat(store.claim(shortLived, "o3", "f", LONG).existing().ownerToken()).isEqualTo("o2");
     RecordKey done = RecordKey.of(scope, "done");
     store.claim(done, "o1", null, LONG);
-    store.complete(done, "o1", new byte[] {1}, java.time.Duration.ofMillis(1));
+    store.complete(done, "o1", new byte[] {1}, Duration.ofMillis(1));
     Thread.sleep(20);
-    try (Connection c = DriverManager.getConnection(url)) {
-      assertThat(sql.claimExpired(c, scope, "done", "o2", null, minute, 5)).isEqualTo(Claimed.ACQUIRED);
-    }
+    ClaimResult reuse = store.claim(done, "o2", null, LONG);
+    assertThat(reuse.isAcquired()).isTrue();
+    assertThat(reuse.isTakeover()).isFalse();
     assertThat(store.read(done).orElseThrow().ownerToken()).isEqualTo("o2");
   }
 
-  /** A fresh key is one insert that reports its code; a taken key answers EXISTS without writing, whatever the
+  /** A fresh key is one insert that reports its code; a taken key answers TAKEN without writing, whatever the
    * affected-rows setting. */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
-  void theInsertFirstClaimAnswersExistsForATakenKey(String property) throws Exception {
+  void theInsertFirstClaimAnswersTakenForATakenKey(String property) throws Exception {
     store();
     String url = url(property);
-    DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
+    IdempotencyTable table = new IdempotencyTable(JdbcIdempotencyStore.DEFAULT_TABLE, JdbcDialect.MYSQL,
+        new StoreConnections(dataSource(), JdbcIdempotencyStore.DEFAULT_TABLE, JdbcDialect.MYSQL,
+            Duration.ofSeconds(5), null), null);
+    RecordKey key = RecordKey.of(scope, "first");
     try (Connection c = DriverManager.getConnection(url)) {
-      assertThat(sql.claim(c, scope, "first", "o1", null, 60_000_000L, 5)).isEqualTo(Claimed.ACQUIRED);
-      assertThat(sql.claim(c, scope, "first", "o2", null, 60_000_000L, 5)).isEqualTo(Claimed.EXISTS);
+      assertThat(table.insert(c, 5, key, "o1", null, 60_000_000L)).isEqualTo(Inserted.WON);
+      assertThat(table.insert(c, 5, key, "o2", null, 60_000_000L)).isEqualTo(Inserted.TAKEN);
     }
-    assertThat(store().read(RecordKey.of(scope, "first")).orElseThrow().ownerToken()).isEqualTo("o1");
+    assertThat(store().read(key).orElseThrow().ownerToken()).isEqualTo("o1");
   }
 
   /**
@@ -337,7 +346,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * The statements that change a record found by its key (complete, release, renew) leave the expiry index out
+   * The statements that change a record found by its key (complete, release, renew, take over, delete) leave the expiry index out
    * of the optimizer's range analysis: {@code expires_at > now} there would make MariaDB estimate that open
    * range in the index on every call. The control statement shows the trace would tell.
    */
@@ -348,7 +357,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
       store.claim(RecordKey.of(scope, "row-" + i), "o1", null, LONG);
     }
     String url = url();
-    DialectSql sql = DialectSql.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
+    DialectStatements sql = DialectStatements.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
     byte[] scopeBytes = scope.getBytes(StandardCharsets.UTF_8);
     byte[] keyBytes = "row-7".getBytes(StandardCharsets.UTF_8);
     try (Connection c = DriverManager.getConnection(url)) {
@@ -362,24 +371,36 @@ class MariaDbStoreTest extends JdbcStoreChecks {
         ps.setBytes(1, scopeBytes);
         ps.setBytes(2, keyBytes);
       })).as("control: a plain expiry comparison").isTrue();
-      assertThat(estimatesExpiryIndex(c, sql.completeSql(), ps -> {
+      assertThat(estimatesExpiryIndex(c, sql.complete().text(), ps -> {
         ps.setBytes(1, new byte[] {1});
         ps.setLong(2, 60_000_000L);
         ps.setBytes(3, scopeBytes);
         ps.setBytes(4, keyBytes);
         ps.setString(5, "o1");
       })).as("complete").isFalse();
-      assertThat(estimatesExpiryIndex(c, sql.renewSql(), ps -> {
+      assertThat(estimatesExpiryIndex(c, sql.renew().text(), ps -> {
         ps.setLong(1, 60_000_000L);
         ps.setBytes(2, scopeBytes);
         ps.setBytes(3, keyBytes);
         ps.setString(4, "o1");
       })).as("renew").isFalse();
-      assertThat(estimatesExpiryIndex(c, sql.releaseSql(), ps -> {
+      assertThat(estimatesExpiryIndex(c, sql.release().text(), ps -> {
         ps.setBytes(1, scopeBytes);
         ps.setBytes(2, keyBytes);
         ps.setString(3, "o1");
       })).as("release").isFalse();
+      assertThat(estimatesExpiryIndex(c, sql.takeOver().text(), ps -> {
+        ps.setString(1, "o2");
+        ps.setString(2, null);
+        ps.setLong(3, 60_000_000L);
+        ps.setBytes(4, scopeBytes);
+        ps.setBytes(5, keyBytes);
+        ps.setString(6, "o1");
+      })).as("take over").isFalse();
+      assertThat(estimatesExpiryIndex(c, sql.delete().text(), ps -> {
+        ps.setBytes(1, scopeBytes);
+        ps.setBytes(2, keyBytes);
+      })).as("delete").isFalse();
       c.rollback();
     }
   }

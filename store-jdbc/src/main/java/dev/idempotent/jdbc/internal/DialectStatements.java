@@ -1,0 +1,361 @@
+package dev.idempotent.jdbc.internal;
+
+import dev.idempotent.jdbc.JdbcDialect;
+import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The statements of one dialect for one table, and nothing else: for each operation its SQL text, whose named
+ * parameters ({@code :scope}, {@code :lease}, ...) give its bind order, how scopes and keys are bound, and what
+ * the fresh-key insert answered. {@link IdempotencyTable} runs them. All lease and expiry arithmetic happens in
+ * SQL on the database clock; durations are bound as microseconds.
+ *
+ * <p>Columns: {@code scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at, updated_at}.
+ */
+public abstract class DialectStatements {
+  /** The status of a claim. */
+  public static final String IN_PROGRESS = "IN_PROGRESS";
+
+  /** What the fresh-key insert answered. */
+  public enum Inserted {
+    /** It inserted this caller's claim. */
+    WON,
+    /** It found the key taken and wrote nothing. */
+    TAKEN,
+    /** It ran, but did not say which: read the row to see whose it is. */
+    UNKNOWN
+  }
+
+  /** A value a statement binds. {@code LEASE} and {@code TTL} are microseconds. */
+  public enum Param { SCOPE, KEY, OWNER, FINGERPRINT, LEASE, TTL, OUTCOME, PREVIOUS_OWNER, LIMIT }
+
+  /** One statement: its text with {@code ?} placeholders and the values they bind, in order. */
+  public record Sql(String text, List<Param> params) {
+    private static final Pattern NAMED = Pattern.compile("(?<![:\\w]):([a-z_]+)");
+
+    /** The statement written with named parameters ({@code :scope}), each one turned into a {@code ?}. */
+    static Sql of(String named) {
+      List<Param> params = new ArrayList<>();
+      Matcher m = NAMED.matcher(named);
+      StringBuilder text = new StringBuilder();
+      while (m.find()) {
+        params.add(Param.valueOf(m.group(1).toUpperCase(Locale.ROOT)));
+        m.appendReplacement(text, "?");
+      }
+      m.appendTail(text);
+      return new Sql(text.toString(), List.copyOf(params));
+    }
+  }
+
+  protected final String table;
+  private final Sql insertClaim;
+  private final Sql read;
+  private final Sql takeOver;
+  private final Sql complete;
+  private final Sql release;
+  private final Sql renew;
+  private final Sql delete;
+  private final Sql purgeBatch;
+
+  /** Builds every statement once; the fragment methods below are called here, so they read no subclass field. */
+  protected DialectStatements(String table) {
+    this.table = table;
+    String owned = " WHERE scope = :scope AND idem_key = :key AND owner = :owner AND status = 'IN_PROGRESS' AND "
+        + live();
+    this.insertClaim = Sql.of(insertClaimText());
+    this.read = Sql.of("SELECT status, owner, fingerprint, outcome, " + microsUntil("expires_at") + " FROM " + table
+        + " WHERE scope = :scope AND idem_key = :key");
+    this.takeOver = Sql.of("UPDATE " + table + " SET status = 'IN_PROGRESS', owner = :owner,"
+        + " fingerprint = :fingerprint, outcome = NULL, expires_at = " + nowPlus(":lease") + ", created_at = "
+        + now() + ", updated_at = " + now() + " WHERE scope = :scope AND idem_key = :key"
+        + " AND owner = :previous_owner AND " + expired());
+    this.complete = Sql.of("UPDATE " + table + " SET status = 'COMPLETED', outcome = :outcome, expires_at = "
+        + nowPlus(":ttl") + ", updated_at = " + now() + owned);
+    this.release = Sql.of("DELETE FROM " + table + owned);
+    this.renew = Sql.of("UPDATE " + table + " SET expires_at = " + nowPlus(":lease") + ", updated_at = " + now()
+        + owned);
+    this.delete = Sql.of("DELETE FROM " + table + " WHERE scope = :scope AND idem_key = :key AND " + live());
+    this.purgeBatch = Sql.of(purgeBatchText());
+  }
+
+  public static DialectStatements of(JdbcDialect dialect, String table) {
+    return switch (dialect) {
+      case POSTGRESQL -> new Postgres(table);
+      case MYSQL -> new MySql(table);
+      case H2 -> new H2(table);
+    };
+  }
+
+  /**
+   * Inserts a new claim of a key whose record is missing, and writes nothing when the key is taken. Binds
+   * scope, key, owner, fingerprint, lease.
+   */
+  public Sql insertClaim() {
+    return insertClaim;
+  }
+
+  /**
+   * Status, owner, fingerprint, outcome and microseconds left (negative once expired) of the record, live or
+   * not. Binds scope, key.
+   */
+  public Sql read() {
+    return read;
+  }
+
+  /**
+   * Replaces an expired record, found by its owner as read, by a new claim; changes one row or none, whatever
+   * the driver counts, since the owner changes. Binds owner, fingerprint, lease, scope, key, previous owner.
+   */
+  public Sql takeOver() {
+    return takeOver;
+  }
+
+  /** Records the outcome of the caller's own live claim. Binds outcome, ttl, scope, key, owner. */
+  public Sql complete() {
+    return complete;
+  }
+
+  /** Deletes the caller's own live claim. Binds scope, key, owner. */
+  public Sql release() {
+    return release;
+  }
+
+  /** Extends the caller's own live claim. Binds lease, scope, key, owner. */
+  public Sql renew() {
+    return renew;
+  }
+
+  /** The administrative delete of the live record, whatever its status and owner. Binds scope, key. */
+  public Sql delete() {
+    return delete;
+  }
+
+  /** Deletes at most {@code :limit} expired rows. */
+  public Sql purgeBatch() {
+    return purgeBatch;
+  }
+
+  /** Binds a scope or key. */
+  public void bindKeyPart(PreparedStatement ps, int index, String value) throws SQLException {
+    ps.setString(index, value);
+  }
+
+  /** Whether the fresh-key insert reports a code, read as its generated key. */
+  public boolean insertReportsCode() {
+    return false;
+  }
+
+  /** The answer of a fresh-key insert that changed {@code rowCount} rows and reported {@code code} (-1: none). */
+  public abstract Inserted inserted(int rowCount, long code);
+
+  /** Whether the fresh-key insert failed with {@code e} because the key is taken. By default it never does. */
+  public boolean isDuplicateKey(SQLException e) {
+    return false;
+  }
+
+  /** The current time of the database, as an SQL expression. */
+  protected abstract String now();
+
+  /** The current time of the database plus the microseconds bound to {@code param}. */
+  protected abstract String nowPlus(String param);
+
+  /** Microseconds from now until {@code column} (negative once passed). */
+  protected abstract String microsUntil(String column);
+
+  /** The condition of a record, found by its primary key, that has not expired. */
+  protected String live() {
+    return "expires_at > " + now();
+  }
+
+  /** The condition of a record, found by its primary key, that has expired. */
+  protected String expired() {
+    return "expires_at <= " + now();
+  }
+
+  /** The text of {@link #insertClaim()}. */
+  protected abstract String insertClaimText();
+
+  /** The text of {@link #purgeBatch()}. */
+  protected abstract String purgeBatchText();
+
+  /** {@code INSERT} of a new claim whose status column is {@code status}; a dialect appends its conflict clause. */
+  protected String insertInto(String status) {
+    return "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at,"
+        + " updated_at) VALUES (:scope, :key, " + status + ", :owner, :fingerprint, NULL, " + nowPlus(":lease")
+        + ", " + now() + ", " + now() + ")";
+  }
+
+  /**
+   * PostgreSQL: {@code INSERT ... ON CONFLICT DO NOTHING}, one row when it won and none when the key is taken
+   * (no error, so a caller's transaction would stay usable). {@code statement_timestamp()} is the database time
+   * at the start of the statement, also inside a transaction.
+   */
+  static final class Postgres extends DialectStatements {
+    Postgres(String table) {
+      super(table);
+    }
+
+    @Override
+    public Inserted inserted(int rowCount, long code) {
+      return rowCount == 1 ? Inserted.WON : Inserted.TAKEN;
+    }
+
+    @Override
+    protected String now() {
+      return "statement_timestamp()";
+    }
+
+    @Override
+    protected String nowPlus(String param) {
+      return "(statement_timestamp() + CAST(" + param + " AS BIGINT) * INTERVAL '1 microsecond')";
+    }
+
+    @Override
+    protected String microsUntil(String column) {
+      return "CAST(EXTRACT(EPOCH FROM (" + column + " - statement_timestamp())) * 1000000 AS BIGINT)";
+    }
+
+    @Override
+    protected String insertClaimText() {
+      return insertInto("'IN_PROGRESS'") + " ON CONFLICT (scope, idem_key) DO NOTHING";
+    }
+
+    @Override
+    protected String purgeBatchText() {
+      // ctid = ANY(ARRAY(...)) is a TID scan; the outer condition skips rows renewed since the inner select.
+      return "DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + table + " WHERE expires_at <= "
+          + now() + " LIMIT :limit)) AND expires_at <= " + now();
+    }
+  }
+
+  /**
+   * MySQL 8+ and MariaDB 10.6+. The fresh-key insert is an {@code INSERT ... ON DUPLICATE KEY UPDATE} whose
+   * update clause changes nothing, so a taken key raises no error (a duplicate-key error would be logged, key
+   * and all, by the MariaDB driver). Its row count cannot tell a duplicate from an insert on connections that
+   * count found rows (both drivers' default), so it says what it did through {@code LAST_INSERT_ID(expr)},
+   * which the server returns in the OK packet and JDBC as the generated key: its values set
+   * {@link #INSERTED_CODE}, and its update clause, which runs only on a duplicate, overrides it with
+   * {@link #EXISTS_CODE}. Won only on the inserted code with one row; taken on the exists code or on 0 rows
+   * (nothing was inserted, whatever the setting); anything else, as where a proxy drops the code, is unknown.
+   *
+   * <p>Keyed statements test expiry as {@code TIMESTAMPDIFF(...)}, which no index serves: given
+   * {@code expires_at > now}, the optimizer estimates that open range on the expiry index on every statement
+   * before it settles on the primary key. Scope and key are {@code VARBINARY} bound as UTF-8 bytes, so
+   * comparisons are exact.
+   */
+  static final class MySql extends DialectStatements {
+    /**
+     * The codes of a fresh-key insert that inserted, and that found the key taken. Far above any value an
+     * {@code AUTO_INCREMENT} column added to the table could reach, so an insert id is never taken for either.
+     */
+    static final long INSERTED_CODE = 0x7E5A_1D3C_0000_0002L;
+    static final long EXISTS_CODE = 0x7E5A_1D3C_0000_0001L;
+
+    MySql(String table) {
+      super(table);
+    }
+
+    @Override
+    public void bindKeyPart(PreparedStatement ps, int index, String value) throws SQLException {
+      ps.setBytes(index, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public boolean insertReportsCode() {
+      return true;
+    }
+
+    @Override
+    public Inserted inserted(int rowCount, long code) {
+      if (code == INSERTED_CODE && rowCount == 1) {
+        return Inserted.WON;
+      }
+      return code == EXISTS_CODE || rowCount == 0 ? Inserted.TAKEN : Inserted.UNKNOWN;
+    }
+
+    @Override
+    protected String now() {
+      return "UTC_TIMESTAMP(6)";
+    }
+
+    @Override
+    protected String nowPlus(String param) {
+      return "TIMESTAMPADD(MICROSECOND, " + param + ", UTC_TIMESTAMP(6))";
+    }
+
+    @Override
+    protected String microsUntil(String column) {
+      return "TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), " + column + ")";
+    }
+
+    @Override
+    protected String live() {
+      return microsUntil("expires_at") + " > 0";
+    }
+
+    @Override
+    protected String expired() {
+      return microsUntil("expires_at") + " <= 0";
+    }
+
+    @Override
+    protected String insertClaimText() {
+      return insertInto("IF(LAST_INSERT_ID(" + INSERTED_CODE + ") > 0, 'IN_PROGRESS', 'IN_PROGRESS')")
+          + " ON DUPLICATE KEY UPDATE updated_at = IF(LAST_INSERT_ID(" + EXISTS_CODE + ") = 0, updated_at,"
+          + " updated_at)";
+    }
+
+    @Override
+    protected String purgeBatchText() {
+      return "DELETE FROM " + table + " WHERE expires_at <= UTC_TIMESTAMP(6) LIMIT :limit";
+    }
+  }
+
+  /** H2 2.x, for tests and demos: a plain insert, whose duplicate-key error (SQLState 23505) says "taken". */
+  static final class H2 extends DialectStatements {
+    H2(String table) {
+      super(table);
+    }
+
+    @Override
+    public Inserted inserted(int rowCount, long code) {
+      return Inserted.WON;
+    }
+
+    @Override
+    public boolean isDuplicateKey(SQLException e) {
+      return "23505".equals(e.getSQLState());
+    }
+
+    @Override
+    protected String now() {
+      return "CURRENT_TIMESTAMP(6)";
+    }
+
+    @Override
+    protected String nowPlus(String param) {
+      return "DATEADD(MICROSECOND, CAST(" + param + " AS BIGINT), CURRENT_TIMESTAMP(6))";
+    }
+
+    @Override
+    protected String microsUntil(String column) {
+      return "DATEDIFF(MICROSECOND, CURRENT_TIMESTAMP(6), " + column + ")";
+    }
+
+    @Override
+    protected String insertClaimText() {
+      return insertInto("'IN_PROGRESS'");
+    }
+
+    @Override
+    protected String purgeBatchText() {
+      return "DELETE FROM " + table + " WHERE expires_at <= " + now() + " FETCH FIRST :limit ROWS ONLY";
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.idempotent.jdbc.internal;
+
+import dev.idempotent.jdbc.JdbcDialect;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The DDL shipped for each dialect ({@link JdbcDialect#schemaResource()}), for any table name. */
+public final class SchemaScript {
+  /** The table name the shipped DDL is written for. */
+  static final String DEFAULT_TABLE = "idempotency_record";
+
+  private SchemaScript() {}
+
+  /**
+   * The statements of the dialect's DDL, without comments, for {@code table}: the table itself may be
+   * schema-qualified, the names of its constraints and indexes start with its simple name.
+   */
+  public static List<String> statements(JdbcDialect dialect, String table) {
+    String resource = dialect.schemaResource();
+    String text;
+    try (InputStream in = SchemaScript.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource " + resource + " in idempotent-store-jdbc");
+      }
+      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + resource, e);
+    }
+    StringBuilder body = new StringBuilder();
+    for (String line : text.split("\n")) {
+      if (!line.strip().startsWith("--")) {
+        body.append(line).append('\n');
+      }
+    }
+    String simpleName = table.substring(table.lastIndexOf('.') + 1);
+    String ddl = body.toString()
+        .replaceAll("\\b" + DEFAULT_TABLE + "(_[a-z_]+)\\b", simpleName + "$1")
+        .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table);
+    List<String> statements = new ArrayList<>();
+    for (String s : ddl.split(";")) {
+      if (!s.isBlank()) {
+        statements.add(s.strip());
+      }
+    }
+    return statements;
+  }
+
+  /** Runs the DDL ({@code CREATE ... IF NOT EXISTS}) on {@code c}, each statement within {@code timeoutSeconds}. */
+  public static void create(Connection c, JdbcDialect dialect, String table, int timeoutSeconds)
+      throws SQLException {
+    boolean autoCommit = c.getAutoCommit();
+    try (Statement st = c.createStatement()) {
+      st.setQueryTimeout(timeoutSeconds);
+      for (String ddl : statements(dialect, table)) {
+        st.execute(ddl);
+      }
+      if (!autoCommit) {
+        c.commit();
+      }
+    }
+  }
+}
