@@ -60,7 +60,7 @@ public final class OperationPlan {
     this.async = async;
     this.loader = loader != null ? loader : OperationPlan.class.getClassLoader();
     this.keySource = where == null ? null : where + ": " + keySource;
-    if (valueType != void.class) {
+    if (valueType != void.class && valueType != Void.class) { // always null: the library encodes it itself
       config.codec().checkEncodable(valueType, where != null ? where : "the operation of scope " + scope);
     }
   }

@@ -131,8 +131,34 @@ class OneCorePathTest {
     assertThat(runs).hasValue(0);
   }
 
+  @Test
+  void resultsDeclaredVoidAreRecordedWovenOrProgrammatic() throws Throwable {
+    Idempotency idem = Idempotency.install(IdempotencyConfig.builder().defaultStore(new TestStore()).build());
+    IdempotencyPolicy policy = IdempotencyPolicy.builder("one-path.void").resultType(Void.class).build();
+    for (int i = 0; i < 2; i++) {
+      assertThat(idem.executeAsync(policy, "k", null, () -> {
+        runs.incrementAndGet();
+        return CompletableFuture.<Void>completedFuture(null);
+      }).toCompletableFuture().get()).isNull();
+    }
+    MethodPlan plan = new MethodPlan(Woven.class.getDeclaredMethod("completes", String.class), null);
+    for (int i = 0; i < 2; i++) {
+      Object stage = plan.invoke(new Woven(), new Object[] {"k"}, () -> {
+        runs.incrementAndGet();
+        return CompletableFuture.<Void>completedFuture(null);
+      });
+      assertThat(((CompletableFuture<?>) stage).get()).isNull();
+    }
+    assertThat(runs).as("each ran once, the repeats replayed").hasValue(2);
+  }
+
   @SuppressWarnings("unused")
   static final class Woven {
+    @Idempotent(scope = "one-path.void-woven", key = "#p0")
+    java.util.concurrent.CompletionStage<Void> completes(String id) {
+      return CompletableFuture.completedFuture(null);
+    }
+
     @Idempotent(scope = SHARED_SCOPE, key = "#p0")
     Object unrecordable(String id) {
       return new Object();
