@@ -1,6 +1,7 @@
 package dev.idempotent;
 
 import dev.idempotent.internal.DeferredStore;
+import dev.idempotent.internal.ExecutorAccess;
 import dev.idempotent.internal.Fingerprints;
 import dev.idempotent.internal.IdempotencyExecutor;
 import dev.idempotent.internal.LibraryThreads;
@@ -40,6 +41,11 @@ public final class Idempotency {
   private static final long GLOBAL_RETRY_NANOS = 5_000_000_000L;
   private static final RecordKey PROBE = RecordKey.of("idempotent.verify", "probe");
   private static volatile Idempotency global;
+
+  static {
+    ExecutorAccess.register(Idempotency::executor);
+  }
+
   // guarded by LOCK
   private static IdempotencyConfigurationException globalFailure;
   private static long globalFailedAt;
@@ -284,7 +290,10 @@ public final class Idempotency {
         + " (see the cause)", key.scope(), key.redactedKey(), e);
   }
 
-  /** For the woven aspect. */
+  /**
+   * The executor of this instance's calls, woven or programmatic; reached from the aspect through
+   * {@link ExecutorAccess}.
+   */
   IdempotencyExecutor executor() {
     return executor;
   }
@@ -325,17 +334,33 @@ public final class Idempotency {
   public <T> CompletionStage<T> executeAsync(IdempotencyPolicy policy, String key, Object payload,
       Supplier<? extends CompletionStage<T>> body) {
     try {
-      return (CompletionStage<T>) executor.execute(OperationPlan.of(policy, config, true), key,
+      return (CompletionStage<T>) executor.execute(plan(policy, true), key,
           payload == null ? null : Fingerprints.of(payload), body::get);
     } catch (Throwable t) {
       return CompletableFuture.failedFuture(t);
     }
   }
 
+  /**
+   * The plan of {@code policy} on this instance, built on its first call and kept on the policy (which is immutable)
+   * for the next one; built again when the policy is used on another instance, the other way (async or not), or
+   * under another context class loader (through which recorded failures are read back).
+   */
+  private OperationPlan plan(IdempotencyPolicy policy, boolean async) {
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    IdempotencyPolicy.CachedPlan cached = policy.cachedPlan;
+    if (cached != null && cached.owner() == this && cached.async() == async && cached.loader() == loader) {
+      return cached.plan();
+    }
+    OperationPlan plan = OperationPlan.of(policy, config, async, loader);
+    policy.cachedPlan = new IdempotencyPolicy.CachedPlan(this, async, loader, plan);
+    return plan;
+  }
+
   @SuppressWarnings("unchecked")
   private <T> T run(IdempotencyPolicy policy, String key, String fingerprint, Callable<T> body) throws Exception {
     try {
-      return (T) executor.execute(OperationPlan.of(policy, config, false), key, fingerprint, body::call);
+      return (T) executor.execute(plan(policy, false), key, fingerprint, body::call);
     } catch (Exception | Error e) {
       throw e;
     } catch (Throwable t) {

@@ -1,5 +1,6 @@
 package dev.idempotent;
 
+import dev.idempotent.internal.OperationPlan;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.Arrays;
@@ -26,6 +27,11 @@ public final class IdempotencyPolicy {
   private final OnInProgress onInProgress;
   private final Class<? extends Throwable>[] recordFailures;
   private final Type resultType;
+  /** The plan of this policy's last call, so that the next one does not resolve it again; see {@link Idempotency}. */
+  volatile CachedPlan cachedPlan;
+
+  /** A plan and what it was built for: an instance, async or not, and the context class loader of the call. */
+  record CachedPlan(Idempotency owner, boolean async, ClassLoader loader, OperationPlan plan) {}
 
   private IdempotencyPolicy(Builder b) {
     this.scope = b.scope;

@@ -28,8 +28,9 @@ public interface ResultCodec {
   Object decode(InputStream in, Type type) throws IOException;
 
   /**
-   * Called once per annotated method before it first runs: throws {@link IdempotencyConfigurationException}
-   * naming the type and the fix when results of {@code type} can never be encoded. The default accepts all.
+   * Called once per operation (an annotated method, a programmatic policy) before it first runs: throws
+   * {@link IdempotencyConfigurationException} naming the type and the fix when results of {@code type} can never be
+   * encoded. The default accepts all.
    */
   default void checkEncodable(Type type, String where) {}
 

@@ -211,7 +211,7 @@ public final class SubmitTokens {
     if (waitTimeout != null) {
       p.waitTimeout(waitTimeout);
     }
-    return OperationPlan.of(p.build(), idempotency.config(), false);
+    return OperationPlan.of(p.build(), idempotency.config(), false, Thread.currentThread().getContextClassLoader());
   }
 
   /** The token, then a digest of the subject: binds the record to both without storing the subject. */

@@ -88,6 +88,7 @@ public final class IdempotencyExecutor {
   private final IdempotencyListener listener;
   private final boolean listening;
 
+  /** One executor per configuration: {@link dev.idempotent.Idempotency} makes it, woven calls share it. */
   public IdempotencyExecutor(IdempotencyConfig config) {
     this(config, LeaseRenewer.shared());
   }
@@ -101,14 +102,6 @@ public final class IdempotencyExecutor {
     this.listening = listener != IdempotencyListener.NO_OP;
   }
 
-  public IdempotencyConfig config() {
-    return config;
-  }
-
-  public OutcomeCodec outcomes() {
-    return outcomes;
-  }
-
   /**
    * Runs {@code body} at most once per {@code rawKey} in the plan's scope.
    *
@@ -116,8 +109,7 @@ public final class IdempotencyExecutor {
    */
   public Object execute(OperationPlan plan, String rawKey, String fingerprint, Body body) throws Throwable {
     if (rawKey == null || rawKey.isBlank()) {
-      throw new IdempotencyKeyException("the idempotency key is " + (rawKey == null ? "null" : "blank")
-          + ": give every call a non-blank key", plan.scope, null);
+      throw blankKey(plan, rawKey);
     }
     RecordKey key = RecordKey.of(plan.scope, rawKey).fittedTo(plan.maxKeyLength);
     if (Thread.currentThread().isInterrupted()) {
@@ -192,6 +184,15 @@ public final class IdempotencyExecutor {
       }
       poll = Math.min(poll * 2, MAX_POLL_NANOS);
     }
+  }
+
+  /** A null or blank key, named by what gave it (the plan's key source, or the caller). */
+  private static IdempotencyKeyException blankKey(OperationPlan plan, String rawKey) {
+    String message = plan.keySource == null
+        ? "the idempotency key is " + (rawKey == null ? "null" : "blank") + ": give every call a non-blank key"
+        : plan.keySource + " gave " + (rawKey == null ? "null" : "a blank key")
+            + " for these arguments; every call needs a non-blank key";
+    return new IdempotencyKeyException(message, plan.scope, null);
   }
 
   /**

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * {@link IdempotencyEvent.Type#RENEWAL_FAILED}, and the renewal is retried after a tenth of the lease. A claim
  * not renewed for two thirds of its lease (its store is slow or down) is logged once and emitted as
  * {@link IdempotencyEvent.Type#RENEWAL_LATE}. A renewal the store refuses means the claim was taken over (the
- * holder was paused past its lease): the claim is marked lost, dropped and reported as
+ * holder was paused past its lease): the claim is dropped and reported as
  * {@link IdempotencyEvent.Type#FENCED}; its holder's later complete will be refused too.
  *
  * <p>A claim held for its max-hold is no longer renewed ({@link IdempotencyEvent.Type#MAX_HOLD_REACHED} and a
@@ -86,8 +86,6 @@ public final class LeaseRenewer {
     /** Set by the scheduler thread when it hands a renewal over, cleared by the worker when it is done. */
     volatile boolean renewing;
     volatile boolean lateReported;
-    volatile boolean lost;
-    volatile boolean heldTooLong;
 
     ActiveClaim(IdempotencyStore store, RecordKey key, String ownerToken, Duration lease, Duration maxHold,
         Events events) {
@@ -101,16 +99,6 @@ public final class LeaseRenewer {
       this.events = events;
       this.startedNanos = System.nanoTime();
       this.lastRenewedNanos = startedNanos;
-    }
-
-    /** True when a renewal was refused: another caller holds the key now. */
-    public boolean isLost() {
-      return lost;
-    }
-
-    /** True when renewal stopped because the claim was held for its max-hold. */
-    public boolean isHeldTooLong() {
-      return heldTooLong;
     }
   }
 
@@ -131,11 +119,6 @@ public final class LeaseRenewer {
   /** Stops renewing; idempotent. */
   public void stop(ActiveClaim claim) {
     claims.remove(claim);
-  }
-
-  /** How many claims are being renewed (for tests and diagnostics). */
-  public int activeCount() {
-    return claims.size();
   }
 
   /**
@@ -192,7 +175,6 @@ public final class LeaseRenewer {
   private void consider(ActiveClaim c, long now, ThreadPoolExecutor pool) {
     if (now - c.startedNanos >= c.maxHoldNanos) {
       if (claims.remove(c)) {
-        c.heldTooLong = true;
         LOG.warn("{} has been held for its max-hold of {} ms (idempotent.max-hold): its lease is no longer renewed "
             + "and ends within {} ms; after that a repeat runs the method again, and this call's outcome is recorded "
             + "only if it finishes before then", c.key, c.maxHoldNanos / 1_000_000, c.lease.toMillis());
@@ -241,7 +223,6 @@ public final class LeaseRenewer {
           LOG.info("the lease of {} is renewed again", c.key);
         }
       } else if (claims.remove(c)) {
-        c.lost = true;
         LOG.warn("lease of {} was lost: another caller took the key over; this holder's outcome will not be recorded",
             c.key);
         report(c, IdempotencyEvent.Type.FENCED, null);

@@ -6,15 +6,18 @@ import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.OnDuplicate;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.RecordKey;
+import java.lang.reflect.Type;
 import java.time.Duration;
 
 /**
- * One operation's settings resolved against a configuration: the store object, concrete durations, the
- * value type the codec reads back. Built once per annotated method (or per policy and configuration) and
- * shared by all its calls.
+ * One operation's settings resolved against a configuration: the store object, concrete durations, the value type
+ * the codec reads back, the class loader recorded failures are read back through, and what messages call the
+ * operation and its key. Built once per annotated method and installed configuration, or once per programmatic
+ * policy, and shared by all their calls. Building it checks what can be checked before the first call: the store
+ * is configured and accepts digest-length keys, and the codec can record results of the declared type.
  */
 public final class OperationPlan {
-  final IdempotencyConfig config;
   final String scope;
   final IdempotencyStore store;
   final int maxKeyLength;
@@ -24,51 +27,61 @@ public final class OperationPlan {
   final OnDuplicate onDuplicate;
   final OnInProgress onInProgress;
   final Class<? extends Throwable>[] recordFailures;
-  final java.lang.reflect.Type valueType;
+  final Type valueType;
   final boolean async;
   final ClassLoader loader;
+  /** What gives the key, for a null or blank one: "@Idempotent on A.b(C): key expression '#c'"; null: the caller. */
+  final String keySource;
 
-  OperationPlan(IdempotencyConfig config, String scope, String storeName, Duration ttl, Duration lease,
-      Duration waitTimeout, OnDuplicate onDuplicate, OnInProgress onInProgress,
-      Class<? extends Throwable>[] recordFailures, java.lang.reflect.Type valueType, boolean async,
-      ClassLoader loader) {
-    this.config = config;
-    this.scope = scope;
-    this.store = config.store(storeName);
-    int max = store.maxKeyLength();
-    if (max < dev.idempotent.spi.RecordKey.DIGEST_LENGTH) {
-      throw new IdempotencyConfigurationException("store " + store.getClass().getName() + " indexes keys of at most "
-          + max + " characters; a store must accept at least " + dev.idempotent.spi.RecordKey.DIGEST_LENGTH);
+  private OperationPlan(IdempotencyPolicy p, IdempotencyConfig config, boolean async, ClassLoader loader,
+      String where, String keySource) {
+    this.scope = p.scope();
+    IdempotencyStore s;
+    try {
+      s = config.store(p.store());
+    } catch (IdempotencyConfigurationException e) {
+      throw where == null ? e : new IdempotencyConfigurationException(where + ": " + e.getMessage(), e);
     }
+    int max = s.maxKeyLength();
+    if (max < RecordKey.DIGEST_LENGTH) {
+      throw new IdempotencyConfigurationException((where == null ? "" : where + ": ") + "store "
+          + s.getClass().getName() + " indexes keys of at most " + max + " characters; a store must accept at least "
+          + RecordKey.DIGEST_LENGTH);
+    }
+    this.store = s;
     this.maxKeyLength = max;
-    this.ttl = ttl != null ? ttl : config.defaultTtl();
-    this.lease = lease != null ? lease : config.defaultLease();
-    this.waitTimeout = waitTimeout != null ? waitTimeout : config.defaultWaitTimeout();
-    this.onDuplicate = onDuplicate;
-    this.onInProgress = onInProgress;
-    this.recordFailures = recordFailures;
-    this.valueType = valueType;
+    this.ttl = p.ttl() != null ? p.ttl() : config.defaultTtl();
+    this.lease = p.lease() != null ? p.lease() : config.defaultLease();
+    this.waitTimeout = p.waitTimeout() != null ? p.waitTimeout() : config.defaultWaitTimeout();
+    this.onDuplicate = p.onDuplicate();
+    this.onInProgress = p.onInProgress();
+    this.recordFailures = p.recordFailures();
+    this.valueType = p.resultType();
     this.async = async;
     this.loader = loader != null ? loader : OperationPlan.class.getClassLoader();
+    this.keySource = where == null ? null : where + ": " + keySource;
+    if (valueType != void.class && valueType != Void.class) { // always null: the library encodes it itself
+      config.codec().checkEncodable(valueType, where != null ? where : "the operation of scope " + scope);
+    }
   }
 
-  /** The plan of a programmatic policy. */
-  public static OperationPlan of(IdempotencyPolicy p, IdempotencyConfig config, boolean async) {
-    return of(p, config, async, Thread.currentThread().getContextClassLoader());
-  }
-
-  /** The plan of a policy, reading recorded failures back through {@code loader}. */
+  /**
+   * The plan of a programmatic policy, reading recorded failures back through {@code loader}.
+   *
+   * @throws IdempotencyConfigurationException when the store is not configured or the codec cannot record results of
+   *     the policy's result type
+   */
   public static OperationPlan of(IdempotencyPolicy p, IdempotencyConfig config, boolean async, ClassLoader loader) {
-    return new OperationPlan(config, p.scope(), p.store(), p.ttl(), p.lease(), p.waitTimeout(), p.onDuplicate(),
-        p.onInProgress(), p.recordFailures(), p.resultType(), async, loader);
+    return new OperationPlan(p, config, async, loader, null, null);
   }
 
-  public IdempotencyConfig config() {
-    return config;
-  }
-
-  public String scope() {
-    return scope;
+  /**
+   * The plan of an annotated method: {@code where} names it in messages ("@Idempotent on A.b(C)") and
+   * {@code keySource} says what gives its keys ("key expression '#c'").
+   */
+  public static OperationPlan ofMethod(IdempotencyPolicy p, IdempotencyConfig config, boolean async,
+      ClassLoader loader, String where, String keySource) {
+    return new OperationPlan(p, config, async, loader, where, keySource);
   }
 
   boolean records(Throwable t) {

@@ -77,10 +77,6 @@ public final class OutcomeCodec {
     this.codec = codec;
   }
 
-  public ResultCodec codec() {
-    return codec;
-  }
-
   /**
    * Recorded bytes that cannot be read back: the codec refused them (a class, a limit, a value of the wrong type, a
    * failure type the method does not record) or they are corrupt. The message says what was refused.

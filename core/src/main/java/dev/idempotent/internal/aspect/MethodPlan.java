@@ -4,10 +4,12 @@ import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyKeyException;
+import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.Idempotent;
 import dev.idempotent.InvocationContext;
 import dev.idempotent.KeyResolver;
 import dev.idempotent.internal.Durations;
+import dev.idempotent.internal.ExecutorAccess;
 import dev.idempotent.internal.Fingerprints;
 import dev.idempotent.internal.IdempotencyExecutor;
 import dev.idempotent.internal.OperationPlan;
@@ -28,8 +30,8 @@ import java.util.stream.Collectors;
 /**
  * Everything about one annotated method that does not change between calls, worked out on its first call:
  * the compiled key and payload expressions, the scope, the result type, and the operation plan resolved
- * against the current configuration. A bad attribute fails here, before the method ever runs, with an
- * {@link IdempotencyConfigurationException} naming the method and the attribute.
+ * against the installed configuration, whose one executor runs the call. A bad attribute fails here, before the
+ * method ever runs, with an {@link IdempotencyConfigurationException} naming the method and the attribute.
  */
 public final class MethodPlan {
   private final Method method;
@@ -117,10 +119,6 @@ public final class MethodPlan {
     }
   }
 
-  public String scope() {
-    return scope;
-  }
-
   private String key(Resolved r, Object target, Object[] args) {
     if (r.resolver != null) {
       String k;
@@ -130,27 +128,17 @@ public final class MethodPlan {
         throw new IdempotencyKeyException(where + ": key resolver " + r.resolver.getClass().getName() + " failed: " + e,
             scope, e);
       }
-      return requireKey(k, "key resolver " + r.resolver.getClass().getName());
+      return k;
     }
     if (keyExpression == null) {
       return digestArguments(args, "the default key digests all arguments",
           "give a key expression (key = \"#order.id\") or a keyResolver");
     }
-    String k;
     try {
-      k = keyExpression.evaluateKey(args);
+      return keyExpression.evaluateKey(args);
     } catch (RuntimeException ex) {
       throw failed(keyExpression, "key", ex);
     }
-    return requireKey(k, "key expression '" + annotation.key() + "'");
-  }
-
-  private String requireKey(String k, String source) {
-    if (k == null || k.isBlank()) {
-      throw new IdempotencyKeyException(where + ": " + source + " gave " + (k == null ? "null" : "a blank key")
-          + " for these arguments; every call needs a non-blank key", scope, null);
-    }
-    return k;
   }
 
   private Object evaluate(KeyExpression e, String attribute, Object[] args) {
@@ -183,19 +171,34 @@ public final class MethodPlan {
       return r;
     }
     IdempotencyConfig config = current.config();
-    OperationPlan plan;
-    try {
-      plan = AspectPlans.operationPlan(config, scope, annotation, ttl, lease, waitTimeout, valueType, async,
-          method.getDeclaringClass().getClassLoader());
-    } catch (IdempotencyConfigurationException e) {
-      throw new IdempotencyConfigurationException(where + ": " + e.getMessage(), e);
-    }
-    if (method.getReturnType() != void.class) {
-      config.codec().checkEncodable(valueType, where);
-    }
-    r = new Resolved(current, new IdempotencyExecutor(config), plan, resolver(config));
+    KeyResolver resolver = resolver(config);
+    String keySource = resolver != null ? "key resolver " + resolver.getClass().getName()
+        : keyExpression != null ? "key expression '" + annotation.key() + "'" : "the default key";
+    OperationPlan plan = OperationPlan.ofMethod(policy(), config, async, method.getDeclaringClass().getClassLoader(),
+        where, keySource);
+    r = new Resolved(current, ExecutorAccess.of(current), plan, resolver);
     resolved = r;
     return r;
+  }
+
+  /** The annotation's attributes as the policy a programmatic call would give. */
+  private IdempotencyPolicy policy() {
+    IdempotencyPolicy.Builder b = IdempotencyPolicy.builder(scope)
+        .store(annotation.store())
+        .onDuplicate(annotation.onDuplicate())
+        .onInProgress(annotation.onInProgress())
+        .recordFailures(annotation.recordFailures())
+        .resultType(valueType);
+    if (ttl != null) {
+      b.ttl(ttl);
+    }
+    if (lease != null) {
+      b.lease(lease);
+    }
+    if (waitTimeout != null) {
+      b.waitTimeout(waitTimeout);
+    }
+    return b.build();
   }
 
   private KeyResolver resolver(IdempotencyConfig config) {

@@ -13,8 +13,4 @@ final class ArgumentNode extends Node {
   Object evaluate(Object[] arguments) {
     return arguments[index];
   }
-
-  int index() {
-    return index;
-  }
 }

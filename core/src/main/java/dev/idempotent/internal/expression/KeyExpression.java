@@ -76,11 +76,6 @@ public final class KeyExpression {
     return source;
   }
 
-  /** The compiled tree; for tests. */
-  Node root() {
-    return root;
-  }
-
   @Override
   public String toString() {
     return "KeyExpression[" + source + "]";

@@ -14,11 +14,6 @@ final class LiteralNode extends Node {
     return value;
   }
 
-  @Override
-  boolean isConstant() {
-    return true;
-  }
-
   Object value() {
     return value;
   }

@@ -41,10 +41,10 @@ final class MemberNode extends Node {
               + "')");
     }
     MemberReader reader = cached;
-    if (reader == null || reader.type != target.getClass()) {
+    if (reader == null || reader.type() != target.getClass()) {
       reader = resolve(target.getClass());
     }
-    Function<Object, Object> function = reader.function;
+    Function<Object, Object> function = reader.function();
     if (function == null) {
       throw missing(reader);
     }
@@ -65,11 +65,6 @@ final class MemberNode extends Node {
   private ExpressionTypeException missing(MemberReader reader) {
     String what = methodCall ? "method '" + name + "()'" : "property '" + name + "'";
     return new ExpressionTypeException(
-        what + " " + reader.problem + at(operatorColumn) + (reader.hint == null ? "" : "; " + reader.hint));
-  }
-
-  /** The reader of the last runtime class seen, or null; for tests. */
-  MemberReader cachedReader() {
-    return cached;
+        what + " " + reader.problem() + at(operatorColumn) + (reader.hint() == null ? "" : "; " + reader.hint()));
   }
 }

@@ -32,9 +32,9 @@ import org.slf4j.LoggerFactory;
  * {@code name()} (records), a public field {@code name}; {@code .length} of an array. A method is a public,
  * non-static, no-argument method that does not return void. Only the calls {@link ReadOnlyCalls} allows are
  * made; any other is a reader that reports why. A method declared in a non-public class is called
- * through the public interface or superclass that declares it when there is one. The reader is, by preference,
- * a {@code LambdaMetafactory} function, then an adapted {@code MethodHandle} (through
- * {@code MethodHandles.privateLookupIn} for non-public classes), then reflection after {@code setAccessible}.
+ * through the public interface or superclass that declares it when there is one. A method is read through a
+ * {@code LambdaMetafactory} function (as fast as a hand-written call; through {@code MethodHandles.privateLookupIn}
+ * for a non-public class), else by reflection after {@code setAccessible}, as fields always are.
  */
 final class MemberResolver {
   private static final Logger LOG = LoggerFactory.getLogger(MemberResolver.class);
@@ -72,7 +72,7 @@ final class MemberResolver {
 
   private static MemberReader resolveProperty(Class<?> type, String name) {
     if (type.isArray() && name.equals("length")) {
-      return MemberReader.of(type, Array::getLength, MemberReader.Kind.ARRAY_LENGTH);
+      return MemberReader.of(type, Array::getLength);
     }
     String capitalized = Character.toUpperCase(name.charAt(0)) + name.substring(1);
     String refused = null;
@@ -159,15 +159,15 @@ final class MemberResolver {
 
   private static MemberReader methodReader(Class<?> type, Method method) {
     if (method.getDeclaringClass() == String.class && method.getName().equals("toUpperCase")) {
-      return MemberReader.of(type, s -> ((String) s).toUpperCase(Locale.ROOT), MemberReader.Kind.LAMBDA);
+      return MemberReader.of(type, s -> ((String) s).toUpperCase(Locale.ROOT));
     }
     if (method.getDeclaringClass() == String.class && method.getName().equals("toLowerCase")) {
-      return MemberReader.of(type, s -> ((String) s).toLowerCase(Locale.ROOT), MemberReader.Kind.LAMBDA);
+      return MemberReader.of(type, s -> ((String) s).toLowerCase(Locale.ROOT));
     }
     Method declaration = publicDeclaration(type, method);
     if (declaration != null && visibleFromHere(declaration.getDeclaringClass())) {
       try {
-        return MemberReader.of(type, lambda(LOOKUP, declaration), MemberReader.Kind.LAMBDA);
+        return MemberReader.of(type, lambda(LOOKUP, declaration));
       } catch (Throwable e) {
         LOG.debug("no generated reader for {} through {}: {}", method, declaration, e.toString());
       }
@@ -175,53 +175,24 @@ final class MemberResolver {
     MethodHandles.Lookup privateLookup = privateLookup(method.getDeclaringClass());
     if (privateLookup != null) {
       try {
-        return MemberReader.of(type, lambda(privateLookup, method), MemberReader.Kind.LAMBDA);
+        return MemberReader.of(type, lambda(privateLookup, method));
       } catch (Throwable e) {
         LOG.debug("no generated reader for {} in its own class: {}", method, e.toString());
-      }
-      try {
-        return MemberReader.of(type, handle(privateLookup.unreflect(method)), MemberReader.Kind.METHOD_HANDLE);
-      } catch (IllegalAccessException e) {
-        LOG.debug("no method handle for {}: {}", method, e.toString());
-      }
-    }
-    if (declaration != null) {
-      try {
-        return MemberReader.of(type, handle(LOOKUP.unreflect(declaration)), MemberReader.Kind.METHOD_HANDLE);
-      } catch (IllegalAccessException e) {
-        LOG.debug("no method handle for {}: {}", declaration, e.toString());
       }
     }
     Method reflective = declaration != null ? declaration : method;
     if (reflective.trySetAccessible()) {
       LOG.debug("reading {} by reflection", reflective);
-      return MemberReader.of(type, target -> invoke(reflective, target), MemberReader.Kind.REFLECTION);
+      return MemberReader.of(type, target -> invoke(reflective, target));
     }
     return inaccessible(type, method.getDeclaringClass());
   }
 
   private static MemberReader fieldReader(Class<?> type, Field field) {
-    Class<?> owner = field.getDeclaringClass();
-    if (isPublicApi(owner) && visibleFromHere(owner)) {
-      try {
-        return MemberReader.of(type, handle(LOOKUP.unreflectGetter(field)), MemberReader.Kind.METHOD_HANDLE);
-      } catch (IllegalAccessException e) {
-        LOG.debug("no field handle for {}: {}", field, e.toString());
-      }
-    }
-    MethodHandles.Lookup privateLookup = privateLookup(owner);
-    if (privateLookup != null) {
-      try {
-        return MemberReader.of(type, handle(privateLookup.unreflectGetter(field)), MemberReader.Kind.METHOD_HANDLE);
-      } catch (IllegalAccessException e) {
-        LOG.debug("no field handle for {}: {}", field, e.toString());
-      }
-    }
     if (field.trySetAccessible()) {
-      LOG.debug("reading {} by reflection", field);
-      return MemberReader.of(type, target -> get(field, target), MemberReader.Kind.REFLECTION);
+      return MemberReader.of(type, target -> get(field, target));
     }
-    return inaccessible(type, owner);
+    return inaccessible(type, field.getDeclaringClass());
   }
 
   private static MemberReader inaccessible(Class<?> type, Class<?> owner) {
@@ -307,28 +278,6 @@ final class MemberResolver {
             implementation,
             MethodType.methodType(Object.class, method.getDeclaringClass()));
     return (Function<Object, Object>) site.getTarget().invoke();
-  }
-
-  private static Function<Object, Object> handle(MethodHandle handle) {
-    return new HandleFunction(handle.asType(APPLY));
-  }
-
-  /** A method handle adapted once to {@code (Object)Object}. */
-  private static final class HandleFunction implements Function<Object, Object> {
-    private final MethodHandle handle;
-
-    HandleFunction(MethodHandle handle) {
-      this.handle = handle;
-    }
-
-    @Override
-    public Object apply(Object target) {
-      try {
-        return (Object) handle.invokeExact(target);
-      } catch (Throwable e) {
-        throw MemberResolver.<RuntimeException>rethrow(e);
-      }
-    }
   }
 
   private static Object invoke(Method method, Object target) {

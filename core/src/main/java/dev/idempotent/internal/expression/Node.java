@@ -17,11 +17,6 @@ abstract class Node {
 
   abstract Object evaluate(Object[] arguments);
 
-  /** Whether {@link #evaluate} always returns the same value, whatever the arguments. */
-  boolean isConstant() {
-    return false;
-  }
-
   final String at(int column) {
     return " at column " + column + " in '" + source + "'";
   }

@@ -124,6 +124,11 @@ class MethodPlanKeyTest {
     String dateKey(java.util.Date date) {
       return "ok";
     }
+
+    @Idempotent(key = "#p0.trim()")
+    String trimmedKey(String id) {
+      return "ok";
+    }
   }
 
   private static MethodPlan plan(String name) {
@@ -230,6 +235,18 @@ class MethodPlanKeyTest {
       java.util.TimeZone.setDefault(saved);
     }
     assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aBlankOrNullKeyIsA400NamingTheMethodAndTheExpression() {
+    assertThatThrownBy(() -> call(plan("trimmedKey"), "  "))
+        .isInstanceOfSatisfying(IdempotencyKeyException.class, e -> assertThat(e.httpStatus()).isEqualTo(400))
+        .hasMessageContaining("@Idempotent on " + Handlers.class.getName() + ".trimmedKey(String): key expression "
+            + "'#p0.trim()' gave a blank key for these arguments");
+    assertThatThrownBy(() -> call(plan("dateKey"), (Object) null))
+        .isInstanceOf(IdempotencyKeyException.class)
+        .hasMessageContaining("dateKey(Date): key expression '#p0' gave null");
+    assertThat(runs).hasValue(0);
   }
 
   private static void assertConfigurationError(org.assertj.core.api.ThrowableAssert.ThrowingCallable call,
