@@ -8,7 +8,17 @@ import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.Idempotent;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import dev.idempotent.moduletests.closed.Refunds;
+import dev.idempotent.spi.IdempotencyStoreProvider;
+import java.io.File;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleFinder;
+import java.lang.module.ModuleReference;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,6 +50,41 @@ class NamedModuleTest {
     Module memory = CaffeineIdempotencyStore.class.getModule();
     assertThat(memory.getDescriptor().exports()).extracting(e -> e.source())
         .containsExactly("dev.idempotent.memory");
+  }
+
+  @Test
+  void eachPublishedModuleExportsItsApiPackageOnly() {
+    Map<String, String> apiPackages = Map.of(
+        "dev.idempotent.memory", "dev.idempotent.memory",
+        "dev.idempotent.redisson", "dev.idempotent.redisson",
+        "dev.idempotent.jdbc", "dev.idempotent.jdbc",
+        "dev.idempotent.micrometer", "dev.idempotent.micrometer",
+        "dev.idempotent.web", "dev.idempotent.web");
+    apiPackages.forEach((module, api) -> {
+      ModuleDescriptor descriptor = ModuleLayer.boot().findModule(module).orElseThrow().getDescriptor();
+      assertThat(descriptor.exports()).as(module).extracting(ModuleDescriptor.Exports::source).containsExactly(api);
+    });
+  }
+
+  @Test
+  void theContractKitExportsItsPackageOnly() {
+    ModuleDescriptor tck = Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(entry -> entry.contains("store-tck"))
+        .flatMap(entry -> ModuleFinder.of(Path.of(entry)).findAll().stream())
+        .map(ModuleReference::descriptor)
+        .findFirst().orElseThrow();
+    assertThat(tck.name()).isEqualTo("dev.idempotent.tck");
+    assertThat(tck.exports()).extracting(ModuleDescriptor.Exports::source).containsExactly("dev.idempotent.tck");
+  }
+
+  @Test
+  void everyStoreModuleProvidesItsStoreProvider() {
+    assertThat(ServiceLoader.load(IdempotencyStoreProvider.class).stream()
+        .collect(Collectors.toMap(p -> p.get().name(), p -> p.type().getModule().getName())))
+        .containsExactlyInAnyOrderEntriesOf(Map.of(
+            "memory", "dev.idempotent.memory",
+            "redisson", "dev.idempotent.redisson",
+            "jdbc", "dev.idempotent.jdbc"));
   }
 
   @Test
