@@ -28,7 +28,35 @@ import java.lang.annotation.Target;
 public @interface Idempotent {
   /**
    * Key expression over the arguments, for example {@code #orderId}, {@code #request.customer.id + ':' + #p1}.
-   * {@code ""} uses a digest of all arguments. See the README for the grammar.
+   * {@code ""} uses a digest of all arguments.
+   *
+   * <p>A small read-only language, parsed on the method's first call:
+   * <pre>
+   * expression := chain
+   * chain      := postfix ('+' postfix)*
+   * postfix    := primary ( ('.' | '?.') NAME ['(' ')'] | ('[' | '?.[') chain ']' )*
+   * primary    := '#' NAME | STRING | INTEGER | '(' chain ')'
+   * </pre>
+   * <ul>
+   *   <li>{@code #name} is the parameter of that name (compile with {@code -parameters}); {@code #p0} and
+   *       {@code #a0} the parameter at position 0, {@code #args} the argument array. A real name wins.</li>
+   *   <li>{@code x.name} reads {@code getName()}, else {@code isName()}, else the record accessor or a listed
+   *       read-only method {@code name()}, else the public field; {@code .length} on arrays. {@code x.name()}
+   *       calls a getter, an accessor or a read-only method of a value type ({@code toString()} of a class that
+   *       has its own, {@code trim}, {@code toUpperCase}, {@code Optional.get}, {@code size}, {@code name} of an
+   *       enum, {@code java.time} getters, ...): never any other method.</li>
+   *   <li>{@code x[0]} is an element of an array or a {@code List}; {@code x['k']} and {@code x[#p1]} a
+   *       {@code Map} entry (missing: {@code null}). {@code ?.} and {@code ?.[} give {@code null} for a null
+   *       {@code x}, for one step.</li>
+   *   <li>{@code STRING} is {@code '...'} or {@code "..."} (a doubled quote inside, or the escapes
+   *       {@code \\ \' \" \n \t \r \b \f} and {@code \}{@code uXXXX}); {@code INTEGER} a decimal integer.</li>
+   *   <li>{@code a + b} runs left to right as in Java: once a string is involved the rest is concatenated (a null
+   *       operand renders as {@code null}), two numbers add.</li>
+   * </ul>
+   * Nothing else: no types, {@code new}, static calls, arguments, comparisons or assignments. A null or blank key,
+   * a null on the path or a getter that throws is an {@link IdempotencyKeyException}; an unknown parameter or
+   * property, or a value without its own text ({@code Order@3b764bce}), is an
+   * {@link IdempotencyConfigurationException} naming the column.
    */
   String key() default "";
 

@@ -1,16 +1,21 @@
 package dev.idempotent.spi;
 
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The {@code idempotent.*} settings a store provider reads to build its store with no code: the entries of
  * {@code idempotent.properties} on the classpath, overridden by system properties of the same names.
  */
 public final class StoreSettings {
+  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+
   private final Map<String, String> values;
 
   private StoreSettings(Map<String, String> values) {
@@ -41,11 +46,56 @@ public final class StoreSettings {
   public Optional<Duration> duration(String name) {
     return get(name).map(v -> {
       try {
-        return dev.idempotent.internal.Durations.parse(v);
+        return parseDuration(v);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("setting " + name + ": " + e.getMessage(), e);
       }
     });
+  }
+
+  /**
+   * Reads a positive duration written {@code 500ms}, {@code 30s}, {@code 10m}, {@code 24h}, {@code 7d} or ISO-8601
+   * ({@code PT10M}); surrounding blanks are ignored.
+   *
+   * @throws IllegalArgumentException naming the value and the accepted forms, also for zero or negative values
+   */
+  public static Duration parseDuration(String text) {
+    if (text == null || text.isBlank()) {
+      throw new IllegalArgumentException("empty duration: write 500ms, 30s, 10m, 24h, 7d or ISO-8601 like PT10M");
+    }
+    String t = text.trim();
+    Duration d;
+    Matcher m = SHORT_DURATION.matcher(t);
+    if (m.matches()) {
+      long n;
+      try {
+        n = Long.parseLong(m.group(1));
+      } catch (NumberFormatException e) {
+        throw unreadableDuration(t);
+      }
+      d = switch (m.group(2)) {
+        case "ms" -> Duration.ofMillis(n);
+        case "s" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        case "h" -> Duration.ofHours(n);
+        default -> Duration.ofDays(n);
+      };
+    } else {
+      try {
+        d = Duration.parse(t);
+      } catch (DateTimeParseException e) {
+        throw unreadableDuration(t);
+      }
+    }
+    if (d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException("duration '" + t + "' must be positive");
+    }
+    return d;
+  }
+
+  private static IllegalArgumentException unreadableDuration(String t) {
+    return new IllegalArgumentException(
+        "cannot read duration '" + t + "': write 500ms, 30s, 10m, 24h, 7d or ISO-8601 like PT10M");
   }
 
   /** All settings whose names start with {@code prefix}. */

@@ -39,7 +39,7 @@ class PostgresStoreTest extends JdbcStoreChecks {
 
   private static String url() {
     return TestDatabases.requireUrl(TestDatabases.POSTGRES_VARIABLE,
-        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", 5432);
   }
 
   /**

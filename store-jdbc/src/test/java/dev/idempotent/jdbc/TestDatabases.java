@@ -1,13 +1,11 @@
 package dev.idempotent.jdbc;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotent.tck.TestBackends;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.JdbcDatabaseContainer;
 import org.testcontainers.containers.MariaDBContainer;
 import org.testcontainers.containers.PostgreSQLContainer;
@@ -15,9 +13,10 @@ import org.testcontainers.utility.DockerImageName;
 
 /**
  * The databases the tests run on. H2 is in memory and always there; PostgreSQL and MariaDB come from
- * {@code IDEMPOTENT_POSTGRES_URL} / {@code IDEMPOTENT_MARIADB_URL}, else from Testcontainers
- * ({@code postgres:16}, {@code mariadb:11}) when a Docker engine answers. When neither is there the test fails
- * on CI ({@code CI=true}) and is skipped elsewhere, naming the variable.
+ * {@code IDEMPOTENT_POSTGRES_URL} / {@code IDEMPOTENT_MARIADB_URL}, else from the local server on its standard
+ * port (database {@code test}) when it answers, else from Testcontainers ({@code postgres:16}, {@code mariadb:11})
+ * when a Docker engine answers. When none is there the test fails on CI ({@code CI=true}) and is skipped
+ * elsewhere with a {@code SKIPPED} line on the console naming the variable (see {@link TestBackends}).
  */
 final class TestDatabases {
   static final String POSTGRES_VARIABLE = "IDEMPOTENT_POSTGRES_URL";
@@ -35,7 +34,7 @@ final class TestDatabases {
   }
 
   static HikariDataSource postgres() {
-    return pool(requireUrl(POSTGRES_VARIABLE, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"), 10);
+    return pool(requireUrl(POSTGRES_VARIABLE, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", 5432), 10);
   }
 
   static HikariDataSource mariadb() {
@@ -44,33 +43,21 @@ final class TestDatabases {
 
   /** The MariaDB test database's URL with one more driver property, or unchanged for an empty one. */
   static String mariadbUrl(String property) {
-    String url = requireUrl(MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    String url = requireUrl(MARIADB_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root", 3306);
     return property.isEmpty() ? url : url + (url.contains("?") ? "&" : "?") + property;
   }
 
-  static String requireUrl(String variable, String example) {
-    String url = System.getenv(variable);
-    if (url != null && !url.isBlank()) {
-      return url.trim();
+  /** The variable's URL, else {@code localUrl} if the local server answers, else a container (see the class). */
+  static String requireUrl(String variable, String localUrl, int localPort) {
+    Optional<String> url = TestBackends.configuredOrLocal(variable, localUrl, localPort);
+    if (url.isPresent()) {
+      return url.get();
     }
-    if (dockerAvailable()) {
+    if (TestBackends.dockerAvailable()) {
       return containerUrl(variable);
     }
-    String why = variable + " is not set and no Docker engine answers for Testcontainers; set it, for example "
-        + variable + "=" + example;
-    if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-      fail(why + " (CI=true: database tests must not be skipped)");
-    }
-    assumeTrue(false, "skipped: " + why);
+    TestBackends.missing(variable, localUrl, localPort);
     throw new AssertionError("unreachable");
-  }
-
-  private static boolean dockerAvailable() {
-    try {
-      return DockerClientFactory.instance().isDockerAvailable();
-    } catch (RuntimeException | LinkageError e) {
-      return false;
-    }
   }
 
   private static String containerUrl(String variable) {

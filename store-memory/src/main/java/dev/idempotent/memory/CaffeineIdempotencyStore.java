@@ -97,7 +97,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     this.policy = cache.policy();
   }
 
-  /** A builder with the defaults: at most {@value #DEFAULT_MAXIMUM_SIZE} records, system clock. */
+  /** A builder with the defaults: at most {@value #DEFAULT_MAXIMUM_SIZE} completed records, system clock. */
   public static Builder builder() {
     return new Builder(DEFAULT_MAXIMUM_SIZE, TimeSource.system(), null);
   }

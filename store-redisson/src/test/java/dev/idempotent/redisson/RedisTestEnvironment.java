@@ -1,21 +1,22 @@
 package dev.idempotent.redisson;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import dev.idempotent.tck.TestBackends;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.testcontainers.DockerClientFactory;
+import java.util.Optional;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * Where the tests find Redis: {@code IDEMPOTENT_REDIS_URL}, else a Testcontainers Redis when a Docker engine is
- * available, else the test fails (when {@code CI=true}) or is skipped, naming the variable. Tests that run their
- * own {@code redis-server} processes find the binary on the {@code PATH} with the same rule.
+ * Where the tests find Redis: {@code IDEMPOTENT_REDIS_URL}, else the local server on 127.0.0.1:6379 when it
+ * answers, else a Testcontainers Redis when a Docker engine is available, else the test fails (when
+ * {@code CI=true}) or is skipped with a {@code SKIPPED} console line naming the variable (see
+ * {@link TestBackends}). Tests that run their own {@code redis-server} processes find the binary on the
+ * {@code PATH} with the same rule.
  */
 final class RedisTestEnvironment {
   static final String URL_VARIABLE = "IDEMPOTENT_REDIS_URL";
+  private static final String LOCAL_URL = "redis://127.0.0.1:6379";
 
   private static GenericContainer<?> container;
 
@@ -23,11 +24,11 @@ final class RedisTestEnvironment {
 
   /** The {@code redis://host:port} of a standalone Redis shared by the tests. */
   static synchronized String standaloneUrl() {
-    String url = System.getenv(URL_VARIABLE);
-    if (url != null && !url.isBlank()) {
-      return url.trim();
+    Optional<String> url = TestBackends.configuredOrLocal(URL_VARIABLE, LOCAL_URL, 6379);
+    if (url.isPresent()) {
+      return url.get();
     }
-    if (container == null && dockerAvailable()) {
+    if (container == null && TestBackends.dockerAvailable()) {
       GenericContainer<?> redis = new GenericContainer<>(DockerImageName.parse("redis:7.2-alpine"))
           .withExposedPorts(6379);
       redis.start();
@@ -36,8 +37,7 @@ final class RedisTestEnvironment {
     if (container != null) {
       return "redis://" + container.getHost() + ":" + container.getMappedPort(6379);
     }
-    unavailable(URL_VARIABLE + " is not set and no Docker engine is available: set " + URL_VARIABLE
-        + "=redis://127.0.0.1:6379 to run the Redis store tests");
+    TestBackends.missing(URL_VARIABLE, LOCAL_URL, 6379);
     return null;
   }
 
@@ -65,24 +65,8 @@ final class RedisTestEnvironment {
     if (Files.isExecutable(usual)) {
       return usual;
     }
-    unavailable(name + " is not installed (not on the PATH): install Redis (for example apt-get install "
-        + "redis-server) to run the tests that start their own Redis servers");
+    TestBackends.unavailable(name + " is not installed (not on the PATH)", "install Redis (for example "
+        + "apt-get install redis-server) to run the tests that start their own Redis servers");
     return null;
-  }
-
-  private static boolean dockerAvailable() {
-    try {
-      return DockerClientFactory.instance().isDockerAvailable();
-    } catch (RuntimeException | LinkageError e) {
-      return false;
-    }
-  }
-
-  /** Fails under {@code CI=true}, else skips the test, with {@code message}. */
-  static void unavailable(String message) {
-    if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-      fail(message);
-    }
-    assumeTrue(false, message);
   }
 }

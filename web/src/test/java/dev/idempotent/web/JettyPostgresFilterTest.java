@@ -24,7 +24,7 @@ class JettyPostgresFilterTest extends FilterRulesContract {
   IdempotencyStore store() {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(TestServices.require(TestServices.POSTGRES_VARIABLE,
-        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", 5432));
     config.setMaximumPoolSize(10);
     config.setConnectionTimeout(5_000);
     pool = new HikariDataSource(config);

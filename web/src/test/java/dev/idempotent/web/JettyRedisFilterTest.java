@@ -22,7 +22,8 @@ class JettyRedisFilterTest extends FilterRulesContract {
   @Override
   IdempotencyStore store() {
     Config config = new Config();
-    config.useSingleServer().setAddress(TestServices.require(TestServices.REDIS_VARIABLE, "redis://127.0.0.1:6379"))
+    config.useSingleServer()
+        .setAddress(TestServices.require(TestServices.REDIS_VARIABLE, "redis://127.0.0.1:6379", 6379))
         .setConnectionMinimumIdleSize(2).setConnectionPoolSize(70);
     return RedissonIdempotencyStore.builder(Redisson.create(config))
         .keyPrefix("idem-web-test:" + UUID.randomUUID() + ":").shutdownClientOnClose(true).build();

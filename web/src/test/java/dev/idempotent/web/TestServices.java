@@ -1,12 +1,13 @@
 package dev.idempotent.web;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import dev.idempotent.tck.TestBackends;
+import java.util.Optional;
 
 /**
  * Where the store-backed tests find their services: {@code IDEMPOTENT_REDIS_URL} and {@code
- * IDEMPOTENT_POSTGRES_URL}. When one is not set the test fails on CI ({@code CI=true}) and is skipped elsewhere,
- * naming the variable.
+ * IDEMPOTENT_POSTGRES_URL}, else the local server on its standard port when it answers. When neither is there the
+ * test fails on CI ({@code CI=true}) and is skipped elsewhere with a {@code SKIPPED} console line naming the
+ * variable (see {@link TestBackends}).
  */
 final class TestServices {
   static final String REDIS_VARIABLE = "IDEMPOTENT_REDIS_URL";
@@ -14,16 +15,12 @@ final class TestServices {
 
   private TestServices() {}
 
-  static String require(String variable, String example) {
-    String url = System.getenv(variable);
-    if (url != null && !url.isBlank()) {
-      return url.trim();
+  /** The variable's URL, else {@code localUrl} when something answers on {@code 127.0.0.1:localPort}. */
+  static String require(String variable, String localUrl, int localPort) {
+    Optional<String> url = TestBackends.configuredOrLocal(variable, localUrl, localPort);
+    if (url.isEmpty()) {
+      TestBackends.missing(variable, localUrl, localPort);
     }
-    String why = variable + " is not set; set it, for example " + variable + "=" + example;
-    if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-      fail(why + " (CI=true: store tests must not be skipped)");
-    }
-    assumeTrue(false, "skipped: " + why);
-    throw new AssertionError("unreachable");
+    return url.orElseThrow();
   }
 }

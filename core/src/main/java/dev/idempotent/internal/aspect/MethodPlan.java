@@ -8,7 +8,6 @@ import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.Idempotent;
 import dev.idempotent.InvocationContext;
 import dev.idempotent.KeyResolver;
-import dev.idempotent.internal.Durations;
 import dev.idempotent.internal.ExecutorAccess;
 import dev.idempotent.internal.Fingerprints;
 import dev.idempotent.internal.IdempotencyExecutor;
@@ -17,6 +16,7 @@ import dev.idempotent.internal.expression.ExpressionEvaluationException;
 import dev.idempotent.internal.expression.ExpressionException;
 import dev.idempotent.internal.expression.ExpressionTypeException;
 import dev.idempotent.internal.expression.KeyExpression;
+import dev.idempotent.spi.StoreSettings;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
@@ -233,7 +233,7 @@ public final class MethodPlan {
       return null;
     }
     try {
-      return Durations.parse(value);
+      return StoreSettings.parseDuration(value);
     } catch (IllegalArgumentException e) {
       throw new IdempotencyConfigurationException(where + ": " + attribute + " = \"" + value + "\": " + e.getMessage(),
           e);

@@ -1,0 +1,11 @@
+/**
+ * The contract kit: abstract JUnit 5 tests every idempotency store passes. Open, so that JUnit can run the
+ * inherited test methods of a store's subclass.
+ */
+open module dev.idempotent.tck {
+  requires transitive dev.idempotent.core;
+  requires transitive org.junit.jupiter.api;
+  requires org.assertj.core;
+
+  exports dev.idempotent.tck;
+}
