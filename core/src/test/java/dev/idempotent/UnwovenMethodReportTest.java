@@ -99,6 +99,13 @@ class UnwovenMethodReportTest {
   }
 
   @Test
+  void theBuildCheckFailsOnTheUnwovenMethod() {
+    assertThatThrownBy(() -> WovenMethods.main(new String[0]))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("1 @Idempotent method(s) not woven: unwoven.Orders.submit(java.lang.String)");
+  }
+
+  @Test
   void aClassLoaderWithoutRecordsReportsNothing() {
     assertThat(WovenMethods.unwoven(getClass().getClassLoader())).isEmpty();
   }

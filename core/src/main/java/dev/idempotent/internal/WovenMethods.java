@@ -105,6 +105,22 @@ public final class WovenMethods {
     return unwoven;
   }
 
+  /**
+   * The build-time check: fails when a method recorded on the class path of the running JVM (its context class
+   * loader) is not woven, so a build step can refuse to package unwoven classes, for example with
+   * {@code exec-maven-plugin}'s {@code java} goal in the {@code process-classes} phase (see docs/weaving.md).
+   *
+   * @throws IllegalStateException listing the unwoven methods
+   */
+  public static void main(String[] args) {
+    List<String> unwoven = unwoven(loader());
+    if (!unwoven.isEmpty()) {
+      throw new IllegalStateException(unwoven.size() + " @Idempotent method(s) not woven: "
+          + String.join(", ", unwoven) + ". " + advice());
+    }
+    LOG.info("every recorded @Idempotent method is woven ({} recorded)", recorded(loader()).size());
+  }
+
   /** What to do about an unwoven method, for messages. */
   public static String advice() {
     return "Compile the module with aspectj-maven-plugin naming idempotent-core as an aspectLibrary (an IDE build"

@@ -10,6 +10,8 @@ import dev.idempotent.internal.WovenMethods;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -55,6 +57,26 @@ class WeavingReportTest {
 
     assertThat(config.requireWoven()).isTrue();
     assertThat(Idempotency.install(config).verify()).isNotNull();
+  }
+
+  @Test
+  void theBuildCheckInTheDocsIsTheOneThisModuleRuns() throws IOException {
+    Path module = Path.of("").toAbsolutePath();
+    String pom = Files.readString(module.resolve("pom.xml"));
+    String begin = "<!-- docs/weaving.md: weaving check (begin) -->";
+    String end = "<!-- docs/weaving.md: weaving check (end) -->";
+    int b = pom.indexOf(begin);
+    int e = pom.indexOf(end, b);
+    assertThat(b).isNotNegative();
+    assertThat(e).isGreaterThan(b);
+    String block = pom.substring(b + begin.length(), e);
+    String docs = Files.readString(module.getParent().resolve("docs/weaving.md"));
+    assertThat(docs.replaceAll("\\s+", " ")).contains(block.replaceAll("\\s+", " ").trim());
+  }
+
+  @Test
+  void theBuildCheckPassesInAWovenModule() {
+    WovenMethods.main(new String[0]);
   }
 
   @Test
