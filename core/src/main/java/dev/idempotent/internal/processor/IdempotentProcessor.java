@@ -4,6 +4,7 @@ import dev.idempotent.internal.WovenMethods;
 import dev.idempotent.internal.expression.ExpressionException;
 import dev.idempotent.internal.expression.KeyExpression;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -124,7 +125,15 @@ public final class IdempotentProcessor extends AbstractProcessor {
       messager.printMessage(Diagnostic.Kind.ERROR, where + e.getMessage(), method, annotation, value);
       return;
     }
-    for (DeclaredTypeMembers.Finding finding : DeclaredTypeMembers.check(processingEnv, source, method)) {
+    List<DeclaredTypeMembers.Finding> findings;
+    try {
+      findings = DeclaredTypeMembers.check(processingEnv, source, method);
+    } catch (RuntimeException e) {
+      messager.printMessage(Diagnostic.Kind.WARNING, where + "the property names could not be checked (" + e
+          + "); the first call checks them", method, annotation, value);
+      return;
+    }
+    for (DeclaredTypeMembers.Finding finding : findings) {
       messager.printMessage(finding.error() ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING,
           where + finding.message() + " (column " + finding.column() + " of the expression)", method, annotation,
           value);
@@ -143,7 +152,7 @@ public final class IdempotentProcessor extends AbstractProcessor {
     try {
       FileObject file = processingEnv.getFiler()
           .createResource(StandardLocation.CLASS_OUTPUT, "", WovenMethods.RESOURCE);
-      try (Writer out = new java.io.OutputStreamWriter(file.openOutputStream(), StandardCharsets.UTF_8)) {
+      try (Writer out = new OutputStreamWriter(file.openOutputStream(), StandardCharsets.UTF_8)) {
         for (String line : recorded) {
           out.write(line);
           out.write('\n');
