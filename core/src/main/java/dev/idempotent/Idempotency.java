@@ -49,7 +49,12 @@ public final class Idempotency {
     this.executor = new IdempotencyExecutor(config);
   }
 
-  /** An instance over {@code config}, independent of the global one. */
+  /**
+   * An instance over {@code config}, independent of the global one.
+   *
+   * @throws IdempotencyConfigurationException when {@link IdempotencyConfig#requireWoven()} is set and a recorded
+   *     {@code @Idempotent} method is not woven (see {@link #verify()})
+   */
   public static Idempotency create(IdempotencyConfig config) {
     return new Idempotency(config);
   }
