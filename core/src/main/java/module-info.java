@@ -13,6 +13,7 @@ module dev.idempotent.core {
   requires org.slf4j;
   requires java.sql;
   requires static com.fasterxml.jackson.databind;
+  requires java.compiler;
 
   exports dev.idempotent;
   exports dev.idempotent.spi;
@@ -20,4 +21,5 @@ module dev.idempotent.core {
   exports dev.idempotent.internal to dev.idempotent.web;
 
   uses dev.idempotent.spi.IdempotencyStoreProvider;
+  provides javax.annotation.processing.Processor with dev.idempotent.internal.processor.IdempotentProcessor;
 }

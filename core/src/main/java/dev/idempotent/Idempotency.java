@@ -7,6 +7,7 @@ import dev.idempotent.internal.IdempotencyExecutor;
 import dev.idempotent.internal.LibraryThreads;
 import dev.idempotent.internal.OperationPlan;
 import dev.idempotent.internal.PropertiesConfigLoader;
+import dev.idempotent.internal.WovenMethods;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
@@ -55,10 +56,16 @@ public final class Idempotency {
 
   private Idempotency(IdempotencyConfig config) {
     this.config = Objects.requireNonNull(config, "config");
+    requireWoven(WovenMethods.reportOnce());
     this.executor = new IdempotencyExecutor(config);
   }
 
-  /** An instance over {@code config}, independent of the global one. */
+  /**
+   * An instance over {@code config}, independent of the global one.
+   *
+   * @throws IdempotencyConfigurationException when {@link IdempotencyConfig#requireWoven()} is set and a recorded
+   *     {@code @Idempotent} method is not woven (see {@link #verify()})
+   */
   public static Idempotency create(IdempotencyConfig config) {
     return new Idempotency(config);
   }
@@ -174,11 +181,18 @@ public final class Idempotency {
    * is never written), so that an application can fail fast at start-up:
    * {@code Idempotency.global().verify();}
    *
+   * <p>It also reports the {@code @Idempotent} methods that the annotation processor recorded at compile time
+   * but whose classes were not woven (so their calls run unprotected): each is logged as a WARN once, or, when
+   * {@link IdempotencyConfig#requireWoven()} is set, they fail this call. The same report runs once when the
+   * first instance is created in a class loader.
+   *
    * @return this instance
    * @throws IdempotencyStoreException naming the store, with the cause, when a store cannot be reached
-   * @throws IdempotencyConfigurationException when a store's settings are wrong
+   * @throws IdempotencyConfigurationException when a store's settings are wrong, or a recorded method is not woven
+   *     and woven methods are required
    */
   public Idempotency verify() {
+    requireWoven(WovenMethods.report());
     Map<String, IdempotencyStore> all = new LinkedHashMap<>();
     all.put("", config.defaultStore());
     all.putAll(config.stores());
@@ -199,6 +213,12 @@ public final class Idempotency {
       }
     }
     return this;
+  }
+
+  private void requireWoven(List<String> unwoven) {
+    if (config.requireWoven() && !unwoven.isEmpty()) {
+      throw new IdempotencyConfigurationException(WovenMethods.requiredMessage(unwoven));
+    }
   }
 
   public IdempotencyConfig config() {

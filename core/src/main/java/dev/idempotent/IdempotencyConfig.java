@@ -39,6 +39,7 @@ public final class IdempotencyConfig {
   private final IdempotencyListener listener;
   private final StoreFailurePolicy storeFailurePolicy;
   private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers;
+  private final boolean requireWoven;
 
   private IdempotencyConfig(Builder b) {
     this.defaultStore = b.defaultStore;
@@ -52,6 +53,7 @@ public final class IdempotencyConfig {
     this.listener = b.listener;
     this.storeFailurePolicy = b.storeFailurePolicy;
     this.keyResolvers = Collections.unmodifiableMap(new LinkedHashMap<>(b.keyResolvers));
+    this.requireWoven = b.requireWoven;
   }
 
   public static Builder builder() {
@@ -143,6 +145,15 @@ public final class IdempotencyConfig {
     return keyResolvers;
   }
 
+  /**
+   * Whether an {@code @Idempotent} method that was compiled but not woven fails {@link Idempotency#create},
+   * {@link Idempotency#install}, {@link Idempotency#global()} and {@link Idempotency#verify()} instead of being
+   * logged as a WARN (property {@code idempotent.require-woven}; default false).
+   */
+  public boolean requireWoven() {
+    return requireWoven;
+  }
+
   /** Validating builder; every setter rejects a bad value at once, naming it. */
   public static final class Builder {
     private IdempotencyStore defaultStore;
@@ -156,6 +167,7 @@ public final class IdempotencyConfig {
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
     private StoreFailurePolicy storeFailurePolicy = StoreFailurePolicy.FAIL_CLOSED;
     private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers = new LinkedHashMap<>();
+    private boolean requireWoven;
 
     private Builder() {}
 
@@ -171,6 +183,7 @@ public final class IdempotencyConfig {
       listener = base.listener;
       storeFailurePolicy = base.storeFailurePolicy;
       keyResolvers.putAll(base.keyResolvers);
+      requireWoven = base.requireWoven;
     }
 
     public Builder defaultStore(IdempotencyStore store) {
@@ -236,6 +249,12 @@ public final class IdempotencyConfig {
     public Builder keyResolver(KeyResolver resolver) {
       Objects.requireNonNull(resolver, "keyResolver must not be null");
       keyResolvers.put(resolver.getClass(), resolver);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig#requireWoven()}. */
+    public Builder requireWoven(boolean require) {
+      this.requireWoven = require;
       return this;
     }
 

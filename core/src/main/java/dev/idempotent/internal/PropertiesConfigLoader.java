@@ -90,6 +90,12 @@ public final class PropertiesConfigLoader {
       default -> throw new IdempotencyConfigurationException(
           "idempotent.on-store-failure=" + policy + " is not a policy: use fail-closed (the default) or fail-open");
     }
+    String requireWoven = settings.get("idempotent.require-woven").orElse("false").trim();
+    if (!requireWoven.equals("true") && !requireWoven.equals("false")) {
+      throw new IdempotencyConfigurationException(
+          "idempotent.require-woven=" + requireWoven + " is not a boolean: use true or false (the default)");
+    }
+    b.requireWoven(Boolean.parseBoolean(requireWoven));
     b.defaultStore(createStore(settings, cl));
     return b.build();
   }

@@ -138,13 +138,15 @@ public class WovenFeatures {
     return this.publicMethod(id) + "|" + this.publicMethod(id);
   }
 
-  // Mistakes that must be reported clearly on the first call.
+  // Mistakes that must be reported clearly on the first call (the compile-time checks are suppressed for them).
 
+  @SuppressWarnings("idempotent")
   @Idempotent(key = "#order.id +")
   public String badSyntax(Order order) {
     return "never";
   }
 
+  @SuppressWarnings("idempotent")
   @Idempotent(key = "#orderId")
   public String unknownParameter(String id) {
     return "never";

@@ -1,0 +1,201 @@
+package dev.idempotent.internal.processor;
+
+import dev.idempotent.internal.WovenMethods;
+import dev.idempotent.internal.expression.ExpressionException;
+import dev.idempotent.internal.expression.KeyExpression;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import javax.annotation.processing.AbstractProcessor;
+import javax.annotation.processing.Messager;
+import javax.annotation.processing.RoundEnvironment;
+import javax.annotation.processing.SupportedAnnotationTypes;
+import javax.lang.model.SourceVersion;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeMirror;
+import javax.tools.Diagnostic;
+import javax.tools.FileObject;
+import javax.tools.StandardLocation;
+
+/**
+ * The compile-time half of "an unwoven method is reported": runs under javac and ajc wherever
+ * {@code idempotent-core} is on the class path, and for every {@code @Idempotent} method
+ *
+ * <ul>
+ *   <li>fails the build when the method is abstract (an interface or abstract method is never woven: AspectJ
+ *       weaves the body of the implementing method, so the annotation belongs there);
+ *   <li>compiles its {@code key} and {@code payload} expressions: a syntax error, an unknown parameter name or an
+ *       out-of-range {@code #pN} is a compile error on the annotation, with the column in the expression;
+ *   <li>checks the property and method names against the parameters' declared types ({@link DeclaredTypeMembers});
+ *   <li>records the method in {@value WovenMethods#RESOURCE} of the class output, which the library reads at
+ *       start-up to report the recorded methods whose classes were not woven.
+ * </ul>
+ *
+ * <p>{@code @SuppressWarnings("idempotent")} on a method or class turns the expression checks off there (the
+ * runtime still checks on the first call). It claims no annotation, so other processors still see
+ * {@code @Idempotent}.
+ */
+@SupportedAnnotationTypes(IdempotentProcessor.ANNOTATION)
+public final class IdempotentProcessor extends AbstractProcessor {
+  static final String ANNOTATION = "dev.idempotent.Idempotent";
+  private static final String KEY_RESOLVER = "dev.idempotent.KeyResolver";
+  /** The {@code @SuppressWarnings} name that turns off the expression checks of a method or class. */
+  static final String SUPPRESSION = "idempotent";
+
+  private final Set<String> recorded = new TreeSet<>();
+
+  @Override
+  public SourceVersion getSupportedSourceVersion() {
+    return SourceVersion.latestSupported();
+  }
+
+  @Override
+  public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+    TypeElement idempotent = processingEnv.getElementUtils().getTypeElement(ANNOTATION);
+    if (idempotent != null) {
+      for (Element element : round.getElementsAnnotatedWith(idempotent)) {
+        if (element.getKind() == ElementKind.METHOD) {
+          check((ExecutableElement) element);
+        }
+      }
+    }
+    if (round.processingOver() && !recorded.isEmpty()) {
+      write();
+    }
+    return false;
+  }
+
+  private void check(ExecutableElement method) {
+    Messager messager = processingEnv.getMessager();
+    AnnotationMirror annotation = mirror(method);
+    TypeElement owner = (TypeElement) method.getEnclosingElement();
+    if (method.getModifiers().contains(Modifier.ABSTRACT)) {
+      messager.printMessage(Diagnostic.Kind.ERROR, "@Idempotent on the abstract method " + owner.getQualifiedName()
+          + "." + method.getSimpleName() + " is never woven (AspectJ weaves method bodies): put @Idempotent on the"
+          + " method that implements it", method, annotation);
+      return;
+    }
+    Map<? extends ExecutableElement, ? extends AnnotationValue> values = annotation.getElementValues();
+    AnnotationValue key = value(values, "key");
+    AnnotationValue payload = value(values, "payload");
+    AnnotationValue resolver = value(values, "keyResolver");
+    boolean expressionKey = resolver == null || isNamed((TypeMirror) resolver.getValue(), KEY_RESOLVER);
+    boolean checked = !suppressed(method);
+    if (checked && key != null && expressionKey) {
+      checkExpression(method, annotation, key, "key");
+    }
+    if (checked && payload != null && !"*".equals(payload.getValue())) {
+      checkExpression(method, annotation, payload, "payload");
+    }
+    recorded.add(WovenMethods.describe(processingEnv.getElementUtils().getBinaryName(owner).toString(),
+        method.getSimpleName().toString(), parameterTypes(method)));
+  }
+
+  private void checkExpression(ExecutableElement method, AnnotationMirror annotation, AnnotationValue value,
+      String attribute) {
+    String source = (String) value.getValue();
+    if (source.isEmpty()) {
+      return;
+    }
+    List<? extends VariableElement> parameters = method.getParameters();
+    String[] names = new String[parameters.size()];
+    for (int i = 0; i < names.length; i++) {
+      names[i] = parameters.get(i).getSimpleName().toString();
+    }
+    Messager messager = processingEnv.getMessager();
+    String where = "@Idempotent(" + attribute + " = \"" + source + "\") on " + method.getSimpleName() + ": ";
+    try {
+      KeyExpression.compile(source, names);
+    } catch (ExpressionException | IllegalArgumentException e) {
+      messager.printMessage(Diagnostic.Kind.ERROR, where + e.getMessage(), method, annotation, value);
+      return;
+    }
+    List<DeclaredTypeMembers.Finding> findings;
+    try {
+      findings = DeclaredTypeMembers.check(processingEnv, source, method);
+    } catch (RuntimeException e) {
+      messager.printMessage(Diagnostic.Kind.WARNING, where + "the property names could not be checked (" + e
+          + "); the first call checks them", method, annotation, value);
+      return;
+    }
+    for (DeclaredTypeMembers.Finding finding : findings) {
+      messager.printMessage(finding.error() ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING,
+          where + finding.message() + " (column " + finding.column() + " of the expression)", method, annotation,
+          value);
+    }
+  }
+
+  private List<String> parameterTypes(ExecutableElement method) {
+    List<String> names = new ArrayList<>();
+    for (VariableElement parameter : method.getParameters()) {
+      names.add(processingEnv.getTypeUtils().erasure(parameter.asType()).toString());
+    }
+    return names;
+  }
+
+  private void write() {
+    try {
+      FileObject file = processingEnv.getFiler()
+          .createResource(StandardLocation.CLASS_OUTPUT, "", WovenMethods.RESOURCE);
+      try (Writer out = new OutputStreamWriter(file.openOutputStream(), StandardCharsets.UTF_8)) {
+        for (String line : recorded) {
+          out.write(line);
+          out.write('\n');
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      processingEnv.getMessager().printMessage(Diagnostic.Kind.WARNING, "could not write " + WovenMethods.RESOURCE
+          + " (" + e + "): the library cannot report these @Idempotent methods if they are not woven");
+    }
+  }
+
+  /** {@code @SuppressWarnings("idempotent")} on the method or a class around it turns the expression checks off. */
+  private static boolean suppressed(Element element) {
+    for (Element e = element; e != null; e = e.getEnclosingElement()) {
+      SuppressWarnings suppress = e.getAnnotation(SuppressWarnings.class);
+      if (suppress != null && Arrays.asList(suppress.value()).contains(SUPPRESSION)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static AnnotationMirror mirror(Element element) {
+    for (AnnotationMirror m : element.getAnnotationMirrors()) {
+      if (isNamed(m.getAnnotationType(), ANNOTATION)) {
+        return m;
+      }
+    }
+    throw new IllegalStateException(element + " has no @Idempotent");
+  }
+
+  private static AnnotationValue value(Map<? extends ExecutableElement, ? extends AnnotationValue> values,
+      String name) {
+    for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e : values.entrySet()) {
+      if (e.getKey().getSimpleName().contentEquals(name)) {
+        return e.getValue();
+      }
+    }
+    return null;
+  }
+
+  private static boolean isNamed(TypeMirror type, String name) {
+    return type instanceof DeclaredType declared
+        && ((TypeElement) declared.asElement()).getQualifiedName().contentEquals(name);
+  }
+}
