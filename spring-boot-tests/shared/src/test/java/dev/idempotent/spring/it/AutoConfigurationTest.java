@@ -46,14 +46,17 @@ class AutoConfigurationTest {
   @Test
   void propertiesBindWithTheSameKeysAsIdempotencyProperties() {
     runner.withPropertyValues("idempotent.ttl=2h", "idempotent.lease=45s", "idempotent.wait-timeout=3s",
-        "idempotent.on-store-failure=fail-open", "idempotent.codec.type=jackson").run(context -> {
+        "idempotent.on-store-failure=fail-open", "idempotent.codec.type=java",
+        "idempotent.codec.allow=com.example.orders.*").run(context -> {
           IdempotencyConfig config = context.getBean(IdempotencyConfig.class);
           assertThat(config.defaultTtl()).isEqualTo(Duration.ofHours(2));
           assertThat(config.defaultLease()).isEqualTo(Duration.ofSeconds(45));
           assertThat(config.defaultWaitTimeout()).isEqualTo(Duration.ofSeconds(3));
           assertThat(config.storeFailurePolicy()).hasToString("FAIL_OPEN");
-          assertThat(config.codec().getClass().getSimpleName()).isEqualTo("JacksonResultCodec");
+          assertThat(config.codec().getClass().getSimpleName()).isEqualTo("JavaSerializationCodec");
         });
+    runner.withPropertyValues("idempotent.codec.type=xml").run(context -> assertThat(context).getFailure()
+        .hasStackTraceContaining("idempotent.codec.type=xml is not a codec"));
   }
 
   @Test
@@ -129,7 +132,7 @@ class AutoConfigurationTest {
     runner.withPropertyValues("idempotent.store=redisson", "idempotent.redisson.address=redis://127.0.0.1:1",
         "idempotent.redisson.timeout=500ms").run(context -> {
           assertThat(context).hasFailed();
-          assertThat(context).getFailure().rootCause().hasMessageContaining("cannot use Redis at redis://127.0.0.1:1");
+          assertThat(context).getFailure().hasStackTraceContaining("cannot use Redis at redis://127.0.0.1:1");
           assertThat(context.getStartupFailure()).hasMessageContaining("idempotency");
         });
   }
