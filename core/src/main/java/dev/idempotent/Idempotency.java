@@ -8,6 +8,7 @@ import dev.idempotent.internal.OperationPlan;
 import dev.idempotent.internal.PropertiesConfigLoader;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -15,11 +16,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The programmatic entry point: the same protocol and semantics as {@link Idempotent}, for code that is not
@@ -30,6 +34,7 @@ import java.util.function.Supplier;
  * }</pre>
  */
 public final class Idempotency {
+  private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
   private static final Object LOCK = new Object();
   /** How long a failure to build the global instance is re-thrown before the properties are read again. */
   private static final long GLOBAL_RETRY_NANOS = 5_000_000_000L;
@@ -192,6 +197,91 @@ public final class Idempotency {
 
   public IdempotencyConfig config() {
     return config;
+  }
+
+  // ---------------------------------------------------------------------------------------------- administration
+
+  /**
+   * The record of {@code key} in {@code scope}, as an operator may see it (never its outcome, owner token or whole
+   * key), or empty when the key is free (no record, or an expired one). Reads only; the record is found exactly as a
+   * call finds it: {@code RecordKey.of(scope, key)} fitted to the store's key length. For an annotated method the
+   * scope is {@link Idempotent#scope()}, or else the method itself, as {@code class.method(parameter types)}, for
+   * example {@code com.shop.Orders.submit(com.shop.Order,java.lang.String)}; events and log lines carry it.
+   *
+   * @param store the name of a registered store, {@code ""} (or {@code null}) for the default store
+   * @param scope the scope the calls used
+   * @param key the key the calls used, as the key expression or resolver produced it
+   * @throws IllegalArgumentException when {@code scope} is empty or {@code key} is blank
+   * @throws IdempotencyConfigurationException when there is no store of that name
+   * @throws IdempotencyStoreException when the store fails or cannot be reached
+   */
+  public Optional<IdempotencyRecordView> inspect(String store, String scope, String key) {
+    String name = store == null ? "" : store;
+    IdempotencyStore target = config.store(name);
+    RecordKey recordKey = RecordKey.of(scope, key).fittedTo(target.maxKeyLength());
+    try {
+      return target.read(recordKey).map(r -> IdempotencyRecordView.of(name, r));
+    } catch (IdempotencyException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw adminFailure("reading", name, target, recordKey, e);
+    }
+  }
+
+  /**
+   * Deletes the record of {@code key} in {@code scope} whatever its state and owner, and returns whether there was
+   * one (an expired record counts as none). For an operator: a key whose holder is stuck is freed at once, and a
+   * completed outcome is forgotten so that the next call runs the method again. Not for the call path: a call that
+   * still runs under a deleted claim may finish while a second call of the same key runs (its completion is then
+   * refused, as after a takeover). The key is found as in {@link #inspect}. Logs at INFO (scope and redacted key)
+   * and emits {@link IdempotencyEvent.Type#FORCE_EXPIRED} to the listener when a record was deleted.
+   *
+   * @param store the name of a registered store, {@code ""} (or {@code null}) for the default store
+   * @param scope the scope the calls used
+   * @param key the key the calls used
+   * @throws IllegalArgumentException when {@code scope} is empty or {@code key} is blank
+   * @throws IdempotencyConfigurationException when there is no store of that name
+   * @throws UnsupportedOperationException when the store does not implement
+   *     {@link IdempotencyStore#delete(RecordKey)} (a store written for an earlier version)
+   * @throws IdempotencyStoreException when the store fails or cannot be reached
+   */
+  public boolean forceExpire(String store, String scope, String key) {
+    String name = store == null ? "" : store;
+    IdempotencyStore target = config.store(name);
+    RecordKey recordKey = RecordKey.of(scope, key).fittedTo(target.maxKeyLength());
+    boolean deleted;
+    try {
+      deleted = target.delete(recordKey);
+    } catch (IdempotencyException | UnsupportedOperationException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw adminFailure("force-expiring", name, target, recordKey, e);
+    }
+    if (!deleted) {
+      LOG.info("force-expire of {} in {}: no live record, nothing deleted", recordKey, describe(name));
+      return false;
+    }
+    LOG.info("force-expired {} in {}: the next call of this key runs the method", recordKey, describe(name));
+    IdempotencyListener listener = config.listener();
+    try {
+      listener.onEvent(new IdempotencyEvent(IdempotencyEvent.Type.FORCE_EXPIRED, recordKey.scope(),
+          recordKey.redactedKey(), Duration.ZERO, null));
+    } catch (RuntimeException e) {
+      LOG.warn("IdempotencyListener {} threw on {}; ignored", listener.getClass().getName(),
+          IdempotencyEvent.Type.FORCE_EXPIRED, e);
+    }
+    return true;
+  }
+
+  private static String describe(String store) {
+    return store.isEmpty() ? "the default store" : "store '" + store + "'";
+  }
+
+  private static IdempotencyStoreException adminFailure(String doing, String name, IdempotencyStore target,
+      RecordKey key, RuntimeException e) {
+    return new IdempotencyStoreException(doing + " the record in " + describe(name) + " ("
+        + target.getClass().getSimpleName() + ") failed: " + e.getClass().getName()
+        + " (see the cause)", key.scope(), key.redactedKey(), e);
   }
 
   /** For the woven aspect. */

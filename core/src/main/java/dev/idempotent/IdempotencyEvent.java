@@ -36,7 +36,12 @@ public final class IdempotencyEvent {
      * A call held its claim for the max-hold ({@link IdempotencyConfig#maxHold()}): its lease is no longer renewed
      * and the claim ends with it, so a repeat after that runs the method again.
      */
-    MAX_HOLD_REACHED
+    MAX_HOLD_REACHED,
+    /**
+     * An operator deleted the key's record with {@link Idempotency#forceExpire} (not a call: the duration is zero).
+     * A call still running under that claim is fenced, and the next call of the key runs the method.
+     */
+    FORCE_EXPIRED
   }
 
   private final Type type;

@@ -20,10 +20,12 @@ public final class TestStore implements IdempotencyStore, TimeSource {
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
   public volatile RuntimeException failClaim;
   public volatile RuntimeException failComplete;
+  public volatile RuntimeException failDelete;
   public volatile int maxKeyLength = Integer.MAX_VALUE;
   public final AtomicInteger claims = new AtomicInteger();
   public final AtomicInteger renewals = new AtomicInteger();
   public final AtomicInteger releases = new AtomicInteger();
+  public final AtomicInteger deletes = new AtomicInteger();
 
   @Override
   public long nanoTime() {
@@ -100,6 +102,20 @@ public final class TestStore implements IdempotencyStore, TimeSource {
     }
     Entry e = entries.get(key);
     entries.put(key, new Entry(e.status, e.owner, e.fingerprint, null, now.get() + lease.toNanos()));
+    return true;
+  }
+
+  @Override
+  public synchronized boolean delete(RecordKey key) {
+    deletes.incrementAndGet();
+    if (failDelete != null) {
+      throw failDelete;
+    }
+    if (live(key) == null) {
+      return false;
+    }
+    entries.remove(key);
+    notifyAll();
     return true;
   }
 

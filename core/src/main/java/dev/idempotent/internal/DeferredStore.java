@@ -227,6 +227,12 @@ public final class DeferredStore implements IdempotencyStore {
   }
 
   @Override
+  public boolean delete(RecordKey key) {
+    IdempotencyStore s = storeFor(key);
+    return s.delete(key.fittedTo(s.maxKeyLength()));
+  }
+
+  @Override
   public Optional<IdempotencyRecord> read(RecordKey key) {
     IdempotencyStore s = storeFor(key);
     return s.read(key.fittedTo(s.maxKeyLength()));

@@ -28,11 +28,21 @@ import java.util.Optional;
  *       rejects at once, or waits with {@link #awaitChange} and claims again. A waiter never writes.</li>
  * </ol>
  *
+ * <p>Outside the protocol, an operator may {@link #delete} a record whatever its state and owner: to force-expire
+ * a key whose holder is stuck, or to drop a completed outcome so that the next call runs the method again. For a
+ * running holder this is what the end of its lease is: its {@link #complete}, {@link #release} and {@link #renew}
+ * are fenced from then on (they return {@code false}), and a new claim acquires the key while the old call may
+ * still be running. Waiters claim again: a store with notifications wakes them on a delete as it does on a
+ * release.
+ *
  * <h2>Fencing</h2>
  * {@link #complete}, {@link #release} and {@link #renew} apply only when the stored record is still
  * {@code IN_PROGRESS} under the given owner token; otherwise they change nothing and return {@code false}.
  * A holder whose lease ended and whose key was taken over can therefore never overwrite or delete the new
  * holder's record. Each is one atomic step (a conditional write, a script, {@code ... WHERE owner = ?}).
+ * A store may answer {@code true} to an exact repeat, by the same owner, of a complete or release it already
+ * applied (the Redis store does, because Redisson may send a command again when its reply was lost); it never
+ * answers {@code true} to another owner, and a repeat changes nothing.
  *
  * <h2>Time</h2>
  * Leases and ttls are relative durations; a store measures them with its own clock (the Redis server, the
@@ -49,10 +59,11 @@ import java.util.Optional;
  * Messages and causes never carry a raw key or another bound value: use {@link RecordKey#redactedKey()}.
  *
  * <h2>Keys and outcomes</h2>
- * The executor passes keys already {@link RecordKey#fittedTo fitted} to {@link #maxKeyLength()}. Outcomes are
- * opaque bytes of any length up to at least 1 MiB, stored binary-safe; fingerprints are short ASCII strings
- * or {@code null}. Implementations must be thread-safe. The contract kit in {@code idempotent-store-tck}
- * checks all of the above; every store passes it.
+ * The executor passes keys already {@link RecordKey#fittedTo fitted} to {@link #maxKeyLength()}, so the scope and
+ * the key reach a store each as well-formed UTF-16 text without NUL characters (a part that is not, or is too
+ * long, arrives as its digest; see {@link RecordKey#fittedTo}). Outcomes are opaque bytes of any length up to at
+ * least 1 MiB, stored binary-safe; fingerprints are short ASCII strings or {@code null}. Implementations must be
+ * thread-safe. The contract kit in {@code idempotent-store-tck} checks all of the above; every store passes it.
  */
 public interface IdempotencyStore extends AutoCloseable {
 
@@ -84,6 +95,26 @@ public interface IdempotencyStore extends AutoCloseable {
    * is not {@code IN_PROGRESS} under {@code ownerToken} (fenced, or already expired).
    */
   boolean renew(RecordKey key, String ownerToken, Duration lease);
+
+  /**
+   * Deletes the record for {@code key} whatever its state ({@code IN_PROGRESS} or {@code COMPLETED}) and owner: an
+   * administrative operation, not part of the call protocol, and not owner-checked. Returns whether a live record
+   * was there; a missing or expired key changes nothing and returns {@code false}. One atomic step, like
+   * {@link #release}: a holder of a deleted claim is fenced from then on (its {@link #complete}, {@link #release}
+   * and {@link #renew} return {@code false}), the next {@link #claim} acquires the key, and a store whose
+   * {@link #awaitChange} is notified wakes the key's waiters as a release does. Other keys, in this and other
+   * scopes, are left alone.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}, so that stores written before this operation keep
+   * compiling; every bundled store implements it, and the contract kit checks it.
+   *
+   * @param key the record key, fitted to {@link #maxKeyLength()}
+   * @throws UnsupportedOperationException when the store does not implement it
+   */
+  default boolean delete(RecordKey key) {
+    throw new UnsupportedOperationException(getClass().getName() + " does not implement the administrative "
+        + "delete(RecordKey); implement it (a delete of the record whatever its state and owner) to force-expire keys");
+  }
 
   /** The live record for {@code key}, or empty when there is none or it has expired. Never writes. */
   Optional<IdempotencyRecord> read(RecordKey key);

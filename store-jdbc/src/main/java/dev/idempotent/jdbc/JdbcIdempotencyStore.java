@@ -400,6 +400,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     });
   }
 
+  /**
+   * Deletes the live row of {@code key}, whatever its status and owner, in one statement on its own connection
+   * (never in a caller's transaction). An expired row is left for {@link #purgeExpired}.
+   */
+  @Override
+  public boolean delete(RecordKey key) {
+    Objects.requireNonNull(key, "key");
+    return run("delete", key, (c, t) -> {
+      try (PreparedStatement ps = prepare(c, sql.deleteSql(), t)) {
+        sql.bindKeyPart(ps, 1, key.scope());
+        sql.bindKeyPart(ps, 2, key.key());
+        return ps.executeUpdate() > 0;
+      }
+    });
+  }
+
   @Override
   public boolean renew(RecordKey key, String ownerToken, Duration lease) {
     Objects.requireNonNull(key, "key");

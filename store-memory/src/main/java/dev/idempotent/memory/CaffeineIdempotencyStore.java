@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * lease). Outcomes are copied on {@link #complete} and {@link #read}; a replay answer of {@link #claim} holds
  * the stored array itself (see {@link IdempotencyRecord#outcome()}: do not modify), and replays of one record
  * within a millisecond share one answer. {@link #awaitChange} wakes up as soon as the holder completes or
- * releases the key.
+ * releases the key, or it is {@link #delete deleted}.
  */
 public final class CaffeineIdempotencyStore implements IdempotencyStore {
   private static final Logger log = LoggerFactory.getLogger(CaffeineIdempotencyStore.class);
@@ -170,6 +170,22 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     OwnedUpdate renewal = new OwnedUpdate(ownerToken, null, leaseNanos);
     Entry result = cache.asMap().computeIfPresent(key, renewal);
     return result != null && result == renewal.created;
+  }
+
+  /**
+   * Deletes the live record of {@code key}, in progress or completed, whoever holds it; a completed one also leaves
+   * the completion order. Wakes the key's waiters, as a release does.
+   */
+  @Override
+  public boolean delete(RecordKey key) {
+    Objects.requireNonNull(key, "key");
+    Deletion deletion = new Deletion();
+    cache.asMap().computeIfPresent(key, deletion);
+    if (deletion.deleted) {
+      signalChange(key);
+      return true;
+    }
+    return false;
   }
 
   @Override
@@ -464,6 +480,23 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     public Entry apply(RecordKey key, Entry old) {
       released = old.isHeldBy(owner, timeSource.nanoTime());
       return released ? null : old;
+    }
+  }
+
+  /** The atomic step of {@link #delete}: removes a live record of any owner; an expired one is left to expire. */
+  private final class Deletion implements BiFunction<RecordKey, Entry, Entry> {
+    boolean deleted;
+
+    @Override
+    public Entry apply(RecordKey key, Entry old) {
+      deleted = old.isLiveAt(timeSource.nanoTime());
+      if (!deleted) {
+        return old;
+      }
+      if (old.isCompleted()) {
+        forgetCompletion(key, old);
+      }
+      return null;
     }
   }
 

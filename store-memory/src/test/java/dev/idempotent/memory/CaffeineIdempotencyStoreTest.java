@@ -237,6 +237,30 @@ class CaffeineIdempotencyStoreTest {
   }
 
   @Test
+  void deletedRecordsNoLongerCountTowardsTheMaximum() {
+    CaffeineIdempotencyStore small =
+        CaffeineIdempotencyStore.builder().maximumSize(3).timeSource(clock::get).executor(Runnable::run).build();
+    complete(small, "a", TTL);
+    complete(small, "b", TTL);
+    complete(small, "c", TTL);
+
+    assertThat(small.delete(RecordKey.of("s", "a"))).isTrue();
+    assertThat(small.completedCount()).as("the deleted record no longer counts").isEqualTo(2);
+    assertThat(small.delete(RecordKey.of("s", "a"))).as("a second delete").isFalse();
+    complete(small, "d", TTL);
+
+    assertThat(small.completedCount()).isEqualTo(3);
+    assertThat(small.read(RecordKey.of("s", "b"))).as("within the maximum once the deleted one is gone").isPresent();
+    assertThat(small.read(RecordKey.of("s", "c"))).isPresent();
+    assertThat(small.read(RecordKey.of("s", "d"))).isPresent();
+    assertThat(small.delete(RecordKey.of("s", "b"))).isTrue();
+    assertThat(small.delete(RecordKey.of("s", "c"))).isTrue();
+    assertThat(small.delete(RecordKey.of("s", "d"))).isTrue();
+    assertThat(small.completedCount()).as("nothing is held for deleted records").isZero();
+    small.close();
+  }
+
+  @Test
   void concurrentCompletionsKeepExactlyTheMaximum() throws Exception {
     CaffeineIdempotencyStore small = CaffeineIdempotencyStore.builder().maximumSize(500).build();
     int threads = 4;

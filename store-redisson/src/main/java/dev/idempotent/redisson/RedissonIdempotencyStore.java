@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * "fenced".
  *
  * <h2>Waiting</h2>
- * Complete and release {@code PUBLISH} on the channel {@code <record name>#changed}. {@link #awaitChange}
+ * Complete, release and {@link #delete} {@code PUBLISH} on the channel {@code <record name>#changed}. {@link #awaitChange}
  * subscribes to it for the duration of the wait, then checks the record once (it may have changed before the
  * subscription), and returns on the first message, when the holder's lease ends, or after {@code maxWait}.
  * A waiter never writes.
@@ -163,6 +163,18 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
     requireOwner(ownerToken);
     byte[] leaseMs = millis("lease", lease);
     Long done = run(RecordScript.RENEW, key, layout.recordName(key), bytes(ownerToken), leaseMs);
+    return done == 1;
+  }
+
+  /**
+   * Deletes the record whatever its status and owner, in one script that also publishes on the record's channel,
+   * so that waiters return at once as after a release.
+   */
+  @Override
+  public boolean delete(RecordKey key) {
+    Objects.requireNonNull(key, "key");
+    String name = layout.recordName(key);
+    Long done = run(RecordScript.DELETE, key, name, bytes(RecordLayout.channelOf(name)));
     return done == 1;
   }
 

@@ -34,8 +34,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The contract every {@link IdempotencyStore} passes: claim, complete, release, renew and read with their
- * fencing rules, lease and ttl expiry, binary-safe outcomes, unicode, long and ill-formed keys (fitted as the
- * executor fits them), change notification and claim races. It checks the protocol written in the javadoc of {@link IdempotencyStore}.
+ * fencing rules, the administrative delete, lease and ttl expiry, binary-safe outcomes, unicode, long and
+ * ill-formed keys (fitted as the executor fits them), change notification and claim races. It checks the protocol
+ * written in the javadoc of {@link IdempotencyStore}.
  *
  * <h2>Use</h2>
  * Add {@code dev.idempotent:idempotent-store-tck} as a test dependency and extend this class:
@@ -55,8 +56,8 @@ import org.junit.jupiter.api.Timeout;
  * injected overrides it to advance a fake clock instead, so the kit runs without sleeping. Leases and ttls in
  * those tests are {@link #shortLease()} (500 ms by default); a store whose backend counts time coarsely may
  * return a longer one. Waiting for a change uses real time: override {@link #notifiesWaiters()} to return
- * {@code true} when {@link IdempotencyStore#awaitChange} wakes up as soon as the holder completes or releases;
- * the kit then checks that it does.
+ * {@code true} when {@link IdempotencyStore#awaitChange} wakes up as soon as the holder completes or releases
+ * (or the key is deleted); the kit then checks that it does.
  */
 public abstract class IdempotencyStoreContract {
   /** Lease of claims that must not expire during a test. */
@@ -320,6 +321,127 @@ public abstract class IdempotencyStoreContract {
     assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
     assertThat(record.outcome()).isEqualTo(new byte[] {5});
     assertExpiresWithin(record, LONG_TTL);
+  }
+
+  // ---------------------------------------------------------------------------------------------- delete
+
+  @Test
+  @DisplayName("delete of a COMPLETED record frees the key: read is empty and the next claim acquires it")
+  void deleteOfCompletedRecordFreesKey() {
+    RecordKey key = newKey();
+    String owner = owner();
+    store.claim(key, owner, "fp", LONG_LEASE);
+    assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL)).isTrue();
+
+    assertThat(store.delete(key)).as("delete of a completed record").isTrue();
+
+    assertThat(store.read(key)).as("read after delete").isEmpty();
+    String next = owner();
+    ClaimResult claim = store.claim(key, next, "fp", LONG_LEASE);
+    assertThat(claim.isAcquired()).as("claim after delete of the completed record: %s", claim).isTrue();
+    assertThat(claim.isTakeover()).as("a deleted record is acquired, not taken over: %s", claim).isFalse();
+    assertThat(store.complete(key, next, new byte[] {2}, LONG_TTL)).as("complete by the next owner").isTrue();
+    assertThat(readLive(key).outcome()).isEqualTo(new byte[] {2});
+  }
+
+  @Test
+  @DisplayName("delete of an IN_PROGRESS record fences its holder, and a new claim acquires the key")
+  void deleteOfInProgressRecordFencesHolder() {
+    RecordKey key = newKey();
+    String holder = owner();
+    store.claim(key, holder, "fp-old", LONG_LEASE);
+
+    assertThat(store.delete(key)).as("delete of a claim held by another owner").isTrue();
+
+    assertThat(store.read(key)).as("read after delete").isEmpty();
+    assertThat(store.complete(key, holder, new byte[] {1}, LONG_TTL)).as("complete by the deleted holder").isFalse();
+    assertThat(store.renew(key, holder, LONG_LEASE)).as("renew by the deleted holder").isFalse();
+    assertThat(store.release(key, holder)).as("release by the deleted holder").isFalse();
+    assertThat(store.read(key)).as("the deleted holder's calls wrote nothing").isEmpty();
+
+    String next = owner();
+    ClaimResult claim = store.claim(key, next, "fp-new", LONG_LEASE);
+    assertThat(claim.isAcquired()).as("claim after delete of the claim: %s", claim).isTrue();
+    assertThat(store.complete(key, holder, new byte[] {1}, LONG_TTL)).as("complete by the deleted holder, after "
+        + "a new claim").isFalse();
+    assertThat(store.renew(key, holder, LONG_LEASE)).as("renew by the deleted holder, after a new claim").isFalse();
+    assertThat(store.release(key, holder)).as("release by the deleted holder, after a new claim").isFalse();
+    IdempotencyRecord record = readLive(key);
+    assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+    assertThat(record.ownerToken()).isEqualTo(next);
+    assertThat(record.fingerprint()).isEqualTo("fp-new");
+    assertThat(store.complete(key, next, new byte[] {2}, LONG_TTL)).as("complete by the new owner").isTrue();
+    assertThat(readLive(key).outcome()).isEqualTo(new byte[] {2});
+  }
+
+  @Test
+  @DisplayName("delete of a missing key returns false and creates nothing; a second delete returns false")
+  void deleteOfMissingKeyReturnsFalse() {
+    RecordKey missing = newKey();
+
+    assertThat(store.delete(missing)).as("delete of a key never written").isFalse();
+
+    assertThat(store.read(missing)).isEmpty();
+    ClaimResult claim = store.claim(missing, owner(), null, LONG_LEASE);
+    assertThat(claim.isAcquired()).as("claim after delete of a missing key: %s", claim).isTrue();
+    assertThat(claim.isTakeover()).as("the delete left no record behind: %s", claim).isFalse();
+    assertThat(store.delete(missing)).as("first delete of the claim").isTrue();
+    assertThat(store.delete(missing)).as("second delete of the same key").isFalse();
+    assertThat(store.read(missing)).isEmpty();
+  }
+
+  @Test
+  @DisplayName("delete of a record whose lease or ttl ended returns false")
+  void deleteOfExpiredRecordReturnsFalse() throws InterruptedException {
+    RecordKey claimed = newKey();
+    RecordKey completed = newKey();
+    String owner = owner();
+    store.claim(claimed, owner(), null, shortLease());
+    store.claim(completed, owner, null, LONG_LEASE);
+    assertThat(store.complete(completed, owner, new byte[] {1}, shortLease())).isTrue();
+    elapse(pastShortLease());
+
+    assertThat(store.delete(claimed)).as("delete of a claim whose lease ended").isFalse();
+    assertThat(store.delete(completed)).as("delete of a completed record whose ttl ended").isFalse();
+    assertThat(store.read(claimed)).isEmpty();
+    assertThat(store.read(completed)).isEmpty();
+    assertThat(store.claim(claimed, owner(), null, LONG_LEASE).isAcquired()).as("claim after the lease ended")
+        .isTrue();
+  }
+
+  @Test
+  @DisplayName("delete of one key leaves other keys in its scope and the same key in other scopes alone")
+  void deleteLeavesOtherKeysAndScopes() {
+    RecordKey target = RecordKey.of(scope, "order-1").fittedTo(store.maxKeyLength());
+    List<RecordKey> others = List.of(
+        RecordKey.of(scope, "order-2").fittedTo(store.maxKeyLength()),
+        RecordKey.of(scope, "order-10").fittedTo(store.maxKeyLength()),
+        RecordKey.of(scope, "order-").fittedTo(store.maxKeyLength()),
+        RecordKey.of(scope + "-other", "order-1").fittedTo(store.maxKeyLength()),
+        RecordKey.of(scope + ":order-1", "order-1").fittedTo(store.maxKeyLength()));
+    Map<RecordKey, String> owners = new java.util.LinkedHashMap<>();
+    for (RecordKey k : others) {
+      String owner = owner();
+      assertThat(store.claim(k, owner, "fp", LONG_LEASE).isAcquired()).as("claim of %s", k).isTrue();
+      owners.put(k, owner);
+    }
+    RecordKey completedOther = others.get(0);
+    assertThat(store.complete(completedOther, owners.get(completedOther), new byte[] {9}, LONG_TTL)).isTrue();
+    store.claim(target, owner(), "fp", LONG_LEASE);
+
+    assertThat(store.delete(target)).as("delete of the target key").isTrue();
+
+    assertThat(store.read(target)).isEmpty();
+    for (RecordKey k : others) {
+      IdempotencyRecord record = readLive(k);
+      assertThat(record.ownerToken()).as("owner of %s after deleting %s", k, target).isEqualTo(owners.get(k));
+      assertThat(record.status()).as("status of %s", k)
+          .isEqualTo(k.equals(completedOther) ? RecordStatus.COMPLETED : RecordStatus.IN_PROGRESS);
+    }
+    assertThat(readLive(completedOther).outcome()).isEqualTo(new byte[] {9});
+    String holder = owners.get(others.get(1));
+    assertThat(store.complete(others.get(1), holder, new byte[] {3}, LONG_TTL)).as("the other holder completes")
+        .isTrue();
   }
 
   // ---------------------------------------------------------------------------------------------- time
@@ -621,6 +743,15 @@ public abstract class IdempotencyStoreContract {
     String owner = owner();
     store.claim(key, owner, null, LONG_LEASE);
     awaitChangeWhile(key, () -> assertThat(store.release(key, owner)).isTrue());
+  }
+
+  @Test
+  @DisplayName("awaitChange returns soon after another thread deletes the key")
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void awaitChangeReturnsAfterDelete() throws Exception {
+    RecordKey key = newKey();
+    store.claim(key, owner(), null, LONG_LEASE);
+    awaitChangeWhile(key, () -> assertThat(store.delete(key)).isTrue());
   }
 
   @Test

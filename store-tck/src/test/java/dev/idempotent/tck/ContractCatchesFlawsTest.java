@@ -19,18 +19,24 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
  * must pass the whole kit.
  */
 class ContractCatchesFlawsTest {
-  private static final Map<ReferenceStore.Flaw, List<String>> MUST_FAIL = Map.of(
-      ReferenceStore.Flaw.NONE, List.of(),
-      ReferenceStore.Flaw.KEYS_AS_UTF8, List.of(),
-      ReferenceStore.Flaw.KEYS_AS_LATIN1, List.of("illFormedAndNulKeysStayDistinct"),
-      ReferenceStore.Flaw.NO_FENCING, List.of("wrongOwnerIsFenced", "completeTwice",
-          "leaseEndLetsNewOwnerInAndFencesOldOwner"),
-      ReferenceStore.Flaw.CLAIM_OVERWRITES, List.of("secondClaimSeesInProgressRecord",
-          "concurrentClaimsHaveOneWinnerPerKey", "claimAfterCompleteReturnsCompletedRecord"),
-      ReferenceStore.Flaw.IGNORES_EXPIRY, List.of("ttlExpiryFreesCompletedKey",
-          "leaseEndLetsNewOwnerInAndFencesOldOwner", "readNeverWrites"),
-      ReferenceStore.Flaw.SHARES_OUTCOME_ARRAY, List.of("outcomeIsStoredByValue"),
-      ReferenceStore.Flaw.FORGETS_FINGERPRINT, List.of("claimOnFreeKeyAcquires", "secondClaimSeesInProgressRecord"));
+  private static final Map<ReferenceStore.Flaw, List<String>> MUST_FAIL = Map.ofEntries(
+      Map.entry(ReferenceStore.Flaw.NONE, List.of()),
+      Map.entry(ReferenceStore.Flaw.KEYS_AS_UTF8, List.of()),
+      Map.entry(ReferenceStore.Flaw.KEYS_AS_LATIN1, List.of("illFormedAndNulKeysStayDistinct")),
+      Map.entry(ReferenceStore.Flaw.NO_FENCING, List.of("wrongOwnerIsFenced", "completeTwice",
+          "leaseEndLetsNewOwnerInAndFencesOldOwner")),
+      Map.entry(ReferenceStore.Flaw.CLAIM_OVERWRITES, List.of("secondClaimSeesInProgressRecord",
+          "concurrentClaimsHaveOneWinnerPerKey", "claimAfterCompleteReturnsCompletedRecord")),
+      Map.entry(ReferenceStore.Flaw.IGNORES_EXPIRY, List.of("ttlExpiryFreesCompletedKey",
+          "leaseEndLetsNewOwnerInAndFencesOldOwner", "readNeverWrites")),
+      Map.entry(ReferenceStore.Flaw.SHARES_OUTCOME_ARRAY, List.of("outcomeIsStoredByValue")),
+      Map.entry(ReferenceStore.Flaw.FORGETS_FINGERPRINT, List.of("claimOnFreeKeyAcquires",
+          "secondClaimSeesInProgressRecord")),
+      Map.entry(ReferenceStore.Flaw.DELETE_ONLY_COMPLETED, List.of("deleteOfInProgressRecordFencesHolder",
+          "awaitChangeReturnsAfterDelete")),
+      Map.entry(ReferenceStore.Flaw.DELETE_IGNORES_SCOPE, List.of("deleteLeavesOtherKeysAndScopes")),
+      Map.entry(ReferenceStore.Flaw.DELETE_LEAVES_OWNER, List.of("deleteOfInProgressRecordFencesHolder")),
+      Map.entry(ReferenceStore.Flaw.DELETE_WITHOUT_NOTIFY, List.of("awaitChangeReturnsAfterDelete")));
 
   @ParameterizedTest
   @EnumSource(ReferenceStore.Flaw.class)

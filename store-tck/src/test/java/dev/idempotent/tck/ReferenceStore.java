@@ -26,13 +26,23 @@ class ReferenceStore implements IdempotencyStore {
      */
     KEYS_AS_UTF8,
     /** Holds scopes and keys in ISO-8859-1: every character it lacks becomes {@code ?}, merging keys. */
-    KEYS_AS_LATIN1
+    KEYS_AS_LATIN1,
+    /** Deletes only completed records: a stuck claim cannot be force-expired. */
+    DELETE_ONLY_COMPLETED,
+    /** Deletes the key in every scope. */
+    DELETE_IGNORES_SCOPE,
+    /** Remembers the owner of a deleted claim and lets it complete the free key afterwards. */
+    DELETE_LEAVES_OWNER,
+    /** Deletes without waking the key's waiters. */
+    DELETE_WITHOUT_NOTIFY
   }
 
   private record Entry(RecordStatus status, String owner, String fingerprint, byte[] outcome, long deadline) {}
 
   final AtomicLong clock = new AtomicLong(1_000_000_000L);
   private final Map<RecordKey, Entry> entries = new HashMap<>();
+  /** {@link Flaw#DELETE_LEAVES_OWNER}: the owners of deleted claims. */
+  private final Map<RecordKey, String> deletedOwners = new HashMap<>();
   private final Flaw flaw;
 
   ReferenceStore(Flaw flaw) {
@@ -97,6 +107,10 @@ class ReferenceStore implements IdempotencyStore {
 
   @Override
   public synchronized boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+    if (live(key) == null && ownerToken.equals(deletedOwners.get(stored(key)))) {
+      entries.put(stored(key), new Entry(RecordStatus.COMPLETED, ownerToken, null, outcome.clone(), deadline(ttl)));
+      return true;
+    }
     if (!holds(key, ownerToken)) {
       return false;
     }
@@ -124,6 +138,25 @@ class ReferenceStore implements IdempotencyStore {
     }
     Entry e = entries.get(stored(key));
     entries.put(stored(key), new Entry(e.status, e.owner, e.fingerprint, e.outcome, deadline(lease)));
+    return true;
+  }
+
+  @Override
+  public synchronized boolean delete(RecordKey key) {
+    if (flaw == Flaw.DELETE_IGNORES_SCOPE) {
+      return entries.keySet().removeIf(k -> k.key().equals(stored(key).key()) && live(k) != null);
+    }
+    Entry live = live(key);
+    if (live == null || (flaw == Flaw.DELETE_ONLY_COMPLETED && live.status != RecordStatus.COMPLETED)) {
+      return false;
+    }
+    entries.remove(stored(key));
+    if (flaw == Flaw.DELETE_LEAVES_OWNER && live.status == RecordStatus.IN_PROGRESS) {
+      deletedOwners.put(stored(key), live.owner);
+    }
+    if (flaw != Flaw.DELETE_WITHOUT_NOTIFY) {
+      notifyAll();
+    }
     return true;
   }
 

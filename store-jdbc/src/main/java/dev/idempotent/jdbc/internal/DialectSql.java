@@ -88,6 +88,11 @@ public abstract class DialectSql {
     return "DELETE FROM " + table + ownedClaim();
   }
 
+  /** The administrative delete of the live record, whatever its status and owner. Binds scope, key. */
+  public String deleteSql() {
+    return "DELETE FROM " + table + " WHERE scope = ? AND idem_key = ? AND " + live();
+  }
+
   /** Binds lease micros, scope, key, owner. */
   public String renewSql() {
     return "UPDATE " + table + " SET expires_at = " + nowPlusMicros() + ", updated_at = " + now() + ownedClaim();

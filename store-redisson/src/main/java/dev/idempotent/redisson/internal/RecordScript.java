@@ -90,6 +90,20 @@ public enum RecordScript {
       return 1
       """),
 
+  /**
+   * ARGV: channel. The administrative delete: removes the record whatever its status and owner, and announces it
+   * on the channel as a release does, so that waiters claim again. Returns 1 when a record was there, else 0. The
+   * set of released owners is left alone: it only answers resent releases, and a deleted holder's release finds
+   * neither its claim nor its token there, so it is fenced.
+   */
+  DELETE("""
+      if redis.call('DEL', KEYS[1]) == 0 then
+        return 0
+      end
+      redis.call('PUBLISH', ARGV[1], 'D')
+      return 1
+      """),
+
   /** No ARGV. Returns {@code {}} when there is no live record, else the record. Never writes. */
   READ("""
       local h = redis.call('HMGET', KEYS[1], 's', 'o', 'f', 'r')
