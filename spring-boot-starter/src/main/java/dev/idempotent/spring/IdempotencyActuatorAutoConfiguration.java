@@ -14,10 +14,22 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Actuator support: the {@code idempotency} health component (each store answers a read; turn it off with
  * {@code management.health.idempotency.enabled=false}) on Spring Boot 3 and 4, whose health types live in
- * different packages.
+ * different packages; and the {@link IdempotencyEndpoint} ({@code idempotency}), to read and force-expire a
+ * record, which is exposed over HTTP only when {@code management.endpoints.web.exposure.include} names it.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 public class IdempotencyActuatorAutoConfiguration {
+
+  /** The {@code idempotency} endpoint; its annotations are in the same place in Boot 3 and 4. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+  static class EndpointConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotencyEndpoint idempotencyEndpoint(Idempotency idempotency) {
+      return new IdempotencyEndpoint(idempotency);
+    }
+  }
 
   /** Spring Boot 3's health types. */
   @Configuration(proxyBeanMethods = false)

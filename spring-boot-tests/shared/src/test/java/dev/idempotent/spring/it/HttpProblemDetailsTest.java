@@ -83,6 +83,31 @@ class HttpProblemDetailsTest {
     assertThat(health.body()).contains("\"status\":\"UP\"").contains("\"default\":\"UP\"");
   }
 
+  @Test
+  void theActuatorEndpointShowsARecordAndForceExpiresIt() throws Exception {
+    String key = UUID.randomUUID().toString();
+    assertThat(post("/orders", key, "{\"item\":\"pen\",\"quantity\":1}").statusCode()).isEqualTo(200);
+    int executions = api.executions();
+    String record = "/actuator/idempotency?scope=api-orders&key=" + key;
+
+    HttpResponse<String> shown = http.send(HttpRequest.newBuilder(uri(record)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(shown.statusCode()).isEqualTo(200);
+    assertThat(shown.body()).contains("\"status\":\"COMPLETED\"").contains("\"outcome\":\"VALUE\"")
+        .doesNotContain(key);
+
+    HttpResponse<String> deleted = http.send(HttpRequest.newBuilder(uri(record)).DELETE().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(deleted.statusCode()).isEqualTo(200);
+    assertThat(deleted.body()).contains("\"deleted\":true");
+    assertThat(http.send(HttpRequest.newBuilder(uri(record)).GET().build(), HttpResponse.BodyHandlers.ofString())
+        .statusCode()).isEqualTo(404);
+
+    // the next call of the key runs the method again
+    assertThat(post("/orders", key, "{\"item\":\"pen\",\"quantity\":1}").statusCode()).isEqualTo(200);
+    assertThat(api.executions()).isEqualTo(executions + 1);
+  }
+
   private static void assertProblem(HttpResponse<String> response, int status, String slug) {
     assertThat(response.statusCode()).isEqualTo(status);
     assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
