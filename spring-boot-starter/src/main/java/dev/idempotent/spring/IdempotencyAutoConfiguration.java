@@ -37,8 +37,9 @@ import org.springframework.context.annotation.Bean;
  *       {@code @Idempotent(store = "beanName")}.</li>
  *   <li>{@link KeyResolver} beans serve {@code @Idempotent(keyResolver = TheirClass.class)};
  *       {@link IdempotencyListener} beans receive the events, and with a {@link MeterRegistry} bean the
- *       {@link MicrometerIdempotencyListener} too; a {@link ResultCodec} bean replaces the codec and a
- *       {@link TimeSource} bean the clock.</li>
+ *       {@link MicrometerIdempotencyListener} too; a {@link ResultCodec} bean replaces the codec (with
+ *       {@code idempotent.codec.type=jackson}, the jackson codec works on a copy of the application's Jackson 2
+ *       {@code ObjectMapper} bean, if it has one) and a {@link TimeSource} bean the clock.</li>
  *   <li>An {@link IdempotencyConfig} bean of the application's replaces all of this: it is installed as it is.</li>
  * </ul>
  */
@@ -86,9 +87,42 @@ public class IdempotencyAutoConfiguration {
       all.add(MicrometerIdempotencyListener.of(registry));
     }
     b.listener(Listeners.of(all));
-    codec.ifUnique(b::codec);
+    ResultCodec userCodec = codec.getIfUnique();
+    if (userCodec != null) {
+      b.codec(userCodec);
+    } else if (jacksonWanted(properties.settings()) && JACKSON_PRESENT) {
+      ResultCodec onBootsMapper = BootObjectMapper.codec(beans);
+      if (onBootsMapper != null) {
+        b.codec(onBootsMapper);
+      }
+    }
     timeSource.ifUnique(b::timeSource);
     return b.build();
+  }
+
+  private static final boolean JACKSON_PRESENT = present("com.fasterxml.jackson.databind.ObjectMapper");
+
+  private static boolean jacksonWanted(Map<String, String> settings) {
+    String type = settings.getOrDefault("idempotent.codec.type", settings.get("idempotent.codec"));
+    return "jackson".equals(type);
+  }
+
+  private static boolean present(String className) {
+    try {
+      Class.forName(className, false, IdempotencyAutoConfiguration.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /** Loaded only when Jackson 2 is present: the application's ObjectMapper bean, if it has one. */
+  private static final class BootObjectMapper {
+    static ResultCodec codec(ListableBeanFactory beans) {
+      com.fasterxml.jackson.databind.ObjectMapper mapper =
+          beans.getBeanProvider(com.fasterxml.jackson.databind.ObjectMapper.class).getIfUnique();
+      return mapper == null ? null : dev.idempotent.internal.codec.JacksonCodecFactory.create(mapper);
+    }
   }
 
   /**

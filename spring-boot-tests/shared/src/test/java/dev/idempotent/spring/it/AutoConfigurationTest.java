@@ -13,7 +13,11 @@ import dev.idempotent.spring.IdempotencyActuatorAutoConfiguration;
 import dev.idempotent.spring.IdempotencyAutoConfiguration;
 import dev.idempotent.spring.IdempotencyProblemDetails;
 import dev.idempotent.spring.IdempotencyWebMvcAutoConfiguration;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,6 +61,17 @@ class AutoConfigurationTest {
         });
     runner.withPropertyValues("idempotent.codec.type=xml").run(context -> assertThat(context).getFailure()
         .hasStackTraceContaining("idempotent.codec.type=xml is not a codec"));
+  }
+
+  @Test
+  void theJacksonCodecUsesTheApplicationsObjectMapper() throws Exception {
+    ObjectMapper mine = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.UPPER_CAMEL_CASE);
+    runner.withBean(ObjectMapper.class, () -> mine).withPropertyValues("idempotent.codec.type=jackson")
+        .run(context -> {
+          ByteArrayOutputStream out = new ByteArrayOutputStream();
+          context.getBean(IdempotencyConfig.class).codec().encode(new OrderRequest("pen", 2), OrderRequest.class, out);
+          assertThat(out.toString(StandardCharsets.UTF_8)).contains("\"Item\":\"pen\"");
+        });
   }
 
   @Test
