@@ -44,9 +44,10 @@ public class IdempotencyProblemDetails {
     ProblemDetail problem = ProblemDetail.forStatus(status);
     problem.setType(URI.create(TYPE_BASE + slug(e)));
     problem.setTitle(title(e, status));
-    problem.setDetail(status.is5xxServerError()
-        ? "the idempotency store cannot be reached; the request was not run: retry later"
-        : e.getMessage());
+    // a 5xx detail says what the client can do; the reason (store addresses, settings) is for the logs
+    problem.setDetail(!status.is5xxServerError() ? e.getMessage()
+        : e instanceof IdempotencyStoreException ? "the idempotency store cannot be reached: retry later"
+        : "the request could not be made idempotent");
     ResponseEntity.BodyBuilder response = ResponseEntity.status(status).header(HttpHeaders.CACHE_CONTROL, "no-store");
     if (e instanceof IdempotencyInProgressException inProgress) {
       response.header(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(inProgress.leaseRemaining())));
