@@ -65,6 +65,19 @@ public final class PropertiesConfigLoader {
   }
 
   static IdempotencyConfig load(Map<String, String> values, ClassLoader cl) {
+    IdempotencyConfig.Builder b = builder(values);
+    b.defaultStore(createStore(values, cl));
+    return b.build();
+  }
+
+  /**
+   * A builder with every setting of {@code values} except the store: the durations, the codec
+   * ({@code idempotent.codec.type}, or {@code idempotent.codec} as written in {@code idempotent.properties}, with
+   * {@code idempotent.codec.allow}) and the store-failure policy.
+   *
+   * @throws IdempotencyConfigurationException naming the bad setting
+   */
+  public static IdempotencyConfig.Builder builder(Map<String, String> values) {
     StoreSettings settings = StoreSettings.of(values);
     IdempotencyConfig.Builder b = IdempotencyConfig.builder();
     try {
@@ -76,12 +89,13 @@ public final class PropertiesConfigLoader {
       throw new IdempotencyConfigurationException(e.getMessage(), e);
     }
     String[] allow = settings.get("idempotent.codec.allow").map(v -> v.split("\\s*,\\s*")).orElse(new String[0]);
-    String codec = settings.get("idempotent.codec").orElse("java");
+    String codecKey = settings.get("idempotent.codec.type").isPresent() ? "idempotent.codec.type" : "idempotent.codec";
+    String codec = settings.get(codecKey).orElse("java");
     switch (codec) {
       case "java" -> b.codec(ResultCodec.javaSerialization(allow));
       case "jackson" -> b.codec(ResultCodec.jackson());
       default -> throw new IdempotencyConfigurationException(
-          "idempotent.codec=" + codec + " is not a codec: use java (the default) or jackson");
+          codecKey + "=" + codec + " is not a codec: use java (the default) or jackson");
     }
     String policy = settings.get("idempotent.on-store-failure").orElse("fail-closed");
     switch (policy) {
@@ -96,8 +110,18 @@ public final class PropertiesConfigLoader {
           "idempotent.require-woven=" + requireWoven + " is not a boolean: use true or false (the default)");
     }
     b.requireWoven(Boolean.parseBoolean(requireWoven));
-    b.defaultStore(createStore(settings, cl));
-    return b.build();
+    return b;
+  }
+
+  /**
+   * The store that {@code idempotent.store} names in {@code values} (or the only store module on the classpath),
+   * created now, or a {@link DeferredStore} that keeps trying when its backend cannot be reached. The library
+   * closes it ({@link #closeIfCreated}).
+   *
+   * @throws IdempotencyConfigurationException when no store, or no single store, is configured, or a setting is bad
+   */
+  public static IdempotencyStore createStore(Map<String, String> values, ClassLoader cl) {
+    return createStore(StoreSettings.of(values), cl);
   }
 
   private static IdempotencyStore createStore(StoreSettings settings, ClassLoader cl) {

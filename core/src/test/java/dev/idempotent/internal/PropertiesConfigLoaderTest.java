@@ -37,6 +37,14 @@ class PropertiesConfigLoaderTest {
   }
 
   @Test
+  void theCodecIsAlsoNamedByCodecTypeWhichBindsBesideCodecAllow() {
+    // codec.type wins over the older idempotent.codec, which cannot bind in Spring Boot beside codec.allow
+    PropertiesConfigLoader.builder(Map.of("idempotent.codec.type", "java", "idempotent.codec", "xml"));
+    assertThatThrownBy(() -> PropertiesConfigLoader.builder(Map.of("idempotent.codec.type", "xml")))
+        .hasMessageContaining("idempotent.codec.type=xml");
+  }
+
+  @Test
   void systemPropertiesOverrideTheFile() {
     System.setProperty("idempotent.lease", "45s");
     try {

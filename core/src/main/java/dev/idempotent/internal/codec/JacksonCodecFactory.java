@@ -16,4 +16,15 @@ public final class JacksonCodecFactory {
     }
     return new JacksonResultCodec();
   }
+
+  /**
+   * The Jackson codec on a copy of {@code objectMapper}, a {@code com.fasterxml.jackson.databind.ObjectMapper}
+   * (for example the one a Spring Boot application configures), so results are written with its modules and naming.
+   */
+  public static ResultCodec create(Object objectMapper) {
+    if (!(objectMapper instanceof com.fasterxml.jackson.databind.ObjectMapper mapper)) {
+      throw new IllegalArgumentException("not a Jackson 2 ObjectMapper: " + objectMapper);
+    }
+    return new JacksonResultCodec(mapper);
+  }
 }

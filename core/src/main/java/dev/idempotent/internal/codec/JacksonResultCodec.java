@@ -12,11 +12,19 @@ import java.lang.reflect.Type;
 
 /** JSON through one shared {@link ObjectMapper}, typed by the declared (generic) result type. */
 final class JacksonResultCodec implements ResultCodec {
-  private final ObjectMapper mapper = new ObjectMapper()
-      .findAndRegisterModules()
-      .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false)
-      .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
-      .configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+  private final ObjectMapper mapper;
+
+  JacksonResultCodec() {
+    this(new ObjectMapper().findAndRegisterModules());
+  }
+
+  /** On a copy of {@code base} (an application's configured mapper), with the settings the codec relies on. */
+  JacksonResultCodec(ObjectMapper base) {
+    this.mapper = base.copy()
+        .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false)
+        .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+        .configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+  }
 
   @Override
   public void encode(Object value, Type type, OutputStream out) throws IOException {

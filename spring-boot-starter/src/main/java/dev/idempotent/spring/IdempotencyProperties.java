@@ -1,0 +1,408 @@
+package dev.idempotent.spring;
+
+import dev.idempotent.internal.PropertiesConfigLoader;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code idempotent.*} settings from {@code application.properties} or YAML: the same keys as
+ * {@code idempotent.properties} (which is still read, with lower precedence), with Spring Boot's relaxed binding.
+ * The one key that differs: the codec is {@code idempotent.codec.type} here ({@code idempotent.codec} cannot be
+ * both a value and the parent of {@code idempotent.codec.allow} in Boot); {@code idempotent.properties} accepts
+ * both.
+ */
+@ConfigurationProperties("idempotent")
+public class IdempotencyProperties {
+  /**
+   * The store module to use: memory, redisson or jdbc. When unset: the application's IdempotencyStore bean, else
+   * a store on its RedissonClient bean (with idempotent-store-redisson), else on its DataSource (with
+   * idempotent-store-jdbc), else the memory store. With redisson or jdbc and no address or url, the application's
+   * RedissonClient or DataSource is used.
+   */
+  private String store;
+
+  /** How long a completed outcome is kept and replayed (default 24h). */
+  private Duration ttl;
+
+  /** How long a claim holds a key before another caller may take it over; renewed while the call runs (30s). */
+  private Duration lease;
+
+  /** How long a repeat waits for the first call with on-in-progress WAIT (10s). */
+  private Duration waitTimeout;
+
+  /** The longest a call may hold its claim; after that its lease is no longer renewed (15m). */
+  private Duration maxHold;
+
+  /** What a call does when the store fails: fail-closed (the default: the call fails) or fail-open (it runs). */
+  private String onStoreFailure;
+
+  /**
+   * Create the stores and check that each answers while the application starts, failing start-up with the reason
+   * when one cannot be reached. With false, an unreachable store is met by the calls, as store failures.
+   */
+  private boolean failFast = true;
+
+  private final Codec codec = new Codec();
+  private final Redisson redisson = new Redisson();
+  private final Jdbc jdbc = new Jdbc();
+  private final Memory memory = new Memory();
+  private final ProblemDetails problemDetails = new ProblemDetails();
+
+  /**
+   * The settings of the idempotency servlet filter (idempotent-web), by name: paths, key-required-paths, methods,
+   * scope, store, ttl, lease, wait-timeout, on-in-progress, retry-after, max-request-body, max-response-body,
+   * replayed-headers, record-client-errors, submit-token-paths, submit-token-field, submit-token-header,
+   * submit-token-ttl, on-duplicate-submit, problem-type-base. The filter is registered when paths,
+   * key-required-paths or submit-token-paths is set.
+   */
+  private Map<String, String> web = new LinkedHashMap<>();
+
+  /** The result codec. */
+  public static class Codec {
+    /** java (the default: Java serialization, checked against an allow-list) or jackson (JSON). */
+    private String type;
+
+    /** Extra class-name patterns the java codec may read back, e.g. com.example.orders.*. */
+    private List<String> allow = new ArrayList<>();
+
+    public String getType() {
+      return type;
+    }
+
+    public void setType(String type) {
+      this.type = type;
+    }
+
+    public List<String> getAllow() {
+      return allow;
+    }
+
+    public void setAllow(List<String> allow) {
+      this.allow = allow;
+    }
+  }
+
+  /** The Redis store created from settings (idempotent.store=redisson with an address or a config file). */
+  public static class Redisson {
+    /** redis://host:port or rediss://host:port (TLS) of a standalone server. */
+    private String address;
+    /** Path of a Redisson YAML file (Sentinel, Cluster, TLS, credentials, pools), instead of an address. */
+    private String config;
+    /** Password of the server. */
+    private String password;
+    /** Command and connect timeout (3s). */
+    private Duration timeout;
+    /** Prefix of the store's Redis keys (idem:); also used on the application's RedissonClient. */
+    private String keyPrefix;
+    /** Replicas that must acknowledge each write (WAIT); 0 or unset: do not wait. */
+    private Integer syncReplicas;
+    /** How long to wait for those replicas (1s). */
+    private Duration syncTimeout;
+
+    public String getAddress() {
+      return address;
+    }
+
+    public void setAddress(String address) {
+      this.address = address;
+    }
+
+    public String getConfig() {
+      return config;
+    }
+
+    public void setConfig(String config) {
+      this.config = config;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
+
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+
+    public Integer getSyncReplicas() {
+      return syncReplicas;
+    }
+
+    public void setSyncReplicas(Integer syncReplicas) {
+      this.syncReplicas = syncReplicas;
+    }
+
+    public Duration getSyncTimeout() {
+      return syncTimeout;
+    }
+
+    public void setSyncTimeout(Duration syncTimeout) {
+      this.syncTimeout = syncTimeout;
+    }
+  }
+
+  /**
+   * The JDBC store. On the application's DataSource only table, create-table, query-timeout and purge-every
+   * apply; with url set (and idempotent.store=jdbc) the store opens a pool of its own instead.
+   */
+  public static class Jdbc {
+    /** JDBC URL of a database of its own for the store; unset: the application's DataSource. */
+    private String url;
+    /** User name for url. */
+    private String username;
+    /** Password for url. */
+    private String password;
+    /** Table of the records (idempotency_record). */
+    private String table;
+    /** Create the table at start-up if it is missing (false). */
+    private Boolean createTable;
+    /** Connections of the store's own pool, with url (10). */
+    private Integer poolSize;
+    /** Timeout of each statement (5s). */
+    private Duration queryTimeout;
+    /** Delete expired records this often, 1000 rows per statement (off). */
+    private Duration purgeEvery;
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public String getUsername() {
+      return username;
+    }
+
+    public void setUsername(String username) {
+      this.username = username;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
+
+    public String getTable() {
+      return table;
+    }
+
+    public void setTable(String table) {
+      this.table = table;
+    }
+
+    public Boolean getCreateTable() {
+      return createTable;
+    }
+
+    public void setCreateTable(Boolean createTable) {
+      this.createTable = createTable;
+    }
+
+    public Integer getPoolSize() {
+      return poolSize;
+    }
+
+    public void setPoolSize(Integer poolSize) {
+      this.poolSize = poolSize;
+    }
+
+    public Duration getQueryTimeout() {
+      return queryTimeout;
+    }
+
+    public void setQueryTimeout(Duration queryTimeout) {
+      this.queryTimeout = queryTimeout;
+    }
+
+    public Duration getPurgeEvery() {
+      return purgeEvery;
+    }
+
+    public void setPurgeEvery(Duration purgeEvery) {
+      this.purgeEvery = purgeEvery;
+    }
+  }
+
+  /** The in-memory store. */
+  public static class Memory {
+    /** The most completed records kept (100000). */
+    private Long maximumSize;
+
+    public Long getMaximumSize() {
+      return maximumSize;
+    }
+
+    public void setMaximumSize(Long maximumSize) {
+      this.maximumSize = maximumSize;
+    }
+  }
+
+  /** Spring MVC error responses. */
+  public static class ProblemDetails {
+    /**
+     * Answer an IdempotencyException that escapes a controller with an RFC 9457 problem detail of its HTTP status
+     * (409 with Retry-After, 422, 400, 503), unless the application handles the exception itself.
+     */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+  }
+
+  /**
+   * These settings as the flat {@code idempotent.*} keys the library reads, over those of
+   * {@code idempotent.properties} and system properties.
+   */
+  public Map<String, String> settings() {
+    Map<String, String> s = new LinkedHashMap<>(PropertiesConfigLoader.settings());
+    put(s, "store", store);
+    put(s, "ttl", ttl);
+    put(s, "lease", lease);
+    put(s, "wait-timeout", waitTimeout);
+    put(s, "max-hold", maxHold);
+    put(s, "on-store-failure", onStoreFailure);
+    put(s, "codec.type", codec.type);
+    if (!codec.allow.isEmpty()) {
+      s.put("idempotent.codec.allow", String.join(",", codec.allow));
+    }
+    put(s, "redisson.address", redisson.address);
+    put(s, "redisson.config", redisson.config);
+    put(s, "redisson.password", redisson.password);
+    put(s, "redisson.timeout", redisson.timeout);
+    put(s, "redisson.key-prefix", redisson.keyPrefix);
+    put(s, "redisson.sync-replicas", redisson.syncReplicas);
+    put(s, "redisson.sync-timeout", redisson.syncTimeout);
+    put(s, "jdbc.url", jdbc.url);
+    put(s, "jdbc.username", jdbc.username);
+    put(s, "jdbc.password", jdbc.password);
+    put(s, "jdbc.table", jdbc.table);
+    put(s, "jdbc.create-table", jdbc.createTable);
+    put(s, "jdbc.pool-size", jdbc.poolSize);
+    put(s, "jdbc.query-timeout", jdbc.queryTimeout);
+    put(s, "jdbc.purge-every", jdbc.purgeEvery);
+    put(s, "memory.maximum-size", memory.maximumSize);
+    web.forEach((k, v) -> put(s, "web." + k, v));
+    return s;
+  }
+
+  private static void put(Map<String, String> s, String name, Object value) {
+    if (value instanceof Duration d) {
+      s.put("idempotent." + name, d.toMillis() + "ms");
+    } else if (value != null) {
+      s.put("idempotent." + name, value.toString());
+    }
+  }
+
+  public String getStore() {
+    return store;
+  }
+
+  public void setStore(String store) {
+    this.store = store;
+  }
+
+  public Duration getTtl() {
+    return ttl;
+  }
+
+  public void setTtl(Duration ttl) {
+    this.ttl = ttl;
+  }
+
+  public Duration getLease() {
+    return lease;
+  }
+
+  public void setLease(Duration lease) {
+    this.lease = lease;
+  }
+
+  public Duration getWaitTimeout() {
+    return waitTimeout;
+  }
+
+  public void setWaitTimeout(Duration waitTimeout) {
+    this.waitTimeout = waitTimeout;
+  }
+
+  public Duration getMaxHold() {
+    return maxHold;
+  }
+
+  public void setMaxHold(Duration maxHold) {
+    this.maxHold = maxHold;
+  }
+
+  public String getOnStoreFailure() {
+    return onStoreFailure;
+  }
+
+  public void setOnStoreFailure(String onStoreFailure) {
+    this.onStoreFailure = onStoreFailure;
+  }
+
+  public boolean isFailFast() {
+    return failFast;
+  }
+
+  public void setFailFast(boolean failFast) {
+    this.failFast = failFast;
+  }
+
+  public Codec getCodec() {
+    return codec;
+  }
+
+  public Redisson getRedisson() {
+    return redisson;
+  }
+
+  public Jdbc getJdbc() {
+    return jdbc;
+  }
+
+  public Memory getMemory() {
+    return memory;
+  }
+
+  public ProblemDetails getProblemDetails() {
+    return problemDetails;
+  }
+
+  public Map<String, String> getWeb() {
+    return web;
+  }
+
+  public void setWeb(Map<String, String> web) {
+    this.web = web;
+  }
+}

@@ -1,0 +1,79 @@
+package dev.idempotent.spring;
+
+import dev.idempotent.Idempotency;
+import dev.idempotent.web.IdempotencyFilter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * Servlet web applications: {@link IdempotencyProblemDetails} for Spring MVC, and the {@link IdempotencyFilter}
+ * (with idempotent-web on the classpath) when {@code idempotent.web.paths}, {@code .key-required-paths} or
+ * {@code .submit-token-paths} is set.
+ */
+@AutoConfiguration(after = IdempotencyAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+public class IdempotencyWebMvcAutoConfiguration {
+
+  /** Problem details for library exceptions escaping Spring MVC handlers. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"org.springframework.web.servlet.DispatcherServlet",
+      "org.springframework.http.ProblemDetail"})
+  @ConditionalOnProperty(prefix = "idempotent.problem-details", name = "enabled", matchIfMissing = true)
+  static class ProblemDetailsConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotencyProblemDetails idempotencyProblemDetails() {
+      return new IdempotencyProblemDetails();
+    }
+  }
+
+  /** The {@code Idempotency-Key} and submit-token filter. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.idempotent.web.IdempotencyFilter")
+  @Conditional(WebPathsSet.class)
+  static class FilterConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(name = "idempotencyFilter")
+    FilterRegistrationBean<IdempotencyFilter> idempotencyFilter(Idempotency idempotency,
+        IdempotencyProperties properties) {
+      Map<String, String> web = new LinkedHashMap<>();
+      properties.settings().forEach((k, v) -> {
+        if (k.startsWith(IdempotencyFilter.PROPERTY_PREFIX)) {
+          web.put(k.substring(IdempotencyFilter.PROPERTY_PREFIX.length()), v);
+        }
+      });
+      IdempotencyFilter filter = IdempotencyFilter.builder().idempotency(idempotency).settings(web).build();
+      FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
+      registration.setName("idempotencyFilter");
+      registration.setOrder(Ordered.LOWEST_PRECEDENCE - 100); // after security, before the application's own
+      return registration;
+    }
+  }
+
+  /** True when one of the filter's path settings is set. */
+  static final class WebPathsSet implements Condition {
+    @Override
+    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+      for (String name : new String[] {"paths", "key-required-paths", "submit-token-paths"}) {
+        String v = context.getEnvironment().getProperty("idempotent.web." + name);
+        if (v != null && !v.isBlank()) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+}
