@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * (the in-process Caffeine store, found with no configuration) and prints one line per scenario. Exits with
  * status 1 if any key ran more than once.
  *
- * <p>{@code serve [port]} starts {@link OrderHttpApi} on 127.0.0.1 instead.
+ * <p>{@code serve [port]} starts the {@link OrderWebApp} (the order form and the JSON API) on 127.0.0.1 instead,
+ * port 8080 unless given.
  */
 public final class OrderDemo {
   private static final Map<IdempotencyEvent.Type, AtomicLong> EVENTS = new ConcurrentHashMap<>();
@@ -173,11 +174,20 @@ public final class OrderDemo {
   }
 
   private static void serve(int port) throws Exception {
-    OrderHttpApi api = new OrderHttpApi(new OrderService(), port).start();
-    System.out.println("POST http://127.0.0.1:" + api.port() + "/orders with an Idempotency-Key header, e.g.");
-    System.out.println("  curl -i -X POST -H 'Idempotency-Key: k1' -d 'customer=c1&sku=book&quantity=1' "
-        + "http://127.0.0.1:" + api.port() + "/orders");
+    OrderWebApp app = new OrderWebApp("127.0.0.1", port).start();
+    String base = "http://127.0.0.1:" + app.port();
+    System.out.println("The order form: " + base + "/   (orders placed: " + base + "/orders)");
+    System.out.println("The JSON API, e.g.:");
+    System.out.println("  curl -i -H 'Idempotency-Key: k1' -H 'Content-Type: application/json' "
+        + "-d '{\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}' " + base + "/api/orders");
     System.out.println("Ctrl-C stops it.");
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        app.close();
+      } catch (Exception e) {
+        // stopping anyway
+      }
+    }));
     new CountDownLatch(1).await();
   }
 }

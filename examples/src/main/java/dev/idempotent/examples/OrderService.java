@@ -49,11 +49,6 @@ public class OrderService {
     return (int) service.count("shipment:" + messageId);
   }
 
-  /** Not idempotent by itself: the HTTP layer's own {@code @Idempotent} method calls it once per key. */
-  OrderReceipt placeOrderForApi(String key, OrderRequest request) {
-    return placeOrder(key, request);
-  }
-
   private OrderReceipt placeOrder(String key, OrderRequest request) {
     long n = count("order:" + key);
     if (workMillis > 0) {
