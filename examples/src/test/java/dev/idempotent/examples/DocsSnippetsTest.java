@@ -124,28 +124,41 @@ class DocsSnippetsTest {
 
   @Test
   void snippetBlocksAreTheirSourceRegion() throws IOException {
+    List<String> problems = new ArrayList<>();
     int checked = 0;
     for (Block b : allBlocks()) {
-      if (!"snippet".equals(b.kind())) {
-        continue;
+      if ("snippet".equals(b.kind())) {
+        problems.addAll(snippetProblems(b));
+        checked++;
       }
-      String argument = b.argument();
-      int space = argument.indexOf(' ');
-      assertThat(space).as("%s: %s names a path and a region", b.where(), b.marker()).isPositive();
-      Path source = ROOT.resolve(argument.substring(0, space));
-      String region = argument.substring(space + 1);
-      assertThat(source).as("%s: the source of the snippet", b.where()).isRegularFile();
-      String text = Files.readString(source);
-      int begin = text.indexOf(region + " (begin)");
-      int end = text.indexOf(region + " (end)", begin);
-      assertThat(begin).as("%s: the line '%s (begin)' in %s", b.where(), region, source).isNotNegative();
-      assertThat(end).as("%s: the line '%s (end)' in %s", b.where(), region, source).isGreaterThan(begin);
-      String body = text.substring(text.indexOf('\n', begin) + 1, text.lastIndexOf('\n', end));
-      assertThat(matches(b.text(), body)).as("%s: the block is %s between its '%s' markers:%n%s%nbut the block "
-          + "is:%n%s", b.where(), ROOT.relativize(source), region, body, b.text()).isTrue();
-      checked++;
     }
+    assertThat(problems).as("snippets that are not their source region").isEmpty();
     assertThat(checked).isPositive();
+  }
+
+  private static List<String> snippetProblems(Block b) throws IOException {
+    String argument = b.argument();
+    int space = argument.indexOf(' ');
+    if (space < 0) {
+      return List.of(b.where() + ": " + b.marker() + " names no path and region");
+    }
+    Path source = ROOT.resolve(argument.substring(0, space));
+    String region = argument.substring(space + 1);
+    if (!Files.isRegularFile(source)) {
+      return List.of(b.where() + ": no source " + ROOT.relativize(source));
+    }
+    String text = Files.readString(source);
+    int begin = text.indexOf(region + " (begin)");
+    int end = text.indexOf(region + " (end)", Math.max(begin, 0));
+    if (begin < 0 || end < 0) {
+      return List.of(b.where() + ": no lines '" + region + " (begin)' and '(end)' in " + ROOT.relativize(source));
+    }
+    String body = text.substring(text.indexOf('\n', begin) + 1, text.lastIndexOf('\n', end));
+    if (!matches(b.text(), body)) {
+      return List.of(b.where() + ": the block is " + ROOT.relativize(source) + " between its '" + region
+          + "' markers:\n" + body + "\nbut the block is:\n" + b.text());
+    }
+    return List.of();
   }
 
   /**
@@ -169,57 +182,68 @@ class DocsSnippetsTest {
 
   @Test
   void commandsNameModulesProfilesAndClassesThatExist() throws IOException {
-    Pattern modules = Pattern.compile("-pl\\s+(\\S+)");
-    Pattern profiles = Pattern.compile("(?:^|\\s)-P(\\S+)");
-    Pattern jar = Pattern.compile("(?:-jar|-cp)\\s+(\\S+?)/target/\\S+\\.jar(?:\\s+(dev\\.idempotent\\.[\\w.]+))?");
+    List<String> problems = new ArrayList<>();
     int checked = 0;
     for (Block b : allBlocks()) {
       if (!"command".equals(b.kind())) {
         continue;
       }
-      String text = b.text().replace("\\\n", " ");
-      for (String line : text.split("\n")) {
-        String command = line.replaceAll("#.*", "").replaceAll("^(\\s*[A-Z_]+=\\S+\\s+)*", "").strip();
-        if (command.isEmpty()) {
-          continue;
+      for (String line : b.text().replace("\\\n", " ").split("\n")) {
+        String command = line.replaceAll("#.*", "").replaceAll("^(\\s*[A-Z_0-9]+=\\S+\\s+)*", "").strip();
+        if (!command.isEmpty()) {
+          commandProblems(command).forEach(p -> problems.add(b.where() + ": " + p + " in: " + command));
+          checked++;
         }
-        assertThat(command).as("%s: a mvn or java command", b.where()).matches("(mvn|java) .*");
-        if (command.startsWith("mvn ")) {
-          List<String> named = new ArrayList<>();
-          Matcher pl = modules.matcher(command);
-          if (pl.find()) {
-            named.addAll(List.of(pl.group(1).split(",")));
-          }
-          String rootPom = Files.readString(ROOT.resolve("pom.xml"));
-          for (String module : named) {
-            assertThat(rootPom).as("%s: -pl %s is a module of the reactor", b.where(), module)
-                .contains("<module>" + module + "</module>");
-          }
-          Matcher p = profiles.matcher(command);
-          while (p.find()) {
-            String profile = p.group(1);
-            boolean declared = false;
-            for (String module : named.isEmpty() ? List.of(".") : named) {
-              declared |= Files.readString(ROOT.resolve(module).resolve("pom.xml"))
-                  .contains("<id>" + profile + "</id>");
-            }
-            assertThat(declared).as("%s: the profile -P%s is declared in %s", b.where(), profile, named).isTrue();
-          }
-        } else {
-          Matcher j = jar.matcher(command);
-          assertThat(j.find()).as("%s: a module's jar in: %s", b.where(), command).isTrue();
-          assertThat(ROOT.resolve(j.group(1)).resolve("pom.xml")).as("%s: the module %s", b.where(), j.group(1))
-              .isRegularFile();
-          if (j.group(2) != null) {
-            assertThat(ROOT.resolve(j.group(1)).resolve("src/main/java")
-                .resolve(j.group(2).replace('.', '/') + ".java"))
-                .as("%s: the main class %s", b.where(), j.group(2)).isRegularFile();
-          }
-        }
-        checked++;
       }
     }
+    assertThat(problems).as("commands naming what does not exist").isEmpty();
     assertThat(checked).isPositive();
+  }
+
+  private static final Pattern MODULES = Pattern.compile("-pl\\s+(\\S+)");
+  private static final Pattern PROFILES = Pattern.compile("(?:^|\\s)-P(\\S+)");
+  private static final Pattern JAR =
+      Pattern.compile("(?:-jar|-cp)\\s+(\\S+?)/target/\\S+\\.jar(?:\\s+(dev\\.idempotent\\.[\\w.]+))?");
+
+  private static List<String> commandProblems(String command) throws IOException {
+    List<String> problems = new ArrayList<>();
+    if (command.startsWith("mvn ")) {
+      List<String> named = new ArrayList<>();
+      Matcher pl = MODULES.matcher(command);
+      if (pl.find()) {
+        named.addAll(List.of(pl.group(1).split(",")));
+      }
+      String rootPom = Files.readString(ROOT.resolve("pom.xml"));
+      for (String module : named) {
+        if (!rootPom.contains("<module>" + module + "</module>")) {
+          problems.add("-pl " + module + " is not a module of the reactor");
+        }
+      }
+      Matcher p = PROFILES.matcher(command);
+      while (p.find()) {
+        boolean declared = false;
+        for (String module : named.isEmpty() ? List.of(".") : named) {
+          Path pom = ROOT.resolve(module).resolve("pom.xml");
+          declared |= Files.isRegularFile(pom) && Files.readString(pom).contains("<id>" + p.group(1) + "</id>");
+        }
+        if (!declared) {
+          problems.add("no profile " + p.group(1) + " in " + (named.isEmpty() ? "pom.xml" : named));
+        }
+      }
+    } else if (command.startsWith("java ")) {
+      Matcher j = JAR.matcher(command);
+      if (!j.find()) {
+        problems.add("no module's jar");
+      } else if (!Files.isRegularFile(ROOT.resolve(j.group(1)).resolve("pom.xml"))) {
+        problems.add("no module " + j.group(1));
+      } else if (j.group(2) != null && !Files.isRegularFile(ROOT.resolve(j.group(1)).resolve("src/main/java")
+          .resolve(j.group(2).replace('.', '/') + ".java"))) {
+        problems.add("no main class " + j.group(2) + " in " + j.group(1));
+      }
+    } else {
+      problems.add("not a mvn or java command");
+    }
+    return problems;
   }
 
   @Test
@@ -257,6 +281,7 @@ class DocsSnippetsTest {
   @Test
   void propertiesBlocksNameKeysTheCodeReads() throws IOException {
     String sources = mainSources();
+    List<String> unknown = new ArrayList<>();
     int checked = 0;
     for (Block b : allBlocks()) {
       if (!"properties".equals(b.kind())) {
@@ -267,12 +292,14 @@ class DocsSnippetsTest {
           continue;
         }
         String key = line.substring(0, line.indexOf('=')).strip();
-        assertThat(sources.contains("\"" + key + "\"") || sources.contains("\n" + key + "="))
-            .as("%s: the property %s is read by the code (a literal in a main source or a key of a main "
-                + "resource)", b.where(), key).isTrue();
+        if (!sources.contains("\"" + key + "\"") && !sources.contains("\n" + key + "=")) {
+          unknown.add(b.where() + ": " + key);
+        }
         checked++;
       }
     }
+    assertThat(unknown).as("properties that no code reads (neither a literal in a main source nor a key of a main "
+        + "resource)").isEmpty();
     assertThat(checked).isPositive();
   }
 
