@@ -21,10 +21,12 @@ public class OrderService {
   }
 
   /** Double clicks and client retries: the key comes from the client's Idempotency-Key. */
+  // README: the first example (begin)
   @Idempotent(key = "#idempotencyKey", payload = "#request", ttl = "24h")
   public OrderReceipt submitOrder(String idempotencyKey, OrderRequest request) {
     return placeOrder(idempotencyKey, request);
   }
+  // README: the first example (end)
 
   /** The same, but a duplicate that arrives while the first call runs waits for its result. */
   @Idempotent(key = "#idempotencyKey", payload = "#request", onInProgress = OnInProgress.WAIT, waitTimeout = "10s")

@@ -191,13 +191,17 @@ class OrderWebAppTest {
   }
 
   /**
-   * The README's curl lines, sent as written (the one ending in {@code &} in the background), get the answers the
-   * README says: 201, the replay, 422, 400, then 409 while the first of the last two runs, and its 201.
+   * The curl lines of docs/web.md (the block marked as tested by this class), sent as written (the one ending in
+   * {@code &} in the background), get the answers the page says: 201, the replay, 422, 400, then 409 while the
+   * first of the last two runs, and its 201.
    */
   @Test
-  void theReadmesCurlLinesGetTheAnswersItShows() throws Exception {
-    String readme = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("README.md"));
-    String block = readme.substring(readme.indexOf("curl -i -H 'Idempotency-Key: k1'"));
+  void theCurlLinesOfTheWebPageGetTheAnswersItShows() throws Exception {
+    String page = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/web.md"));
+    int marker = page.indexOf("<!-- tested-by: examples/src/test/java/dev/idempotent/examples/"
+        + "OrderWebAppTest.java -->");
+    assertThat(marker).as("the curl block of docs/web.md, marked as tested by this class").isNotNegative();
+    String block = page.substring(page.indexOf("```sh\n", marker) + "```sh\n".length());
     block = block.substring(0, block.indexOf("```")).replace("\\\n", " ");
     Pattern key = Pattern.compile("-H 'Idempotency-Key: ([^']+)'");
     Pattern body = Pattern.compile("-d '([^']+)'");
@@ -230,7 +234,7 @@ class OrderWebAppTest {
     assertThat(background).isNotNull();
     answers.add(background.get().statusCode() + "");
     assertThat(answers).containsExactly("201", "201 replayed", "422", "400", "409", "201");
-    assertThat(readme).contains("# 201 Created, Location: /orders/ord-1, "
+    assertThat(page).contains("# 201 Created, Location: /orders/ord-1, "
         + "{\"id\":\"ord-1\",\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}");
   }
 

@@ -43,6 +43,8 @@ class ReadmeSnippetsBuildTest {
 
   private static Path work;
   private static Map<String, Map<String, List<String>>> blocks;
+  /** Where each marked block is, as {@code file:line: <!-- marker -->}, for the failure messages. */
+  private static final List<String> ORIGINS = new ArrayList<>();
 
   @BeforeAll
   static void setUp() throws IOException {
@@ -74,8 +76,11 @@ class ReadmeSnippetsBuildTest {
     }
     Map<String, Map<String, List<String>>> found = new LinkedHashMap<>();
     for (Path text : texts) {
-      Matcher m = MARKED.matcher(Files.readString(text).replace("\r\n", "\n"));
+      String content = Files.readString(text).replace("\r\n", "\n");
+      Matcher m = MARKED.matcher(content);
       while (m.find()) {
+        long line = content.substring(0, m.start()).chars().filter(c -> c == '\n').count() + 2;
+        ORIGINS.add(ROOT.relativize(text) + ":" + line + ": <!-- " + m.group(1) + ": " + m.group(2) + " -->");
         found.computeIfAbsent(m.group(1), k -> new LinkedHashMap<>())
             .computeIfAbsent(m.group(2), k -> new ArrayList<>()).add(m.group(3));
       }
@@ -227,7 +232,8 @@ class ReadmeSnippetsBuildTest {
     }
     if (process.exitValue() != 0) {
       fail("exit " + process.exitValue() + " on " + jdk + ": " + String.join(" ", command) + "\n"
-          + Files.readString(log, StandardCharsets.UTF_8));
+          + Files.readString(log, StandardCharsets.UTF_8)
+          + "\nThe project is built from these blocks (file:line of the fence):\n  " + String.join("\n  ", ORIGINS));
     }
   }
 
@@ -252,15 +258,15 @@ class ReadmeSnippetsBuildTest {
       + "    expect(shipments.getLabelsPrinted(), 1);\n";
 
   private static Path readmeProject(Path jdk) throws IOException {
-    return project("readme-consumer-" + jdk.getFileName(), block("consumer", "dependencies"), block("consumer", "plugins"),
-        sources("consumer"), README_CHECK);
+    return project("readme-consumer-" + jdk.getFileName(), block("consumer", "dependencies"),
+        block("consumer", "plugins"), sources("consumer"), README_CHECK);
   }
 
   private static Path lombokProject(Path jdk) throws IOException {
     List<String> dependencies = new ArrayList<>(block("consumer", "dependencies"));
     dependencies.addAll(block("consumer-lombok", "dependencies"));
-    return project("lombok-consumer-" + jdk.getFileName(), dependencies, block("consumer-lombok", "plugins"), sources("consumer-lombok"),
-        LOMBOK_CHECK);
+    return project("lombok-consumer-" + jdk.getFileName(), dependencies, block("consumer-lombok", "plugins"),
+        sources("consumer-lombok"), LOMBOK_CHECK);
   }
 
   @Test

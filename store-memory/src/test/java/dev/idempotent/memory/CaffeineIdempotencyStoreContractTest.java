@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The contract on a fake clock: expiry tests advance the clock instead of sleeping. */
+// docs/stores/writing-a-store.md: contract test (begin)
 class CaffeineIdempotencyStoreContractTest extends IdempotencyStoreContract {
   private final AtomicLong clock = new AtomicLong(123_456_789L);
 
@@ -24,3 +25,4 @@ class CaffeineIdempotencyStoreContractTest extends IdempotencyStoreContract {
     return true;
   }
 }
+// docs/stores/writing-a-store.md: contract test (end)

@@ -1,0 +1,47 @@
+package dev.idempotent.redisson;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.spi.IdempotencyStore;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * The code of docs/stores/redis.md between its markers, run on the test Redis ({@code IDEMPOTENT_REDIS_URL}): the
+ * page shows this region (checked by the examples module's {@code DocsSnippetsTest}).
+ */
+class RedisStoreDocsTest {
+  @Test
+  void theStoreOfTheDocsReplays() {
+    Config config = new Config();
+    config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl());
+    RedissonClient redissonClient = Redisson.create(config);
+    try {
+      // docs/stores/redis.md: builder (begin)
+      IdempotencyStore store = RedissonIdempotencyStore.builder(redissonClient)
+          .keyPrefix("orders:")                        // default "idem:"
+          .syncReplicas(1, Duration.ofMillis(500))     // optional: WAIT for a replica after each write
+          .build();
+      // docs/stores/redis.md: builder (end)
+
+      Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
+      IdempotencyPolicy policy = IdempotencyPolicy.builder("docs.redis." + UUID.randomUUID())
+          .resultType(Integer.class).build();
+      AtomicInteger runs = new AtomicInteger();
+      assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
+      assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
+      assertThat(runs).hasValue(1);
+      idem.forceExpire("", policy.scope(), "k1");
+    } finally {
+      redissonClient.shutdown();
+    }
+  }
+}
