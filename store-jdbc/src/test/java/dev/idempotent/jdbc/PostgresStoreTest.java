@@ -10,6 +10,7 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.StoreFailurePolicy;
+import dev.idempotent.jdbc.internal.ScopeIds;
 import dev.idempotent.spi.RecordKey;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -44,7 +45,7 @@ class PostgresStoreTest extends JdbcStoreChecks {
 
   /**
    * PostgreSQL's duplicate-key error carries the values in its {@code Detail:} (here a unique index on the key
-   * alone, which the claim's {@code ON CONFLICT (scope, idem_key)} does not cover): neither the store's exception
+   * alone, which the claim's {@code ON CONFLICT (scope_id, idem_key)} does not cover): neither the store's exception
    * nor its causes, nor what the executor throws or logs, shows the key; the SQLState stays.
    */
   @Test
@@ -141,8 +142,8 @@ class PostgresStoreTest extends JdbcStoreChecks {
 
   private static void lockRow(Connection locker, RecordKey key) throws SQLException {
     try (PreparedStatement ps = locker.prepareStatement(
-        "SELECT 1 FROM idempotency_record WHERE scope = ? AND idem_key = ? FOR UPDATE")) {
-      ps.setString(1, key.scope());
+        "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
+      ps.setLong(1, ScopeIds.of(key.scope()));
       ps.setString(2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();

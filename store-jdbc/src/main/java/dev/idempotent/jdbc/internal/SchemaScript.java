@@ -19,7 +19,8 @@ public final class SchemaScript {
 
   /**
    * The statements of the dialect's DDL, without comments, for {@code table}: the table itself may be
-   * schema-qualified, the names of its constraints and indexes start with its simple name.
+   * schema-qualified, the names of its constraints and indexes start with its simple name, and its scope table is
+   * {@link DialectStatements#scopeTable} in the same schema.
    */
   public static List<String> statements(JdbcDialect dialect, String table) {
     String resource = dialect.schemaResource();
@@ -39,9 +40,12 @@ public final class SchemaScript {
       }
     }
     String simpleName = table.substring(table.lastIndexOf('.') + 1);
+    String scopeTable = "\u0000scope-table\u0000";
     String ddl = body.toString()
+        .replaceAll("\\b" + DEFAULT_TABLE + "_scope\\b", scopeTable)
         .replaceAll("\\b" + DEFAULT_TABLE + "(_[a-z_]+)\\b", simpleName + "$1")
-        .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table);
+        .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table)
+        .replace(scopeTable, DialectStatements.scopeTable(table));
     List<String> statements = new ArrayList<>();
     for (String s : ddl.split(";")) {
       if (!s.isBlank()) {
