@@ -8,6 +8,7 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
+import dev.idempotent.jdbc.internal.SchemaScript;
 import dev.idempotent.jdbc.internal.ScopeIds;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -38,6 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -263,6 +265,54 @@ abstract class JdbcStoreChecks {
     }
   }
 
+  /**
+   * The shipped migration moves the live records of a table of the earlier layout into the compact one, under
+   * the scope ids the store computes (a scope with non-ASCII characters included); a store that was running on
+   * the earlier table fails one call, then finds the new layout.
+   */
+  @Test
+  void theMigrationMovesLiveRecordsIntoTheCompactLayout() throws Exception {
+    Assumptions.assumeTrue(expectedDialect() != JdbcDialect.H2, "H2 tables are recreated, not migrated");
+    String table = "idem_migrate_test";
+    for (String t : List.of(table, table + "_earlier", table + "_scope", table + "_compact")) {
+      execute("DROP TABLE IF EXISTS " + t);
+    }
+    execute(earlierLayoutDdl(table));
+    JdbcIdempotencyStore running = track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
+    RecordKey done = RecordKey.of(scope + "-ü", "done");
+    RecordKey held = RecordKey.of(scope, "held");
+    RecordKey gone = RecordKey.of(scope, "gone");
+    running.claim(done, "o1", "fp", LONG);
+    running.complete(done, "o1", new byte[] {9, 8}, LONG);
+    running.claim(held, "o2", null, LONG);
+    running.claim(gone, "o3", null, Duration.ofNanos(1000));
+    Thread.sleep(5);
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      for (String statement : SchemaScript.migration(expectedDialect(), table)) {
+        st.execute(statement);
+      }
+      c.commit();
+      c.setAutoCommit(true);
+    }
+    assertThatThrownBy(() -> running.read(done)).as("the first call on the layout it had found")
+        .isInstanceOf(JdbcStoreException.class);
+    for (JdbcIdempotencyStore store : List.of(running,
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build()))) {
+      IdempotencyRecord completed = store.read(done).orElseThrow();
+      assertThat(completed.isCompleted()).isTrue();
+      assertThat(completed.ownerToken()).isEqualTo("o1");
+      assertThat(completed.fingerprint()).isEqualTo("fp");
+      assertThat(completed.outcome()).containsExactly(9, 8);
+      assertThat(store.read(held).orElseThrow().ownerToken()).isEqualTo("o2");
+      assertThat(store.read(gone)).isEmpty();
+    }
+    assertThat(count(table)).as("only the live records were moved").isEqualTo(2);
+    assertThat(count(table, done.scope())).isEqualTo(1);
+    assertThat(count(table + "_earlier")).isEqualTo(3);
+    assertThat(count(table + "_scope")).isEqualTo(2);
+  }
+
   /** The DDL of the earlier table layout in this database. */
   String earlierLayoutDdl(String table) {
     return switch (expectedDialect()) {
@@ -270,11 +320,12 @@ abstract class JdbcStoreChecks {
           + " status VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, owner VARCHAR(255) CHARACTER SET"
           + " utf8mb4 COLLATE utf8mb4_bin NOT NULL, fingerprint VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
           + " NULL, outcome LONGBLOB NULL, expires_at DATETIME(6) NOT NULL, created_at DATETIME(6) NOT NULL,"
-          + " updated_at DATETIME(6) NOT NULL, PRIMARY KEY (scope, idem_key), INDEX (expires_at)) ENGINE=InnoDB";
+          + " updated_at DATETIME(6) NOT NULL, PRIMARY KEY (scope, idem_key), INDEX " + table + "_expires_at_idx"
+          + " (expires_at)) ENGINE=InnoDB";
       case POSTGRESQL -> "CREATE TABLE " + table + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
           + " status VARCHAR(16) NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BYTEA,"
           + " expires_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL,"
-          + " PRIMARY KEY (scope, idem_key))";
+          + " CONSTRAINT " + table + "_pk PRIMARY KEY (scope, idem_key))";
       case H2 -> "CREATE TABLE " + table + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
           + " status VARCHAR(16) NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255),"
           + " outcome BINARY LARGE OBJECT, expires_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,"

@@ -52,6 +52,8 @@ public final class IdempotencyTable {
   private static final int MAX_PURGE_BATCHES = 10_000;
   private static final int MAX_REMEMBERED_FAILURES = 10_000;
   private static final long NO_CODE = -1;
+  /** SQLStates of a column that is not there: PostgreSQL, MySQL/MariaDB, H2. */
+  private static final Set<String> UNDEFINED_COLUMN_STATES = Set.of("42703", "42S22", "42122");
 
   private final String table;
   private final JdbcDialect dialect;
@@ -148,7 +150,7 @@ public final class IdempotencyTable {
         if (sql.isDuplicateKey(e)) {
           return Inserted.TAKEN;
         }
-        throw e;
+        throw layoutMayHaveChanged(e);
       }
       long reported = NO_CODE;
       if (code) {
@@ -185,6 +187,8 @@ public final class IdempotencyTable {
       }
       return new Stored(sql.isInProgress(rs.getString(1)), rs.getString(2), rs.getString(3), rs.getBytes(4),
           rs.getLong(5));
+    } catch (SQLException e) {
+      throw layoutMayHaveChanged(e);
     }
   }
 
@@ -196,7 +200,8 @@ public final class IdempotencyTable {
   }
 
   public boolean release(RecordKey key, String owner) {
-    return connections.run("release", key, (c, t) -> update(c, t, statements(c).release(), Values.of(key, owner)) == 1);
+    return connections.run("release", key,
+        (c, t) -> update(c, t, statements(c).release(), Values.of(key, owner)) == 1);
   }
 
   public boolean renew(RecordKey key, String owner, long leaseMicros) {
@@ -209,7 +214,8 @@ public final class IdempotencyTable {
    * own connection (never in a caller's transaction); an expired one is left for the purge.
    */
   public boolean delete(RecordKey key) {
-    return connections.run("delete", key, (c, t) -> update(c, t, statements(c).delete(), Values.of(key, null)) > 0);
+    return connections.run("delete", key,
+        (c, t) -> update(c, t, statements(c).delete(), Values.of(key, null)) > 0);
   }
 
   /**
@@ -386,7 +392,8 @@ public final class IdempotencyTable {
    */
   private int statementSize(RecordKey key, byte[] outcome) {
     DialectStatements known = sql;
-    long size = (known == null ? 0 : known.complete().text().length()) + 512L + 2L * (key.scope().length() + key.key().length()) * 4;
+    long size = (known == null ? 0 : known.complete().text().length()) + 512L
+        + 2L * (key.scope().length() + key.key().length()) * 4;
     for (byte b : outcome) {
       size += b == 0 || b == '\'' || b == '"' || b == '\\' ? 2 : 1;
     }
@@ -414,7 +421,8 @@ public final class IdempotencyTable {
   /** Deletes at most {@code batchSize} expired rows in one statement. */
   public int purgeBatch(int batchSize) {
     Values purge = new Values(null, null, null, 0, null, null, batchSize);
-    return connections.runWithQueryTimeout("purge", null, (c, t) -> update(c, t, statements(c).purgeBatch(), purge));
+    return connections.runWithQueryTimeout("purge", null,
+        (c, t) -> update(c, t, statements(c).purgeBatch(), purge));
   }
 
   /**
@@ -427,24 +435,29 @@ public final class IdempotencyTable {
     if (known != null) {
       return known;
     }
-    DialectStatements.Layout layout = DialectStatements.Layout.COMPACT;
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
-      ResultSetMetaData md = rs.getMetaData();
-      for (int i = 1; i <= md.getColumnCount(); i++) {
-        if ("scope".equalsIgnoreCase(md.getColumnLabel(i))) {
-          layout = DialectStatements.Layout.LEGACY;
+    synchronized (this) {
+      if (sql != null) {
+        return sql;
+      }
+      DialectStatements.Layout layout = DialectStatements.Layout.COMPACT;
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+        ResultSetMetaData md = rs.getMetaData();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+          if ("scope".equalsIgnoreCase(md.getColumnLabel(i))) {
+            layout = DialectStatements.Layout.LEGACY;
+          }
         }
       }
+      if (layout == DialectStatements.Layout.LEGACY) {
+        LOG.warn("table {} has the record layout of earlier versions (the scope text in every row); the store"
+            + " keeps using it as it is. To shrink its rows, migrate it as docs/stores/jdbc.md shows (\"Upgrading"
+            + " from the earlier table layout\")", table);
+      }
+      known = DialectStatements.of(dialect, table, layout);
+      sql = known;
+      return known;
     }
-    if (layout == DialectStatements.Layout.LEGACY) {
-      LOG.warn("table {} has the record layout of earlier versions (the scope text in every row); the store keeps"
-          + " using it as it is. To shrink its rows, migrate it with the script for {} in docs/stores/jdbc.md"
-          + " (\"Upgrading from the earlier table layout\")", table, dialect);
-    }
-    known = DialectStatements.of(dialect, table, layout);
-    sql = known;
-    return known;
   }
 
   /**
@@ -488,7 +501,26 @@ public final class IdempotencyTable {
   private int update(Connection c, int statementTimeout, Sql statement, Values values) throws SQLException {
     try (PreparedStatement ps = prepare(c, statement, values, statementTimeout, false)) {
       return ps.executeUpdate();
+    } catch (SQLException e) {
+      throw layoutMayHaveChanged(e);
     }
+  }
+
+  /**
+   * Forgets the table's layout, and the scopes written, when {@code e} says a column or the table is not there
+   * (as after the table was migrated to the compact layout while the store ran), so that the next operation
+   * finds them again; returns {@code e}.
+   */
+  private SQLException layoutMayHaveChanged(SQLException e) {
+    if ((e.getSQLState() != null && UNDEFINED_COLUMN_STATES.contains(e.getSQLState()))
+        || StoreConnections.isMissingTable(e)) {
+      if (sql != null) {
+        LOG.info("table {} or one of its columns is missing; its layout is looked up again on the next call", table);
+      }
+      sql = null;
+      registeredScopes.clear();
+    }
+    return e;
   }
 
   /**

@@ -23,7 +23,23 @@ public final class SchemaScript {
    * {@link DialectStatements#scopeTable} in the same schema.
    */
   public static List<String> statements(JdbcDialect dialect, String table) {
-    String resource = dialect.schemaResource();
+    return script(dialect.schemaResource(), table);
+  }
+
+  /** The classpath resource that moves a table of the earlier layout into the compact one, for {@code dialect}. */
+  public static String migrationResource(JdbcDialect dialect) {
+    return dialect.schemaResource().replace("/schema-", "/migrate-");
+  }
+
+  /**
+   * The statements of the dialect's migration from the earlier table layout ({@link #migrationResource}), for
+   * {@code table}, as {@link #statements} names things; none for H2, whose tables are recreated.
+   */
+  public static List<String> migration(JdbcDialect dialect, String table) {
+    return dialect == JdbcDialect.H2 ? List.of() : script(migrationResource(dialect), table);
+  }
+
+  private static List<String> script(String resource, String table) {
     String text;
     try (InputStream in = SchemaScript.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
@@ -40,12 +56,14 @@ public final class SchemaScript {
       }
     }
     String simpleName = table.substring(table.lastIndexOf('.') + 1);
-    String scopeTable = "\u0000scope-table\u0000";
+    String qualified = "\u0000";
     String ddl = body.toString()
-        .replaceAll("\\b" + DEFAULT_TABLE + "_scope\\b", scopeTable)
+        // tables next to the record table, in its schema (a PostgreSQL RENAME TO names the table unqualified)
+        .replaceAll("(?<!RENAME TO )\\b" + DEFAULT_TABLE + "(_scope|_earlier|_compact)\\b", qualified + "$1")
+        // constraint and index names, unqualified
         .replaceAll("\\b" + DEFAULT_TABLE + "(_[a-z_]+)\\b", simpleName + "$1")
         .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table)
-        .replace(scopeTable, DialectStatements.scopeTable(table));
+        .replace(qualified, table);
     List<String> statements = new ArrayList<>();
     for (String s : ddl.split(";")) {
       if (!s.isBlank()) {
