@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <ol>
  *   <li>fresh-key throughput (claim, then complete, of a new key: one idempotent call) through the store on
- *       {@code threads} threads, on an empty table;</li>
+ *       {@code threads} threads, on an empty table (after a warm-up of the same length, whose rows are
+ *       truncated);</li>
  *   <li>the same after {@code live} completed records, live for a day, are loaded into the table (in chunks of
  *       a million, each sorted by key, spread over the whole key space) and statistics refreshed;</li>
  *   <li>with a backlog of {@code backlog} expired records and 1,000 new records a second arriving through the
@@ -49,13 +50,16 @@ public final class JdbcLargeTableRun {
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
     int threads = args.length > 3 ? Integer.parseInt(args[3]) : 4;
     long backlog = args.length > 4 ? Long.parseLong(args[4]) : 1_000_000L;
-    String url = BenchmarkSettings.url(database);
+    String url = BenchmarkSettings.jdbcUrl(database);
     boolean postgres = JdbcRows.isPostgres(url);
     try (HikariDataSource ds = JdbcRows.pool(url, threads + 8)) {
       JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + TABLE);
       JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + TABLE + "_scope");
       try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).table(TABLE).createTable(true).build()) {
-        double empty = freshKeyThroughput(store, threads, seconds, null);
+        freshKeyThroughput(store, threads, seconds); // warm-up: JIT, pool, caches
+        JdbcRows.execute(ds, "TRUNCATE TABLE " + TABLE);
+        analyze(ds, postgres);
+        double empty = freshKeyThroughput(store, threads, seconds);
         System.out.printf("%s: fresh-key calls/s on an empty table: %,.0f (%d threads, %d s)%n", database, empty,
             threads, seconds);
         long loadStart = System.nanoTime();
@@ -64,7 +68,7 @@ public final class JdbcLargeTableRun {
         System.out.printf("%s: loaded %,d live records in %.0f s; table and indexes %,d bytes (%.1f per record)%n",
             database, live, (System.nanoTime() - loadStart) / 1e9, JdbcRows.tableBytes(ds, url, TABLE),
             (double) JdbcRows.tableBytes(ds, url, TABLE) / Math.max(1, live));
-        double full = freshKeyThroughput(store, threads, seconds, null);
+        double full = freshKeyThroughput(store, threads, seconds);
         System.out.printf("%s: fresh-key calls/s with %,d live records: %,.0f = %.2fx of the empty table%n",
             database, live, full, full / empty);
 
@@ -119,8 +123,8 @@ public final class JdbcLargeTableRun {
   }
 
   /** Calls per second of claim-then-complete of fresh random keys on {@code threads} threads. */
-  private static double freshKeyThroughput(JdbcIdempotencyStore store, int threads, int seconds,
-      AtomicBoolean running) throws InterruptedException {
+  private static double freshKeyThroughput(JdbcIdempotencyStore store, int threads, int seconds)
+      throws InterruptedException {
     LongAdder calls = new LongAdder();
     AtomicBoolean measuring = new AtomicBoolean(true);
     List<Thread> workers = new ArrayList<>();
@@ -135,7 +139,6 @@ public final class JdbcLargeTableRun {
       }, "fresh-key-" + t);
       workers.add(w);
     }
-    Thread.sleep(0);
     workers.forEach(Thread::start);
     Thread.sleep(Math.min(3, seconds) * 1000L); // warm-up
     long before = calls.sum();
@@ -216,7 +219,7 @@ public final class JdbcLargeTableRun {
     }
     arrivals.forEach(Thread::start);
     Thread.sleep(seconds * 500L);
-    double throughput = freshKeyThroughput(store, threads, Math.max(1, seconds / 2), running);
+    double throughput = freshKeyThroughput(store, threads, Math.max(1, seconds / 2));
     running.set(false);
     for (Thread a : arrivals) {
       a.join();
