@@ -24,8 +24,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       a million, each sorted by key, spread over the whole key space) and statistics refreshed;</li>
  *   <li>with a backlog of {@code backlog} expired records and 1,000 new records a second arriving through the
  *       store (with a 20 s retention, so that they keep expiring too), the latency of those arriving calls and
- *       the saturated fresh-key throughput, first without a purge, then with {@code purgeExpired(1000)} running
- *       in a loop; the purge's rate is the rows it deleted per second.</li>
+ *       the saturated fresh-key throughput, first without a purge, then with the purge paced to twice the
+ *       arrival rate, then with it unpaced ({@code purgeExpired(1000)} back to back); the purge's rate is the
+ *       rows it deleted per second of the phase.</li>
  * </ol>
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.JdbcLargeTableRun
@@ -41,6 +42,8 @@ public final class JdbcLargeTableRun {
   private static final Duration LEASE = Duration.ofMinutes(1);
   private static final Duration LIVE_TTL = Duration.ofDays(1);
   private static final Duration ARRIVAL_TTL = Duration.ofSeconds(20);
+  /** The rate of the paced purge: twice the arrival rate, so that it catches up with a backlog too. */
+  private static final int PACED_PURGE = 2 * ARRIVALS_PER_SECOND;
 
   private JdbcLargeTableRun() {}
 
@@ -75,18 +78,11 @@ public final class JdbcLargeTableRun {
         load(ds, postgres, backlog, "old-", "interval '-1 hour'", "INTERVAL -1 HOUR");
         analyze(ds, postgres);
         System.out.printf("%s: backlog of %,d expired records loaded%n", database, backlog);
-        Phase without = phase(store, threads, seconds, false);
-        Phase with = phase(store, threads, seconds, true);
-        System.out.printf("%s: 1,000 arrivals/s, without purge: arrival call mean %.2f ms, p99 %.2f ms;"
-            + " saturated fresh-key calls/s %,.0f%n", database, without.meanMillis, without.p99Millis,
-            without.throughput);
-        System.out.printf("%s: 1,000 arrivals/s, with purge: arrival call mean %.2f ms, p99 %.2f ms;"
-            + " saturated fresh-key calls/s %,.0f; purge deleted %,d rows at %,.0f rows/s%n", database,
-            with.meanMillis, with.p99Millis, with.throughput, with.purged, with.purgeRate);
-        System.out.printf("%s: with the purge running, arrival calls take %.2fx as long (mean), saturated"
-            + " throughput is %.2fx; purge rate %.1fx the arrival rate%n", database,
-            with.meanMillis / without.meanMillis, with.throughput / without.throughput,
-            with.purgeRate / ARRIVALS_PER_SECOND);
+        Phase without = phase(store, threads, seconds, -1);
+        report(database, "without purge", without, without);
+        report(database, "purge paced to " + PACED_PURGE + " rows/s", phase(store, threads, seconds, PACED_PURGE),
+            without);
+        report(database, "purge unpaced", phase(store, threads, seconds, 0), without);
       }
     }
   }
@@ -166,24 +162,36 @@ public final class JdbcLargeTableRun {
 
   private record Phase(double meanMillis, double p99Millis, double throughput, long purged, double purgeRate) {}
 
+  private static void report(String database, String name, Phase phase, Phase without) {
+    System.out.printf("%s: 1,000 arrivals/s, %s: arrival call mean %.2f ms (%.2fx), p99 %.2f ms; saturated"
+        + " fresh-key calls/s %,.0f (%.2fx); purge deleted %,d rows, %,.0f rows/s over the phase (%.1fx the arrival"
+        + " rate)%n", database, name, phase.meanMillis, phase.meanMillis / without.meanMillis, phase.p99Millis,
+        phase.throughput, phase.throughput / without.throughput, phase.purged, phase.purgeRate,
+        phase.purgeRate / ARRIVALS_PER_SECOND);
+  }
+
   /**
    * 1,000 arrivals a second for the whole phase; their latency over the first half, the saturated fresh-key
-   * throughput over the second; with {@code purge}, {@code purgeExpired(1000)} in a loop throughout.
+   * throughput over the second. With {@code purgeRate} 0, {@code purgeExpired(1000)} (batches back to back)
+   * throughout; above 0, {@code purgeBatch(1000)} paced to that many rows a second; below 0, no purge.
    */
-  private static Phase phase(JdbcIdempotencyStore store, int threads, int seconds, boolean purge)
+  private static Phase phase(JdbcIdempotencyStore store, int threads, int seconds, int purgeRate)
       throws Exception {
+    boolean purge = purgeRate >= 0;
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong purged = new AtomicLong();
-    AtomicLong purgeNanos = new AtomicLong();
+    long phaseStart = System.nanoTime();
     Thread purger = new Thread(() -> {
       while (running.get()) {
-        long t0 = System.nanoTime();
-        int n = store.purgeExpired(1000);
-        if (n > 0) {
-          purged.addAndGet(n);
-          purgeNanos.addAndGet(System.nanoTime() - t0);
-        } else {
+        int n = purgeRate > 0 ? store.purgeBatch(1000) : store.purgeExpired(1000);
+        purged.addAndGet(n);
+        if (n == 0) {
           sleep(100);
+        } else if (purgeRate > 0) {
+          long due = phaseStart + purged.get() * 1_000_000_000L / purgeRate - System.nanoTime();
+          if (due > 0) {
+            sleep(due / 1_000_000, (int) (due % 1_000_000));
+          }
         }
       }
     }, "purge");
@@ -236,7 +244,7 @@ public final class JdbcLargeTableRun {
     Arrays.sort(all);
     double mean = Arrays.stream(all).average().orElse(0) / 1e6;
     double p99 = all.length == 0 ? 0 : all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6;
-    double rate = purgeNanos.get() == 0 ? 0 : purged.get() / (purgeNanos.get() / 1e9);
+    double rate = purged.get() / ((System.nanoTime() - phaseStart) / 1e9);
     return new Phase(mean, p99, throughput, purged.get(), rate);
   }
 

@@ -161,8 +161,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return records.purgeExpired(batchSize);
   }
 
-  /** Deletes at most {@code batchSize} expired rows in one statement. */
-  int purgeBatch(int batchSize) {
+  /**
+   * Deletes at most {@code batchSize} expired rows in one statement and short transaction, and returns how many;
+   * for a purge paced by the caller (one batch, then a pause), where {@link #purgeExpired} runs its batches back
+   * to back.
+   *
+   * @param batchSize 1 to 100,000
+   */
+  public int purgeBatch(int batchSize) {
+    requireBatchSize(batchSize);
     return records.purgeBatch(batchSize);
   }
 

@@ -24,6 +24,12 @@ class JdbcIdempotencyStoreBuilderTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batchSize");
     assertThatThrownBy(() -> JdbcIdempotencyStore.builder(null)).isInstanceOf(NullPointerException.class)
         .hasMessageContaining("dataSource");
+    try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(H2).dialect(JdbcDialect.H2).build()) {
+      assertThatThrownBy(() -> store.purgeBatch(0)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("batchSize");
+      assertThatThrownBy(() -> store.purgeBatch(100_001)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("100001");
+    }
   }
 
   @Test
