@@ -95,6 +95,17 @@ final class JdbcRows {
     }
   }
 
+  /** The bytes of {@code table}'s secondary indexes (all but the primary key), as {@link #tableBytes} counts. */
+  static long secondaryIndexBytes(HikariDataSource ds, String url, String table) throws SQLException {
+    if (isPostgres(url)) {
+      return queryLong(ds, "SELECT COALESCE(SUM(pg_relation_size(indexrelid)), 0) FROM pg_index WHERE indrelid = '"
+          + table + "'::regclass AND NOT indisprimary");
+    }
+    return queryLong(ds, "SELECT COALESCE(SUM(stat_value), 0) * @@innodb_page_size FROM mysql.innodb_index_stats"
+        + " WHERE database_name = DATABASE() AND table_name = '" + table + "' AND stat_name = 'size'"
+        + " AND index_name <> 'PRIMARY'");
+  }
+
   /** Rewrites {@code table} compactly: {@code VACUUM FULL} or {@code OPTIMIZE TABLE}. */
   static void rebuild(HikariDataSource ds, String url, String table) throws SQLException {
     execute(ds, isPostgres(url) ? "VACUUM FULL " + table : "OPTIMIZE TABLE " + table);
