@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * createTable(true)}: the record table, whose rows carry a 64-bit id of their scope, and next to it
  * {@code <table>_scope}, which holds each scope's text once. A table of the layout of earlier versions (the scope
  * text in every row) keeps working as it is; the migrations that shrink it are
- * {@code dev/idempotent/jdbc/migrate-postgresql.sql} and {@code migrate-mysql.sql}. A claim of a fresh key is one insert that writes nothing when the key is taken (PostgreSQL
- * {@code INSERT ... ON CONFLICT DO NOTHING}, MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE} that changes
+ * {@code dev/idempotent/jdbc/migrate-postgresql.sql} and {@code migrate-mysql.sql}. A claim of a fresh key
+ * is one insert that writes nothing when the key is taken (PostgreSQL {@code INSERT ... ON CONFLICT DO NOTHING},
+ * MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE} that changes
  * nothing, H2 a plain insert); only when it did not win is the record read, and an expired one taken over by
  * one conditional update. Completion, release and renewal are single statements that match only the caller's
  * own live claim. Every lease and expiry is computed and compared on the database's clock. Each call takes its
