@@ -11,10 +11,11 @@ import javax.sql.DataSource;
  * The hand-written JDBC baseline: the minimum statements on the same pool and table as the store, each on a
  * connection taken from the pool for that statement (a claim and its completion are separated by the method
  * body): one claim {@code INSERT} that does nothing when the key exists, and one owner-checked completion
- * {@code UPDATE}.
+ * {@code UPDATE}, in the store's table layout (the scope as its 64-bit id, status codes).
  */
 final class JdbcBaseline {
   static final String SCOPE = "bench.baseline";
+  private static final long SCOPE_ID = JdbcRows.scopeId(SCOPE);
 
   private final DataSource pool;
   private final boolean binaryKeys;
@@ -27,29 +28,25 @@ final class JdbcBaseline {
     this.pool = pool;
     this.leaseMicros = lease.toNanos() / 1000;
     this.ttlMicros = ttl.toNanos() / 1000;
-    String columns = " (scope, idem_key, status, owner, expires_at, created_at, updated_at) VALUES (?, ?, "
-        + "'IN_PROGRESS', ?, ";
-    String owned = " WHERE scope = ? AND idem_key = ? AND owner = ? AND status = 'IN_PROGRESS'";
+    String columns = " (scope_id, idem_key, status, owner, expires_at) VALUES (?, ?, 1, ?, ";
+    String owned = " WHERE scope_id = ? AND idem_key = ? AND owner = ? AND status = 1";
     if ("postgresql".equals(database)) {
       String later = "statement_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 microsecond'";
       binaryKeys = false;
-      claimSql = "INSERT INTO " + table + columns + later + ", statement_timestamp(), statement_timestamp())"
-          + " ON CONFLICT (scope, idem_key) DO NOTHING";
-      completeSql = "UPDATE " + table + " SET status = 'COMPLETED', outcome = ?, expires_at = " + later
-          + ", updated_at = statement_timestamp()" + owned;
+      claimSql = "INSERT INTO " + table + columns + later + ") ON CONFLICT (scope_id, idem_key) DO NOTHING";
+      completeSql = "UPDATE " + table + " SET status = 2, outcome = ?, expires_at = " + later + owned;
     } else {
       String later = "TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6))";
       binaryKeys = true;
-      claimSql = "INSERT IGNORE INTO " + table + columns + later + ", UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))";
-      completeSql = "UPDATE " + table + " SET status = 'COMPLETED', outcome = ?, expires_at = " + later
-          + ", updated_at = UTC_TIMESTAMP(6)" + owned;
+      claimSql = "INSERT IGNORE INTO " + table + columns + later + ")";
+      completeSql = "UPDATE " + table + " SET status = 2, outcome = ?, expires_at = " + later + owned;
     }
   }
 
   /** Claims {@code key} for {@code owner}, runs the body, records the outcome. */
   Receipt submit(String key, String owner, long amountCents) throws SQLException {
     try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(claimSql)) {
-      bindKey(ps, 1, SCOPE);
+      ps.setLong(1, SCOPE_ID);
       bindKey(ps, 2, key);
       ps.setString(3, owner);
       ps.setLong(4, leaseMicros);
@@ -62,7 +59,7 @@ final class JdbcBaseline {
     try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(completeSql)) {
       ps.setBytes(1, outcome);
       ps.setLong(2, ttlMicros);
-      bindKey(ps, 3, SCOPE);
+      ps.setLong(3, SCOPE_ID);
       bindKey(ps, 4, key);
       ps.setString(5, owner);
       if (ps.executeUpdate() != 1) {

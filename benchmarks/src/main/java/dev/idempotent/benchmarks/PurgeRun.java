@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class PurgeRun {
   private static final String TABLE = "bench_purge_record";
+  private static final long PURGE_SCOPE_ID = JdbcRows.scopeId("purge");
 
   private PurgeRun() {}
 
@@ -33,13 +34,13 @@ public final class PurgeRun {
     System.out.printf("| database | expired rows | batch | purge time | rows/s | live calls during purge | worst live call | live call p99 |%n");
     System.out.printf("|---|--:|--:|--:|--:|--:|--:|--:|%n");
     run("PostgreSQL", BenchmarkSettings.address(BenchmarkSettings.POSTGRES_URL_VARIABLE), rows, batch,
-        "INSERT INTO " + TABLE + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at,"
-            + " updated_at) SELECT 'purge', 'k' || g, 'COMPLETED', 'o', NULL, '\\x56'::bytea,"
-            + " now() - interval '1 hour', now(), now() FROM generate_series(1, " + rows + ") g");
+        "INSERT INTO " + TABLE + " (scope_id, idem_key, status, owner, fingerprint, outcome, expires_at)"
+            + " SELECT " + PURGE_SCOPE_ID + ", 'k' || g, 2, 'o', NULL, '\\x56'::bytea, now() - interval '1 hour'"
+            + " FROM generate_series(1, " + rows + ") g");
     run("MariaDB", BenchmarkSettings.address(BenchmarkSettings.MARIADB_URL_VARIABLE), rows, batch,
-        "INSERT INTO " + TABLE + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at,"
-            + " updated_at) SELECT 'purge', CONCAT('k', seq), 'COMPLETED', 'o', NULL, 'V',"
-            + " UTC_TIMESTAMP(6) - INTERVAL 1 HOUR, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) FROM seq_1_to_" + rows);
+        "INSERT INTO " + TABLE + " (scope_id, idem_key, status, owner, fingerprint, outcome, expires_at)"
+            + " SELECT " + PURGE_SCOPE_ID + ", CONCAT('k', seq), 2, 'o', NULL, 'V', UTC_TIMESTAMP(6) - INTERVAL 1 HOUR"
+            + " FROM seq_1_to_" + rows);
   }
 
   private static void run(String name, String url, int rows, int batch, String fill) throws Exception {
@@ -76,7 +77,7 @@ public final class PurgeRun {
       long took = System.nanoTime() - start;
       purging.set(false);
       prober.join();
-      long remainingExpired = count(ds, "SELECT COUNT(*) FROM " + TABLE + " WHERE scope = 'purge'");
+      long remainingExpired = count(ds, "SELECT COUNT(*) FROM " + TABLE + " WHERE scope_id = " + PURGE_SCOPE_ID);
       if (deleted != rows || remainingExpired != 0) {
         throw new IllegalStateException(name + ": purge deleted " + deleted + " of " + rows + ", " + remainingExpired
             + " expired rows left");
@@ -104,6 +105,7 @@ public final class PurgeRun {
   private static void drop(HikariDataSource ds) throws SQLException {
     try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS " + TABLE);
+      st.execute("DROP TABLE IF EXISTS " + TABLE + "_scope");
     }
   }
 }

@@ -33,8 +33,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The table is created by the DDL shipped for each dialect ({@link JdbcDialect#schemaResource()}, for example
  * {@code dev/idempotent/jdbc/schema-postgresql.sql}), or by the store itself with {@link Builder#createTable
- * createTable(true)}. A claim of a fresh key is one insert that writes nothing when the key is taken (PostgreSQL
- * {@code INSERT ... ON CONFLICT DO NOTHING}, MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE} that changes
+ * createTable(true)}: the record table, whose rows carry a 64-bit id of their scope, and next to it
+ * {@code <table>_scope}, which holds each scope's text once. A table of the layout of earlier versions (the scope
+ * text in every row) keeps working as it is; the migrations that shrink it are
+ * {@code dev/idempotent/jdbc/migrate-postgresql.sql} and {@code migrate-mysql.sql}. A claim of a fresh key
+ * is one insert that writes nothing when the key is taken (PostgreSQL {@code INSERT ... ON CONFLICT DO NOTHING},
+ * MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE} that changes
  * nothing, H2 a plain insert); only when it did not win is the record read, and an expired one taken over by
  * one conditional update. Completion, release and renewal are single statements that match only the caller's
  * own live claim. Every lease and expiry is computed and compared on the database's clock. Each call takes its
@@ -158,8 +162,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return records.purgeExpired(batchSize);
   }
 
-  /** Deletes at most {@code batchSize} expired rows in one statement. */
-  int purgeBatch(int batchSize) {
+  /**
+   * Deletes at most {@code batchSize} expired rows in one statement and short transaction, and returns how many;
+   * for a purge paced by the caller (one batch, then a pause), where {@link #purgeExpired} runs its batches back
+   * to back.
+   *
+   * @param batchSize 1 to 100,000
+   */
+  public int purgeBatch(int batchSize) {
+    requireBatchSize(batchSize);
     return records.purgeBatch(batchSize);
   }
 

@@ -1,18 +1,27 @@
 -- Idempotency records for dev.idempotent.jdbc.JdbcIdempotencyStore on PostgreSQL 9.5+.
 -- Run once (or build the store with createTable(true) / idempotent.jdbc.create-table=true).
 -- For another table name, replace idempotency_record everywhere below.
--- scope, idem_key: at most 255 characters each (longer ones arrive as sha256 digests).
--- expires_at: lease end while IN_PROGRESS, retention end once COMPLETED (database clock).
-CREATE TABLE IF NOT EXISTS idempotency_record (
+-- idempotency_record_scope: each scope's text once; scope_id is the first 64 bits of its SHA-256, signed.
+-- Read the records with their scopes: SELECT s.scope, r.* FROM idempotency_record r
+--   LEFT JOIN idempotency_record_scope s USING (scope_id).
+-- idem_key: at most 255 characters (longer keys and scopes arrive as sha256 digests).
+-- status: 1 in progress, 2 completed.
+-- expires_at: lease end while in progress, retention end once completed (database clock).
+-- The expiry index is by the second: rows that expire in the same second share one deduplicated entry.
+CREATE TABLE IF NOT EXISTS idempotency_record_scope (
+  scope_id    BIGINT       NOT NULL,
   scope       VARCHAR(255) NOT NULL,
+  CONSTRAINT idempotency_record_scope_pk PRIMARY KEY (scope_id)
+);
+CREATE TABLE IF NOT EXISTS idempotency_record (
+  scope_id    BIGINT       NOT NULL,
+  expires_at  TIMESTAMPTZ  NOT NULL,
+  status      SMALLINT     NOT NULL,
   idem_key    VARCHAR(255) NOT NULL,
-  status      VARCHAR(16)  NOT NULL,
   owner       VARCHAR(255) NOT NULL,
   fingerprint VARCHAR(255),
   outcome     BYTEA,
-  expires_at  TIMESTAMPTZ  NOT NULL,
-  created_at  TIMESTAMPTZ  NOT NULL,
-  updated_at  TIMESTAMPTZ  NOT NULL,
-  CONSTRAINT idempotency_record_pk PRIMARY KEY (scope, idem_key)
+  CONSTRAINT idempotency_record_pk PRIMARY KEY (scope_id, idem_key)
 );
-CREATE INDEX IF NOT EXISTS idempotency_record_expires_at_idx ON idempotency_record (expires_at);
+CREATE INDEX IF NOT EXISTS idempotency_record_expiry_idx
+  ON idempotency_record (date_trunc('second', expires_at AT TIME ZONE 'UTC'));

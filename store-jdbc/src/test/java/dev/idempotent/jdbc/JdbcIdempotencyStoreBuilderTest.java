@@ -24,6 +24,12 @@ class JdbcIdempotencyStoreBuilderTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batchSize");
     assertThatThrownBy(() -> JdbcIdempotencyStore.builder(null)).isInstanceOf(NullPointerException.class)
         .hasMessageContaining("dataSource");
+    try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(H2).dialect(JdbcDialect.H2).build()) {
+      assertThatThrownBy(() -> store.purgeBatch(0)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("batchSize");
+      assertThatThrownBy(() -> store.purgeBatch(100_001)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("100001");
+    }
   }
 
   @Test
@@ -38,13 +44,14 @@ class JdbcIdempotencyStoreBuilderTest {
   @Test
   void schemaStatementsFollowTheTableName() {
     List<String> ddl = SchemaScript.statements(JdbcDialect.POSTGRESQL, "app.payments_idem");
-    assertThat(ddl).hasSize(2);
-    assertThat(ddl.get(0)).startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
-        .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope, idem_key)").doesNotContain("--");
-    assertThat(ddl.get(1))
-        .isEqualTo("CREATE INDEX IF NOT EXISTS payments_idem_expires_at_idx ON app.payments_idem (expires_at)");
-    assertThat(SchemaScript.statements(JdbcDialect.MYSQL, "idempotency_record")).hasSize(1);
-    assertThat(SchemaScript.statements(JdbcDialect.H2, "idempotency_record")).hasSize(2);
+    assertThat(ddl).hasSize(3);
+    assertThat(ddl.get(0)).startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem_scope (")
+        .contains("CONSTRAINT payments_idem_scope_pk PRIMARY KEY (scope_id)").doesNotContain("--");
+    assertThat(ddl.get(1)).startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
+        .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope_id, idem_key)").doesNotContain("--");
+    assertThat(ddl.get(2)).startsWith("CREATE INDEX IF NOT EXISTS payments_idem_expiry_idx\n  ON app.payments_idem (");
+    assertThat(SchemaScript.statements(JdbcDialect.MYSQL, "idempotency_record")).hasSize(2);
+    assertThat(SchemaScript.statements(JdbcDialect.H2, "idempotency_record")).hasSize(3);
   }
 
   @Test

@@ -8,6 +8,8 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
+import dev.idempotent.jdbc.internal.SchemaScript;
+import dev.idempotent.jdbc.internal.ScopeIds;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.OutcomeNotRecordedException;
@@ -37,6 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -193,6 +196,144 @@ abstract class JdbcStoreChecks {
     assertThat(store.purgeExpired(1000)).isZero();
   }
 
+  /** Each scope's text is written once to the scope table, under the id that stands for it in every row. */
+  @Test
+  void theScopeTextIsKeptOnceUnderItsId() throws Exception {
+    JdbcIdempotencyStore store = store();
+    for (int i = 0; i < 3; i++) {
+      assertThat(store.claim(RecordKey.of(scope, "k" + i), "o", null, LONG).isAcquired()).isTrue();
+    }
+    String scopeTable = JdbcIdempotencyStore.DEFAULT_TABLE + "_scope";
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT scope FROM " + scopeTable + " WHERE scope_id = ?")) {
+      ps.setLong(1, ScopeIds.of(scope));
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        assertThat(expectedDialect() == JdbcDialect.MYSQL ? new String(rs.getBytes(1), StandardCharsets.UTF_8)
+            : rs.getString(1)).isEqualTo(scope);
+        assertThat(rs.next()).isFalse();
+      }
+    }
+    assertThat(count(JdbcIdempotencyStore.DEFAULT_TABLE, scope)).isEqualTo(3);
+  }
+
+  /** Another scope's text stored under a scope's id fails the claim, naming the scope table, and writes nothing. */
+  @Test
+  void anotherScopeUnderTheSameIdFailsTheClaim() throws Exception {
+    JdbcIdempotencyStore store = store();
+    String scopeTable = JdbcIdempotencyStore.DEFAULT_TABLE + "_scope";
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("INSERT INTO " + scopeTable + " (scope_id, scope) VALUES (?, ?)")) {
+      ps.setLong(1, ScopeIds.of(scope));
+      bindKeyPart(ps, 2, scope + "-other");
+      ps.executeUpdate();
+    }
+    assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", null, LONG))
+        .isInstanceOf(JdbcStoreException.class).hasMessageContaining(scopeTable).hasMessageContaining("SHA-256");
+    assertThat(count(JdbcIdempotencyStore.DEFAULT_TABLE, scope)).isZero();
+  }
+
+  /**
+   * A table of the earlier layout (the scope text in every row, status names, creation and update times) keeps
+   * working as it is: records are written to it, read from it and purged from it in that layout.
+   */
+  @Test
+  void aTableOfTheEarlierLayoutKeepsWorking() throws Exception {
+    String table = "idem_earlier_layout";
+    execute("DROP TABLE IF EXISTS " + table);
+    execute(earlierLayoutDdl(table));
+    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
+    RecordKey key = RecordKey.of(scope, "order-1");
+    assertThat(store.claim(key, "o1", "fp", LONG).isAcquired()).isTrue();
+    assertThat(store.complete(key, "o1", new byte[] {4, 2}, LONG)).isTrue();
+    IdempotencyRecord replay = store.claim(key, "o2", "fp", LONG).existing();
+    assertThat(replay.isCompleted()).isTrue();
+    assertThat(replay.ownerToken()).isEqualTo("o1");
+    assertThat(replay.outcome()).containsExactly(4, 2);
+    store.claim(RecordKey.of(scope, "short"), "o3", null, Duration.ofNanos(1000));
+    Thread.sleep(5);
+    assertThat(store.purgeExpired(10)).isEqualTo(1);
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT status, created_at FROM " + table + " WHERE scope = ?")) {
+      bindKeyPart(ps, 1, scope);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("the record, under its scope text").isTrue();
+        assertThat(rs.getString(1)).isEqualTo("COMPLETED");
+        assertThat(rs.getTimestamp(2)).isNotNull();
+        assertThat(rs.next()).isFalse();
+      }
+    }
+  }
+
+  /**
+   * The shipped migration moves the live records of a table of the earlier layout into the compact one, under
+   * the scope ids the store computes (a scope with non-ASCII characters included); a store that was running on
+   * the earlier table fails one call, then finds the new layout.
+   */
+  @Test
+  void theMigrationMovesLiveRecordsIntoTheCompactLayout() throws Exception {
+    Assumptions.assumeTrue(expectedDialect() != JdbcDialect.H2, "H2 tables are recreated, not migrated");
+    String table = "idem_migrate_test";
+    for (String t : List.of(table, table + "_earlier", table + "_scope", table + "_compact")) {
+      execute("DROP TABLE IF EXISTS " + t);
+    }
+    execute(earlierLayoutDdl(table));
+    JdbcIdempotencyStore running = track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
+    RecordKey done = RecordKey.of(scope + "-ü", "done");
+    RecordKey held = RecordKey.of(scope, "held");
+    RecordKey gone = RecordKey.of(scope, "gone");
+    running.claim(done, "o1", "fp", LONG);
+    running.complete(done, "o1", new byte[] {9, 8}, LONG);
+    running.claim(held, "o2", null, LONG);
+    running.claim(gone, "o3", null, Duration.ofNanos(1000));
+    Thread.sleep(5);
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      for (String statement : SchemaScript.migration(expectedDialect(), table)) {
+        st.execute(statement);
+      }
+      c.commit();
+      c.setAutoCommit(true);
+    }
+    assertThatThrownBy(() -> running.read(done)).as("the first call on the layout it had found")
+        .isInstanceOf(JdbcStoreException.class);
+    for (JdbcIdempotencyStore store : List.of(running,
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build()))) {
+      IdempotencyRecord completed = store.read(done).orElseThrow();
+      assertThat(completed.isCompleted()).isTrue();
+      assertThat(completed.ownerToken()).isEqualTo("o1");
+      assertThat(completed.fingerprint()).isEqualTo("fp");
+      assertThat(completed.outcome()).containsExactly(9, 8);
+      assertThat(store.read(held).orElseThrow().ownerToken()).isEqualTo("o2");
+      assertThat(store.read(gone)).isEmpty();
+    }
+    assertThat(count(table)).as("only the live records were moved").isEqualTo(2);
+    assertThat(count(table, done.scope())).isEqualTo(1);
+    assertThat(count(table + "_earlier")).isEqualTo(3);
+    assertThat(count(table + "_scope")).isEqualTo(2);
+  }
+
+  /** The DDL of the earlier table layout in this database. */
+  String earlierLayoutDdl(String table) {
+    return switch (expectedDialect()) {
+      case MYSQL -> "CREATE TABLE " + table + " (scope VARBINARY(1020) NOT NULL, idem_key VARBINARY(1020) NOT NULL,"
+          + " status VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, owner VARCHAR(255) CHARACTER SET"
+          + " utf8mb4 COLLATE utf8mb4_bin NOT NULL, fingerprint VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+          + " NULL, outcome LONGBLOB NULL, expires_at DATETIME(6) NOT NULL, created_at DATETIME(6) NOT NULL,"
+          + " updated_at DATETIME(6) NOT NULL, PRIMARY KEY (scope, idem_key), INDEX " + table + "_expires_at_idx"
+          + " (expires_at)) ENGINE=InnoDB";
+      case POSTGRESQL -> "CREATE TABLE " + table + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
+          + " status VARCHAR(16) NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BYTEA,"
+          + " expires_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL,"
+          + " CONSTRAINT " + table + "_pk PRIMARY KEY (scope, idem_key))";
+      case H2 -> "CREATE TABLE " + table + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
+          + " status VARCHAR(16) NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255),"
+          + " outcome BINARY LARGE OBJECT, expires_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,"
+          + " created_at TIMESTAMP(6) WITH TIME ZONE NOT NULL, updated_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,"
+          + " PRIMARY KEY (scope, idem_key))";
+    };
+  }
+
   @Test
   void scheduledPurgeRunsUntilClosed() throws Exception {
     String table = "idem_scheduled_purge_test";
@@ -332,8 +473,8 @@ abstract class JdbcStoreChecks {
     Connection locker = dataSource().getConnection();
     locker.setAutoCommit(false);
     try (PreparedStatement ps = locker.prepareStatement("SELECT status FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
-        + " WHERE scope = ? AND idem_key = ? FOR UPDATE")) {
-      bindKeyPart(ps, 1, key.scope());
+        + " WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
+      ps.setLong(1, ScopeIds.of(key.scope()));
       bindKeyPart(ps, 2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).as("the claim's row").isTrue();
@@ -569,12 +710,8 @@ abstract class JdbcStoreChecks {
 
   int count(String table, String scope) throws SQLException {
     try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE scope = ?")) {
-      if (expectedDialect() == JdbcDialect.MYSQL) {
-        ps.setBytes(1, scope.getBytes(StandardCharsets.UTF_8));
-      } else {
-        ps.setString(1, scope);
-      }
+        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE scope_id = ?")) {
+      ps.setLong(1, ScopeIds.of(scope));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getInt(1);

@@ -12,6 +12,7 @@ import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.jdbc.internal.DialectStatements;
 import dev.idempotent.jdbc.internal.DialectStatements.Inserted;
 import dev.idempotent.jdbc.internal.IdempotencyTable;
+import dev.idempotent.jdbc.internal.ScopeIds;
 import dev.idempotent.jdbc.internal.StoreConnections;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.OutcomeNotRecordedException;
@@ -129,7 +130,8 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * A fresh-key claim is one statement that reports its code, on connections of either affected-rows setting.
+   * A fresh-key claim is one statement that reports its code, on connections of either affected-rows setting,
+   * once the store has written the scope's text (on its first claim in the scope).
    */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true"})
@@ -138,6 +140,9 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     List<String> prepared = new ArrayList<>();
     DataSource counted = proxied(TestDatabases.pool(url(property), 2), new AtomicBoolean(), prepared);
     JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(counted).dialect(JdbcDialect.MYSQL).build());
+    assertThat(store.claim(RecordKey.of(scope, "first"), "o0", null, LONG).isAcquired()).isTrue();
+    assertThat(prepared).as("statements of the first claim in the scope").anyMatch(s -> s.contains("_scope"));
+    prepared.clear();
     RecordKey key = RecordKey.of(scope, "k");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
     assertThat(prepared).as("statements of a fresh-key claim").hasSize(1);
@@ -329,8 +334,8 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     try (Connection locker = DriverManager.getConnection(url)) {
       locker.setAutoCommit(false);
       try (PreparedStatement ps = locker.prepareStatement(
-          "SELECT 1 FROM idempotency_record WHERE scope = ? AND idem_key = ? FOR UPDATE")) {
-        ps.setBytes(1, key.scope().getBytes(StandardCharsets.UTF_8));
+          "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
+        ps.setLong(1, ScopeIds.of(key.scope()));
         ps.setBytes(2, key.key().getBytes(StandardCharsets.UTF_8));
         try (ResultSet rs = ps.executeQuery()) {
           assertThat(rs.next()).isTrue();
@@ -358,34 +363,34 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     }
     String url = url();
     DialectStatements sql = DialectStatements.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
-    byte[] scopeBytes = scope.getBytes(StandardCharsets.UTF_8);
+    long scopeId = ScopeIds.of(scope);
     byte[] keyBytes = "row-7".getBytes(StandardCharsets.UTF_8);
     try (Connection c = DriverManager.getConnection(url)) {
       c.setAutoCommit(false);
       try (PreparedStatement on = c.prepareStatement("SET SESSION optimizer_trace = 'enabled=on'")) {
         on.execute();
       }
-      String control = "UPDATE idempotency_record SET updated_at = updated_at WHERE scope = ? AND idem_key = ?"
+      String control = "UPDATE idempotency_record SET expires_at = expires_at WHERE scope_id = ? AND idem_key = ?"
           + " AND expires_at > UTC_TIMESTAMP(6)";
       assertThat(estimatesExpiryIndex(c, control, ps -> {
-        ps.setBytes(1, scopeBytes);
+        ps.setLong(1, scopeId);
         ps.setBytes(2, keyBytes);
       })).as("control: a plain expiry comparison").isTrue();
       assertThat(estimatesExpiryIndex(c, sql.complete().text(), ps -> {
         ps.setBytes(1, new byte[] {1});
         ps.setLong(2, 60_000_000L);
-        ps.setBytes(3, scopeBytes);
+        ps.setLong(3, scopeId);
         ps.setBytes(4, keyBytes);
         ps.setString(5, "o1");
       })).as("complete").isFalse();
       assertThat(estimatesExpiryIndex(c, sql.renew().text(), ps -> {
         ps.setLong(1, 60_000_000L);
-        ps.setBytes(2, scopeBytes);
+        ps.setLong(2, scopeId);
         ps.setBytes(3, keyBytes);
         ps.setString(4, "o1");
       })).as("renew").isFalse();
       assertThat(estimatesExpiryIndex(c, sql.release().text(), ps -> {
-        ps.setBytes(1, scopeBytes);
+        ps.setLong(1, scopeId);
         ps.setBytes(2, keyBytes);
         ps.setString(3, "o1");
       })).as("release").isFalse();
@@ -393,12 +398,12 @@ class MariaDbStoreTest extends JdbcStoreChecks {
         ps.setString(1, "o2");
         ps.setString(2, null);
         ps.setLong(3, 60_000_000L);
-        ps.setBytes(4, scopeBytes);
+        ps.setLong(4, scopeId);
         ps.setBytes(5, keyBytes);
         ps.setString(6, "o1");
       })).as("take over").isFalse();
       assertThat(estimatesExpiryIndex(c, sql.delete().text(), ps -> {
-        ps.setBytes(1, scopeBytes);
+        ps.setLong(1, scopeId);
         ps.setBytes(2, keyBytes);
       })).as("delete").isFalse();
       c.rollback();

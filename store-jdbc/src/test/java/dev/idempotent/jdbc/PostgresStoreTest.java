@@ -10,6 +10,8 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.StoreFailurePolicy;
+import dev.idempotent.jdbc.internal.DialectStatements;
+import dev.idempotent.jdbc.internal.ScopeIds;
 import dev.idempotent.spi.RecordKey;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -43,8 +45,35 @@ class PostgresStoreTest extends JdbcStoreChecks {
   }
 
   /**
+   * The purge finds expired rows through the expiry index even where the statistics count many of them, where a
+   * plain {@code LIMIT} would make the planner scan the table until it found enough (and the whole table once
+   * none are left).
+   */
+  @Test
+  void thePurgeReadsTheExpiryIndex() throws Exception {
+    String table = "idem_purge_plan_test";
+    execute("DROP TABLE IF EXISTS " + table);
+    track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
+    execute("INSERT INTO " + table + " (scope_id, expires_at, status, idem_key, owner, outcome) SELECT 1,"
+        + " statement_timestamp() + (CASE WHEN g % 3 = 0 THEN -1 ELSE 1 END) * g * interval '1 second', 2,"
+        + " 'k' || g, 'o', '\\x56'::bytea FROM generate_series(1, 30000) g");
+    execute("ANALYZE " + table);
+    String purge = DialectStatements.of(JdbcDialect.POSTGRESQL, table).purgeBatch().text();
+    StringBuilder plan = new StringBuilder();
+    try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement("EXPLAIN " + purge)) {
+      ps.setInt(1, 1000);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          plan.append(rs.getString(1)).append('\n');
+        }
+      }
+    }
+    assertThat(plan.toString()).contains("Index Scan using " + table + "_expiry_idx").doesNotContain("Seq Scan");
+  }
+
+  /**
    * PostgreSQL's duplicate-key error carries the values in its {@code Detail:} (here a unique index on the key
-   * alone, which the claim's {@code ON CONFLICT (scope, idem_key)} does not cover): neither the store's exception
+   * alone, which the claim's {@code ON CONFLICT (scope_id, idem_key)} does not cover): neither the store's exception
    * nor its causes, nor what the executor throws or logs, shows the key; the SQLState stays.
    */
   @Test
@@ -141,8 +170,8 @@ class PostgresStoreTest extends JdbcStoreChecks {
 
   private static void lockRow(Connection locker, RecordKey key) throws SQLException {
     try (PreparedStatement ps = locker.prepareStatement(
-        "SELECT 1 FROM idempotency_record WHERE scope = ? AND idem_key = ? FOR UPDATE")) {
-      ps.setString(1, key.scope());
+        "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
+      ps.setLong(1, ScopeIds.of(key.scope()));
       ps.setString(2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();

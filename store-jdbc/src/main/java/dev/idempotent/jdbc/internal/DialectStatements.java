@@ -16,7 +16,10 @@ import java.util.regex.Pattern;
  * the fresh-key insert answered. {@link IdempotencyTable} runs them. All lease and expiry arithmetic happens in
  * SQL on the database clock; durations are bound as microseconds.
  *
- * <p>Columns: {@code scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at, updated_at}.
+ * <p>Two table layouts ({@link Layout}): the compact one of the shipped DDL, {@code scope_id, idem_key, status,
+ * owner, fingerprint, outcome, expires_at} with the scope text once per scope in {@code <table>_scope}, and the
+ * layout of earlier versions, {@code scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at,
+ * updated_at}, which the store keeps using where it finds it.
  */
 public abstract class DialectStatements {
   /** The status of a claim. */
@@ -33,7 +36,24 @@ public abstract class DialectStatements {
   }
 
   /** A value a statement binds. {@code LEASE} and {@code TTL} are microseconds. */
-  public enum Param { SCOPE, KEY, OWNER, FINGERPRINT, LEASE, TTL, OUTCOME, PREVIOUS_OWNER, LIMIT }
+  public enum Param { SCOPE, SCOPE_ID, KEY, OWNER, FINGERPRINT, LEASE, TTL, OUTCOME, PREVIOUS_OWNER, LIMIT }
+
+  /** The layout of a record table. */
+  public enum Layout {
+    /**
+     * The shipped DDL: the scope as a {@link ScopeIds 64-bit id} in every row and in the primary key, its text
+     * once in {@code <table>_scope}; the status as a code ({@value #IN_PROGRESS_CODE} in progress,
+     * {@value #COMPLETED_CODE} completed); no creation or update times.
+     */
+    COMPACT,
+    /** Earlier versions: the scope text in every row and in the primary key, status names, two more times. */
+    LEGACY;
+
+    /** The status code of a claim in the compact layout. */
+    public static final int IN_PROGRESS_CODE = 1;
+    /** The status code of a completed record in the compact layout. */
+    public static final int COMPLETED_CODE = 2;
+  }
 
   /** One statement: its text with {@code ?} placeholders and the values they bind, in order. */
   public record Sql(String text, List<Param> params) {
@@ -54,6 +74,7 @@ public abstract class DialectStatements {
   }
 
   protected final String table;
+  protected final Layout layout;
   private final Sql insertClaim;
   private final Sql read;
   private final Sql takeOver;
@@ -62,34 +83,83 @@ public abstract class DialectStatements {
   private final Sql renew;
   private final Sql delete;
   private final Sql purgeBatch;
+  private final Sql insertScope;
+  private final Sql readScope;
 
   /** Builds every statement once; the fragment methods below are called here, so they read no subclass field. */
-  protected DialectStatements(String table) {
+  protected DialectStatements(String table, Layout layout) {
     this.table = table;
-    String owned = " WHERE scope = :scope AND idem_key = :key AND owner = :owner AND status = 'IN_PROGRESS' AND "
-        + live();
+    this.layout = layout;
+    boolean legacy = layout == Layout.LEGACY;
+    String byKey = legacy ? " WHERE scope = :scope AND idem_key = :key"
+        : " WHERE scope_id = :scope_id AND idem_key = :key";
+    String stamp = legacy ? ", updated_at = " + now() : "";
+    String owned = byKey + " AND owner = :owner AND status = " + inProgress() + " AND " + live();
     this.insertClaim = Sql.of(insertClaimText());
     this.read = Sql.of("SELECT status, owner, fingerprint, outcome, " + microsUntil("expires_at") + " FROM " + table
-        + " WHERE scope = :scope AND idem_key = :key");
-    this.takeOver = Sql.of("UPDATE " + table + " SET status = 'IN_PROGRESS', owner = :owner,"
-        + " fingerprint = :fingerprint, outcome = NULL, expires_at = " + nowPlus(":lease") + ", created_at = "
-        + now() + ", updated_at = " + now() + " WHERE scope = :scope AND idem_key = :key"
-        + " AND owner = :previous_owner AND " + expired());
-    this.complete = Sql.of("UPDATE " + table + " SET status = 'COMPLETED', outcome = :outcome, expires_at = "
-        + nowPlus(":ttl") + ", updated_at = " + now() + owned);
+        + byKey);
+    this.takeOver = Sql.of("UPDATE " + table + " SET status = " + inProgress() + ", owner = :owner,"
+        + " fingerprint = :fingerprint, outcome = NULL, expires_at = " + nowPlus(":lease")
+        + (legacy ? ", created_at = " + now() : "") + stamp + byKey + " AND owner = :previous_owner AND "
+        + expired());
+    this.complete = Sql.of("UPDATE " + table + " SET status = " + (legacy ? "'COMPLETED'" : Layout.COMPLETED_CODE)
+        + ", outcome = :outcome, expires_at = " + nowPlus(":ttl") + stamp + owned);
     this.release = Sql.of("DELETE FROM " + table + owned);
-    this.renew = Sql.of("UPDATE " + table + " SET expires_at = " + nowPlus(":lease") + ", updated_at = " + now()
-        + owned);
-    this.delete = Sql.of("DELETE FROM " + table + " WHERE scope = :scope AND idem_key = :key AND " + live());
+    this.renew = Sql.of("UPDATE " + table + " SET expires_at = " + nowPlus(":lease") + stamp + owned);
+    this.delete = Sql.of("DELETE FROM " + table + byKey + " AND " + live());
     this.purgeBatch = Sql.of(purgeBatchText());
+    this.insertScope = Sql.of(insertScopeText());
+    this.readScope = Sql.of("SELECT scope FROM " + scopeTable(table) + " WHERE scope_id = :scope_id");
   }
 
+  /** The compact layout's statements for {@code table}. */
   public static DialectStatements of(JdbcDialect dialect, String table) {
+    return of(dialect, table, Layout.COMPACT);
+  }
+
+  /** The statements for {@code table} in {@code layout}. */
+  public static DialectStatements of(JdbcDialect dialect, String table, Layout layout) {
     return switch (dialect) {
-      case POSTGRESQL -> new Postgres(table);
-      case MYSQL -> new MySql(table);
-      case H2 -> new H2(table);
+      case POSTGRESQL -> new Postgres(table, layout);
+      case MYSQL -> new MySql(table, layout);
+      case H2 -> new H2(table, layout);
     };
+  }
+
+  /** The table holding each scope's text once, next to the record table {@code table} (same schema). */
+  public static String scopeTable(String table) {
+    return table + "_scope";
+  }
+
+  /** The layout these statements are for. */
+  public Layout layout() {
+    return layout;
+  }
+
+  /** Whether {@code status}, as read by {@link #read()}, is that of a claim in progress. */
+  public boolean isInProgress(String status) {
+    return layout == Layout.LEGACY ? IN_PROGRESS.equals(status)
+        : String.valueOf(Layout.IN_PROGRESS_CODE).equals(status);
+  }
+
+  /** The status of a claim, as an SQL literal of the layout. */
+  protected String inProgress() {
+    return layout == Layout.LEGACY ? "'IN_PROGRESS'" : String.valueOf(Layout.IN_PROGRESS_CODE);
+  }
+
+  /** The columns that name a record: {@code scope} or {@code scope_id}, then {@code idem_key}. */
+  protected String keyColumns() {
+    return layout == Layout.LEGACY ? "scope, idem_key" : "scope_id, idem_key";
+  }
+
+  /** Compact layout: writes a scope's text unless its id is there already. Binds scope id, scope. */
+  public Sql insertScope() {
+    return insertScope;
+  }
+
+  /** Compact layout: the scope text stored for an id. Binds scope id. */
+  public Sql readScope() {
+    return readScope;
   }
 
   /**
@@ -184,11 +254,18 @@ public abstract class DialectStatements {
   /** The text of {@link #purgeBatch()}. */
   protected abstract String purgeBatchText();
 
+  /** The text of {@link #insertScope()}. */
+  protected abstract String insertScopeText();
+
   /** {@code INSERT} of a new claim whose status column is {@code status}; a dialect appends its conflict clause. */
   protected String insertInto(String status) {
-    return "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at,"
-        + " updated_at) VALUES (:scope, :key, " + status + ", :owner, :fingerprint, NULL, " + nowPlus(":lease")
-        + ", " + now() + ", " + now() + ")";
+    if (layout == Layout.LEGACY) {
+      return "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
+          + " created_at, updated_at) VALUES (:scope, :key, " + status + ", :owner, :fingerprint, NULL, "
+          + nowPlus(":lease") + ", " + now() + ", " + now() + ")";
+    }
+    return "INSERT INTO " + table + " (scope_id, idem_key, status, owner, fingerprint, expires_at) VALUES"
+        + " (:scope_id, :key, " + status + ", :owner, :fingerprint, " + nowPlus(":lease") + ")";
   }
 
   /**
@@ -197,8 +274,8 @@ public abstract class DialectStatements {
    * at the start of the statement, also inside a transaction.
    */
   static final class Postgres extends DialectStatements {
-    Postgres(String table) {
-      super(table);
+    Postgres(String table, Layout layout) {
+      super(table, layout);
     }
 
     @Override
@@ -223,14 +300,32 @@ public abstract class DialectStatements {
 
     @Override
     protected String insertClaimText() {
-      return insertInto("'IN_PROGRESS'") + " ON CONFLICT (scope, idem_key) DO NOTHING";
+      return insertInto(inProgress()) + " ON CONFLICT (" + keyColumns() + ") DO NOTHING";
     }
 
+    /**
+     * {@code ctid = ANY(ARRAY(...))} is a TID scan; the outer condition skips rows renewed since the inner select.
+     * The compact layout indexes the expiry by the second ({@link #EXPIRY_SECOND}), so that one index entry,
+     * deduplicated, serves all the rows that expire in the same second; the inner select finds them by it, oldest
+     * first (the order makes the planner read the index even where its statistics overestimate the expired rows,
+     * where it would otherwise scan the table until it found enough).
+     */
     @Override
     protected String purgeBatchText() {
-      // ctid = ANY(ARRAY(...)) is a TID scan; the outer condition skips rows renewed since the inner select.
-      return "DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + table + " WHERE expires_at <= "
-          + now() + " LIMIT :limit)) AND expires_at <= " + now();
+      String expiredHere = layout == Layout.LEGACY ? "expires_at <= " + now()
+          : EXPIRY_SECOND + " <= date_trunc('second', " + now() + " AT TIME ZONE 'UTC') AND expires_at <= " + now()
+              + " ORDER BY " + EXPIRY_SECOND;
+      return "DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + table + " WHERE " + expiredHere
+          + " LIMIT :limit)) AND expires_at <= " + now();
+    }
+
+    /** The indexed expression of the compact layout's expiry index (see schema-postgresql.sql). */
+    static final String EXPIRY_SECOND = "date_trunc('second', expires_at AT TIME ZONE 'UTC')";
+
+    @Override
+    protected String insertScopeText() {
+      return "INSERT INTO " + scopeTable(table) + " (scope_id, scope) VALUES (:scope_id, :scope)"
+          + " ON CONFLICT (scope_id) DO NOTHING";
     }
   }
 
@@ -257,8 +352,8 @@ public abstract class DialectStatements {
     static final long INSERTED_CODE = 0x7E5A_1D3C_0000_0002L;
     static final long EXISTS_CODE = 0x7E5A_1D3C_0000_0001L;
 
-    MySql(String table) {
-      super(table);
+    MySql(String table, Layout layout) {
+      super(table, layout);
     }
 
     @Override
@@ -306,9 +401,16 @@ public abstract class DialectStatements {
 
     @Override
     protected String insertClaimText() {
-      return insertInto("IF(LAST_INSERT_ID(" + INSERTED_CODE + ") > 0, 'IN_PROGRESS', 'IN_PROGRESS')")
-          + " ON DUPLICATE KEY UPDATE updated_at = IF(LAST_INSERT_ID(" + EXISTS_CODE + ") = 0, updated_at,"
-          + " updated_at)";
+      String unchanged = layout == Layout.LEGACY ? "updated_at" : "expires_at";
+      return insertInto("IF(LAST_INSERT_ID(" + INSERTED_CODE + ") > 0, " + inProgress() + ", " + inProgress() + ")")
+          + " ON DUPLICATE KEY UPDATE " + unchanged + " = IF(LAST_INSERT_ID(" + EXISTS_CODE + ") = 0, " + unchanged
+          + ", " + unchanged + ")";
+    }
+
+    @Override
+    protected String insertScopeText() {
+      return "INSERT INTO " + scopeTable(table) + " (scope_id, scope) VALUES (:scope_id, :scope)"
+          + " ON DUPLICATE KEY UPDATE scope_id = scope_id";
     }
 
     @Override
@@ -319,8 +421,8 @@ public abstract class DialectStatements {
 
   /** H2 2.x, for tests and demos: a plain insert, whose duplicate-key error (SQLState 23505) says "taken". */
   static final class H2 extends DialectStatements {
-    H2(String table) {
-      super(table);
+    H2(String table, Layout layout) {
+      super(table, layout);
     }
 
     @Override
@@ -350,7 +452,13 @@ public abstract class DialectStatements {
 
     @Override
     protected String insertClaimText() {
-      return insertInto("'IN_PROGRESS'");
+      return insertInto(inProgress());
+    }
+
+    /** A plain insert: its duplicate-key error, which {@link #isDuplicateKey} recognises, means already there. */
+    @Override
+    protected String insertScopeText() {
+      return "INSERT INTO " + scopeTable(table) + " (scope_id, scope) VALUES (:scope_id, :scope)";
     }
 
     @Override

@@ -10,9 +10,11 @@ import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.OutcomeNotRecordedException;
 import dev.idempotent.spi.RecordKey;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -22,6 +24,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,10 +52,15 @@ public final class IdempotencyTable {
   private static final int MAX_PURGE_BATCHES = 10_000;
   private static final int MAX_REMEMBERED_FAILURES = 10_000;
   private static final long NO_CODE = -1;
+  /** SQLStates of a column that is not there: PostgreSQL, MySQL/MariaDB, H2. */
+  private static final Set<String> UNDEFINED_COLUMN_STATES = Set.of("42703", "42S22", "42122");
 
   private final String table;
   private final JdbcDialect dialect;
-  private final DialectStatements sql;
+  /** The statements for the table's layout, found on first use ({@link #statements}); {@code null} until then. */
+  private volatile DialectStatements sql;
+  /** The ids of the scopes whose text this store has seen written to the scope table. */
+  private final Set<Long> registeredScopes = ConcurrentHashMap.newKeySet();
   private final StoreConnections connections;
   private final ConnectionProvider connectionProvider;
   private volatile boolean warnedNoCode;
@@ -86,7 +95,6 @@ public final class IdempotencyTable {
       ConnectionProvider connectionProvider) {
     this.table = table;
     this.dialect = dialect;
-    this.sql = DialectStatements.of(dialect, table);
     this.connections = connections;
     this.connectionProvider = connectionProvider;
   }
@@ -94,6 +102,8 @@ public final class IdempotencyTable {
   public ClaimResult claim(RecordKey key, String owner, String fingerprint, long leaseMicros) {
     Values claim = new Values(key, owner, fingerprint, leaseMicros, null, null, 0);
     return connections.run("claim", key, (c, t) -> {
+      DialectStatements sql = statements(c);
+      registerScope(c, t, sql, key.scope());
       for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
         Inserted inserted = insert(c, t, claim);
         if (inserted == Inserted.WON) {
@@ -130,6 +140,7 @@ public final class IdempotencyTable {
   }
 
   private Inserted insert(Connection c, int statementTimeout, Values values) throws SQLException {
+    DialectStatements sql = statements(c);
     boolean code = sql.insertReportsCode();
     try (PreparedStatement ps = prepare(c, sql.insertClaim(), values, statementTimeout, code)) {
       int count;
@@ -139,7 +150,7 @@ public final class IdempotencyTable {
         if (sql.isDuplicateKey(e)) {
           return Inserted.TAKEN;
         }
-        throw e;
+        throw layoutMayHaveChanged(e);
       }
       long reported = NO_CODE;
       if (code) {
@@ -158,10 +169,7 @@ public final class IdempotencyTable {
   }
 
   /** A record as stored, live or expired. */
-  private record Stored(String status, String owner, String fingerprint, byte[] outcome, long microsLeft) {
-    boolean inProgress() {
-      return DialectStatements.IN_PROGRESS.equals(status);
-    }
+  private record Stored(boolean inProgress, String owner, String fingerprint, byte[] outcome, long microsLeft) {
 
     IdempotencyRecord record(RecordKey key) {
       Duration left = Duration.of(microsLeft, ChronoUnit.MICROS);
@@ -171,12 +179,16 @@ public final class IdempotencyTable {
   }
 
   private Stored readStored(Connection c, int statementTimeout, RecordKey key) throws SQLException {
+    DialectStatements sql = statements(c);
     try (PreparedStatement ps = prepare(c, sql.read(), Values.of(key, null), statementTimeout, false);
         ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;
       }
-      return new Stored(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBytes(4), rs.getLong(5));
+      return new Stored(sql.isInProgress(rs.getString(1)), rs.getString(2), rs.getString(3), rs.getBytes(4),
+          rs.getLong(5));
+    } catch (SQLException e) {
+      throw layoutMayHaveChanged(e);
     }
   }
 
@@ -188,12 +200,13 @@ public final class IdempotencyTable {
   }
 
   public boolean release(RecordKey key, String owner) {
-    return connections.run("release", key, (c, t) -> update(c, t, sql.release(), Values.of(key, owner)) == 1);
+    return connections.run("release", key,
+        (c, t) -> update(c, t, statements(c).release(), Values.of(key, owner)) == 1);
   }
 
   public boolean renew(RecordKey key, String owner, long leaseMicros) {
     Values renew = new Values(key, owner, null, leaseMicros, null, null, 0);
-    return connections.run("renew", key, (c, t) -> update(c, t, sql.renew(), renew) == 1);
+    return connections.run("renew", key, (c, t) -> update(c, t, statements(c).renew(), renew) == 1);
   }
 
   /**
@@ -201,7 +214,8 @@ public final class IdempotencyTable {
    * own connection (never in a caller's transaction); an expired one is left for the purge.
    */
   public boolean delete(RecordKey key) {
-    return connections.run("delete", key, (c, t) -> update(c, t, sql.delete(), Values.of(key, null)) > 0);
+    return connections.run("delete", key,
+        (c, t) -> update(c, t, statements(c).delete(), Values.of(key, null)) > 0);
   }
 
   /**
@@ -217,7 +231,7 @@ public final class IdempotencyTable {
     StoreConnections.Work<Boolean> work = (c, t) -> {
       long limit = packetLimit(c, outcome.length);
       try {
-        return update(c, t, sql.complete(), values) == 1;
+        return update(c, t, statements(c).complete(), values) == 1;
       } catch (SQLException e) {
         OutcomeNotRecordedException tooLarge = tooLarge(key, outcome, limit, e);
         if (tooLarge != null) {
@@ -377,7 +391,9 @@ public final class IdempotencyTable {
    * they escape counted twice, the key parts likewise, and the rest of the statement.
    */
   private int statementSize(RecordKey key, byte[] outcome) {
-    long size = sql.complete().text().length() + 512L + 2L * (key.scope().length() + key.key().length()) * 4;
+    DialectStatements known = sql;
+    long size = (known == null ? 0 : known.complete().text().length()) + 512L
+        + 2L * (key.scope().length() + key.key().length()) * 4;
     for (byte b : outcome) {
       size += b == 0 || b == '\'' || b == '"' || b == '\\' ? 2 : 1;
     }
@@ -405,13 +421,106 @@ public final class IdempotencyTable {
   /** Deletes at most {@code batchSize} expired rows in one statement. */
   public int purgeBatch(int batchSize) {
     Values purge = new Values(null, null, null, 0, null, null, batchSize);
-    return connections.runWithQueryTimeout("purge", null, (c, t) -> update(c, t, sql.purgeBatch(), purge));
+    return connections.runWithQueryTimeout("purge", null,
+        (c, t) -> update(c, t, statements(c).purgeBatch(), purge));
+  }
+
+  /**
+   * The statements for the table's layout, found once from its columns on {@code c}: the compact layout of the
+   * shipped DDL, or, where the table has a {@code scope} column, the layout of earlier versions, which keeps
+   * working as it is (logged once, with the migration that shrinks it).
+   */
+  private DialectStatements statements(Connection c) throws SQLException {
+    DialectStatements known = sql;
+    if (known != null) {
+      return known;
+    }
+    synchronized (this) {
+      if (sql != null) {
+        return sql;
+      }
+      DialectStatements.Layout layout = DialectStatements.Layout.COMPACT;
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+        ResultSetMetaData md = rs.getMetaData();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+          if ("scope".equalsIgnoreCase(md.getColumnLabel(i))) {
+            layout = DialectStatements.Layout.LEGACY;
+          }
+        }
+      }
+      if (layout == DialectStatements.Layout.LEGACY) {
+        LOG.warn("table {} has the record layout of earlier versions (the scope text in every row); the store"
+            + " keeps using it as it is. To shrink its rows, migrate it as docs/stores/jdbc.md shows (\"Upgrading"
+            + " from the earlier table layout\")", table);
+      }
+      known = DialectStatements.of(dialect, table, layout);
+      sql = known;
+      return known;
+    }
+  }
+
+  /**
+   * Compact layout: writes the text of {@code scope} to the scope table once per scope and store, and fails
+   * when another scope's text is stored under its id.
+   */
+  private void registerScope(Connection c, int statementTimeout, DialectStatements sql, String scope)
+      throws SQLException {
+    long id = ScopeIds.of(scope);
+    if (sql.layout() != DialectStatements.Layout.COMPACT || registeredScopes.contains(id)) {
+      return;
+    }
+    Values values = Values.of(RecordKey.of(scope, "-"), null);
+    try {
+      update(c, statementTimeout, sql.insertScope(), values);
+    } catch (SQLException e) {
+      if (!sql.isDuplicateKey(e)) {
+        throw e;
+      }
+    }
+    String stored;
+    try (PreparedStatement ps = prepare(c, sql.readScope(), values, statementTimeout, false);
+        ResultSet rs = ps.executeQuery()) {
+      stored = rs.next() ? readScopeText(rs) : null;
+    }
+    if (stored != null && !stored.equals(scope)) {
+      throw new SQLException("scope id " + id + " in " + DialectStatements.scopeTable(table) + " stands for another"
+          + " scope; two scopes share the first 64 bits of their SHA-256: rename one of them");
+    }
+    registeredScopes.add(id);
+  }
+
+  private String readScopeText(ResultSet rs) throws SQLException {
+    if (dialect == JdbcDialect.MYSQL) {
+      byte[] bytes = rs.getBytes(1);
+      return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+    }
+    return rs.getString(1);
   }
 
   private int update(Connection c, int statementTimeout, Sql statement, Values values) throws SQLException {
     try (PreparedStatement ps = prepare(c, statement, values, statementTimeout, false)) {
       return ps.executeUpdate();
+    } catch (SQLException e) {
+      throw layoutMayHaveChanged(e);
     }
+  }
+
+  /**
+   * Forgets the table's layout, and the scopes written, when {@code e} says a column or the table is not there
+   * (as after the table was migrated to the compact layout while the store ran), so that the next operation
+   * finds them again; returns {@code e}.
+   */
+  private SQLException layoutMayHaveChanged(SQLException e) {
+    if ((e.getSQLState() != null && UNDEFINED_COLUMN_STATES.contains(e.getSQLState()))
+        || StoreConnections.isMissingTable(e)) {
+      if (sql != null) {
+        LOG.info("table {} or one of its columns is missing; its layout is looked up again on the next call", table);
+      }
+      sql = null;
+      registeredScopes.clear();
+    }
+    return e;
   }
 
   /**
@@ -435,10 +544,12 @@ public final class IdempotencyTable {
   }
 
   private void bind(PreparedStatement ps, Sql statement, Values v) throws SQLException {
+    DialectStatements sql = this.sql;
     int i = 1;
     for (Param p : statement.params()) {
       switch (p) {
         case SCOPE -> sql.bindKeyPart(ps, i, v.key().scope());
+        case SCOPE_ID -> ps.setLong(i, ScopeIds.of(v.key().scope()));
         case KEY -> sql.bindKeyPart(ps, i, v.key().key());
         case OWNER -> ps.setString(i, v.owner());
         case FINGERPRINT -> ps.setString(i, v.fingerprint());

@@ -19,10 +19,27 @@ public final class SchemaScript {
 
   /**
    * The statements of the dialect's DDL, without comments, for {@code table}: the table itself may be
-   * schema-qualified, the names of its constraints and indexes start with its simple name.
+   * schema-qualified, the names of its constraints and indexes start with its simple name, and its scope table is
+   * {@link DialectStatements#scopeTable} in the same schema.
    */
   public static List<String> statements(JdbcDialect dialect, String table) {
-    String resource = dialect.schemaResource();
+    return script(dialect.schemaResource(), table);
+  }
+
+  /** The classpath resource that moves a table of the earlier layout into the compact one, for {@code dialect}. */
+  public static String migrationResource(JdbcDialect dialect) {
+    return dialect.schemaResource().replace("/schema-", "/migrate-");
+  }
+
+  /**
+   * The statements of the dialect's migration from the earlier table layout ({@link #migrationResource}), for
+   * {@code table}, as {@link #statements} names things; none for H2, whose tables are recreated.
+   */
+  public static List<String> migration(JdbcDialect dialect, String table) {
+    return dialect == JdbcDialect.H2 ? List.of() : script(migrationResource(dialect), table);
+  }
+
+  private static List<String> script(String resource, String table) {
     String text;
     try (InputStream in = SchemaScript.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
@@ -39,9 +56,14 @@ public final class SchemaScript {
       }
     }
     String simpleName = table.substring(table.lastIndexOf('.') + 1);
+    String qualified = "\u0000";
     String ddl = body.toString()
+        // tables next to the record table, in its schema (a PostgreSQL RENAME TO names the table unqualified)
+        .replaceAll("(?<!RENAME TO )\\b" + DEFAULT_TABLE + "(_scope|_earlier|_compact)\\b", qualified + "$1")
+        // constraint and index names, unqualified
         .replaceAll("\\b" + DEFAULT_TABLE + "(_[a-z_]+)\\b", simpleName + "$1")
-        .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table);
+        .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table)
+        .replace(qualified, table);
     List<String> statements = new ArrayList<>();
     for (String s : ddl.split(";")) {
       if (!s.isBlank()) {

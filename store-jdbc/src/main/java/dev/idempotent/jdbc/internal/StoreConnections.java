@@ -138,7 +138,7 @@ public final class StoreConnections {
         + RedactedSqlErrors.message(e.getMessage(), key), cause);
   }
 
-  private static boolean isMissingTable(SQLException e) {
+  static boolean isMissingTable(SQLException e) {
     for (SQLException s = e; s != null; s = s.getNextException()) {
       if ((s.getSQLState() != null && MISSING_TABLE_STATES.contains(s.getSQLState())) || s.getErrorCode() == 1146) {
         return true;

@@ -8,12 +8,14 @@ import static dev.idempotent.jdbc.internal.DialectStatements.Param.OUTCOME;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.OWNER;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.PREVIOUS_OWNER;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.SCOPE;
+import static dev.idempotent.jdbc.internal.DialectStatements.Param.SCOPE_ID;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.TTL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotent.jdbc.JdbcDialect;
 import dev.idempotent.jdbc.internal.DialectStatements.Inserted;
+import dev.idempotent.jdbc.internal.DialectStatements.Layout;
 import dev.idempotent.jdbc.internal.DialectStatements.Sql;
 import java.sql.SQLException;
 import java.util.List;
@@ -26,15 +28,25 @@ class DialectStatementsTest {
   @ParameterizedTest
   @EnumSource(JdbcDialect.class)
   void everyStatementBindsItsNamedParametersInOrder(JdbcDialect dialect) {
+    for (Layout layout : Layout.values()) {
+      DialectStatements sql = DialectStatements.of(dialect, "app.idem", layout);
+      DialectStatements.Param scope = layout == Layout.LEGACY ? SCOPE : SCOPE_ID;
+      assertThat(sql.layout()).isEqualTo(layout);
+      assertBinds(sql.insertClaim(), scope, KEY, OWNER, FINGERPRINT, LEASE);
+      assertBinds(sql.read(), scope, KEY);
+      assertBinds(sql.takeOver(), OWNER, FINGERPRINT, LEASE, scope, KEY, PREVIOUS_OWNER);
+      assertBinds(sql.complete(), OUTCOME, TTL, scope, KEY, OWNER);
+      assertBinds(sql.release(), scope, KEY, OWNER);
+      assertBinds(sql.renew(), LEASE, scope, KEY, OWNER);
+      assertBinds(sql.delete(), scope, KEY);
+      assertBinds(sql.purgeBatch(), LIMIT);
+      assertBinds(sql.insertScope(), SCOPE_ID, SCOPE);
+      assertBinds(sql.readScope(), SCOPE_ID);
+      assertThat(sql.insertScope().text()).contains("app.idem_scope");
+      assertThat(sql.insertClaim().text()).contains(layout == Layout.LEGACY ? "created_at" : "scope_id")
+          .doesNotContain(layout == Layout.LEGACY ? "scope_id" : "created_at");
+    }
     DialectStatements sql = DialectStatements.of(dialect, "app.idem");
-    assertBinds(sql.insertClaim(), SCOPE, KEY, OWNER, FINGERPRINT, LEASE);
-    assertBinds(sql.read(), SCOPE, KEY);
-    assertBinds(sql.takeOver(), OWNER, FINGERPRINT, LEASE, SCOPE, KEY, PREVIOUS_OWNER);
-    assertBinds(sql.complete(), OUTCOME, TTL, SCOPE, KEY, OWNER);
-    assertBinds(sql.release(), SCOPE, KEY, OWNER);
-    assertBinds(sql.renew(), LEASE, SCOPE, KEY, OWNER);
-    assertBinds(sql.delete(), SCOPE, KEY);
-    assertBinds(sql.purgeBatch(), LIMIT);
     for (Sql s : List.of(sql.insertClaim(), sql.read(), sql.takeOver(), sql.complete(), sql.release(),
         sql.renew(), sql.delete(), sql.purgeBatch())) {
       assertThat(s.text()).contains("app.idem").doesNotContain(":");

@@ -1,0 +1,262 @@
+package dev.idempotent.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotent.jdbc.JdbcIdempotencyStore;
+import dev.idempotent.spi.RecordKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Whether the JDBC store's cost stays flat as its table grows, on one database:
+ *
+ * <ol>
+ *   <li>fresh-key throughput (claim, then complete, of a new key: one idempotent call) through the store on
+ *       {@code threads} threads, on an empty table (after a warm-up of the same length, whose rows are
+ *       truncated);</li>
+ *   <li>the same after {@code live} completed records, live for a day, are loaded into the table (in chunks of
+ *       a million, each sorted by key, spread over the whole key space) and statistics refreshed;</li>
+ *   <li>with a backlog of {@code backlog} expired records and 1,000 new records a second arriving through the
+ *       store (with a 20 s retention, so that they keep expiring too), the latency of those arriving calls and
+ *       the saturated fresh-key throughput, first without a purge, then with the purge paced to twice the
+ *       arrival rate, then with it unpaced ({@code purgeExpired(1000)} back to back); the purge's rate is the
+ *       rows it deleted per second of the phase.</li>
+ * </ol>
+ *
+ * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.JdbcLargeTableRun
+ *     postgresql|mariadb [live=10000000] [seconds=20] [threads=4] [backlog=1000000]</pre>
+ *
+ * <p>The database is the one of {@code IDEMPOTENT_POSTGRES_URL} or {@code IDEMPOTENT_MARIADB_URL}; its table
+ * {@value #TABLE} is dropped first and left in place at the end, for inspection.
+ */
+public final class JdbcLargeTableRun {
+  static final String TABLE = "bench_large_record";
+  private static final int CHUNK = 1_000_000;
+  private static final int ARRIVALS_PER_SECOND = 1_000;
+  private static final Duration LEASE = Duration.ofMinutes(1);
+  private static final Duration LIVE_TTL = Duration.ofDays(1);
+  private static final Duration ARRIVAL_TTL = Duration.ofSeconds(20);
+  /** The rate of the paced purge: twice the arrival rate, so that it catches up with a backlog too. */
+  private static final int PACED_PURGE = 2 * ARRIVALS_PER_SECOND;
+
+  private JdbcLargeTableRun() {}
+
+  public static void main(String[] args) throws Exception {
+    String database = args.length > 0 ? args[0] : "postgresql";
+    long live = args.length > 1 ? Long.parseLong(args[1]) : 10_000_000L;
+    int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
+    int threads = args.length > 3 ? Integer.parseInt(args[3]) : 4;
+    long backlog = args.length > 4 ? Long.parseLong(args[4]) : 1_000_000L;
+    String url = BenchmarkSettings.jdbcUrl(database);
+    boolean postgres = JdbcRows.isPostgres(url);
+    try (HikariDataSource ds = JdbcRows.pool(url, threads + 8)) {
+      JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + TABLE);
+      JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + TABLE + "_scope");
+      try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).table(TABLE).createTable(true).build()) {
+        freshKeyThroughput(store, threads, seconds); // warm-up: JIT, pool, caches
+        JdbcRows.execute(ds, "TRUNCATE TABLE " + TABLE);
+        analyze(ds, postgres);
+        double empty = freshKeyThroughput(store, threads, seconds);
+        System.out.printf("%s: fresh-key calls/s on an empty table: %,.0f (%d threads, %d s)%n", database, empty,
+            threads, seconds);
+        long loadStart = System.nanoTime();
+        load(ds, postgres, live, "ord-", "interval '1 day'", "INTERVAL 1 DAY");
+        analyze(ds, postgres);
+        System.out.printf("%s: loaded %,d live records in %.0f s; table and indexes %,d bytes (%.1f per record)%n",
+            database, live, (System.nanoTime() - loadStart) / 1e9, JdbcRows.tableBytes(ds, url, TABLE),
+            (double) JdbcRows.tableBytes(ds, url, TABLE) / Math.max(1, live));
+        double full = freshKeyThroughput(store, threads, seconds);
+        System.out.printf("%s: fresh-key calls/s with %,d live records: %,.0f = %.2fx of the empty table%n",
+            database, live, full, full / empty);
+
+        load(ds, postgres, backlog, "old-", "interval '-1 hour'", "INTERVAL -1 HOUR");
+        analyze(ds, postgres);
+        System.out.printf("%s: backlog of %,d expired records loaded%n", database, backlog);
+        Phase without = phase(store, threads, seconds, -1);
+        report(database, "without purge", without, without);
+        report(database, "purge paced to " + PACED_PURGE + " rows/s", phase(store, threads, seconds, PACED_PURGE),
+            without);
+        report(database, "purge unpaced", phase(store, threads, seconds, 0), without);
+      }
+    }
+  }
+
+  /** Inserts {@code rows} completed records, in chunks sorted by key, expiring at now plus the given interval. */
+  private static void load(HikariDataSource ds, boolean postgres, long rows, String keyPrefix, String pgInterval,
+      String myInterval) throws Exception {
+    long scopeId = JdbcRows.scopeId(JdbcRows.SCOPE);
+    if (!postgres) {
+      JdbcRows.execute(ds, "SET SESSION sql_log_bin = 0");
+    }
+    for (long from = 0; from < rows; from += CHUNK) {
+      long n = Math.min(CHUNK, rows - from);
+      String sql;
+      if (postgres) {
+        sql = "INSERT INTO " + TABLE + " (scope_id, expires_at, status, idem_key, owner, fingerprint, outcome)"
+            + " SELECT " + scopeId + ", statement_timestamp() + " + pgInterval + " + (g % 10000) * interval '1 ms', 2,"
+            + " '" + keyPrefix + "' || substr(md5(g::text), 1, 16), 'k3j4h5g6f7d8s:' || to_hex(g), NULL,"
+            + " decode(substr(md5(g::text || 'o') || md5(g::text), 1, 50), 'hex')"
+            + " FROM generate_series(" + (from + 1) + ", " + (from + n) + ") g ORDER BY 4";
+      } else {
+        sql = "INSERT INTO " + TABLE + " (scope_id, expires_at, status, idem_key, owner, fingerprint, outcome)"
+            + " SELECT " + scopeId + ", UTC_TIMESTAMP(6) + " + myInterval + " + INTERVAL (g MOD 10000) * 1000"
+            + " MICROSECOND, 2, CONCAT('" + keyPrefix + "', LEFT(MD5(g), 16)), CONCAT('k3j4h5g6f7d8s:', HEX(g)),"
+            + " NULL, UNHEX(LEFT(CONCAT(MD5(CONCAT(g, 'o')), MD5(g)), 50))"
+            + " FROM (SELECT seq + " + from + " AS g FROM seq_1_to_" + n + ") s ORDER BY 4";
+      }
+      JdbcRows.execute(ds, sql);
+    }
+  }
+
+  private static void analyze(HikariDataSource ds, boolean postgres) throws Exception {
+    JdbcRows.execute(ds, postgres ? "VACUUM ANALYZE " + TABLE : "ANALYZE TABLE " + TABLE);
+  }
+
+  /** Calls per second of claim-then-complete of fresh random keys on {@code threads} threads. */
+  private static double freshKeyThroughput(JdbcIdempotencyStore store, int threads, int seconds)
+      throws InterruptedException {
+    LongAdder calls = new LongAdder();
+    AtomicBoolean measuring = new AtomicBoolean(true);
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      String prefix = JdbcRows.ownerPrefix(new Random());
+      Thread w = new Thread(() -> {
+        long n = 0;
+        while (measuring.get()) {
+          callOnce(store, prefix + Long.toString(++n, 36), LIVE_TTL);
+          calls.increment();
+        }
+      }, "fresh-key-" + t);
+      workers.add(w);
+    }
+    workers.forEach(Thread::start);
+    Thread.sleep(Math.min(3, seconds) * 1000L); // warm-up
+    long before = calls.sum();
+    long start = System.nanoTime();
+    Thread.sleep(seconds * 1000L);
+    long done = calls.sum() - before;
+    double elapsed = (System.nanoTime() - start) / 1e9;
+    measuring.set(false);
+    for (Thread w : workers) {
+      w.join();
+    }
+    return done / elapsed;
+  }
+
+  private static void callOnce(JdbcIdempotencyStore store, String owner, Duration ttl) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    RecordKey key = RecordKey.of(JdbcRows.SCOPE, String.format("ord-%016x", random.nextLong()));
+    if (!store.claim(key, owner, null, LEASE).isAcquired()) {
+      return;
+    }
+    byte[] outcome = new byte[25];
+    random.nextBytes(outcome);
+    store.complete(key, owner, outcome, ttl);
+  }
+
+  private record Phase(double meanMillis, double p99Millis, double throughput, long purged, double purgeRate) {}
+
+  private static void report(String database, String name, Phase phase, Phase without) {
+    System.out.printf("%s: 1,000 arrivals/s, %s: arrival call mean %.2f ms (%.2fx), p99 %.2f ms; saturated"
+        + " fresh-key calls/s %,.0f (%.2fx); purge deleted %,d rows, %,.0f rows/s over the phase (%.1fx the arrival"
+        + " rate)%n", database, name, phase.meanMillis, phase.meanMillis / without.meanMillis, phase.p99Millis,
+        phase.throughput, phase.throughput / without.throughput, phase.purged, phase.purgeRate,
+        phase.purgeRate / ARRIVALS_PER_SECOND);
+  }
+
+  /**
+   * 1,000 arrivals a second for the whole phase; their latency over the first half, the saturated fresh-key
+   * throughput over the second. With {@code purgeRate} 0, {@code purgeExpired(1000)} (batches back to back)
+   * throughout; above 0, {@code purgeBatch(1000)} paced to that many rows a second; below 0, no purge.
+   */
+  private static Phase phase(JdbcIdempotencyStore store, int threads, int seconds, int purgeRate)
+      throws Exception {
+    boolean purge = purgeRate >= 0;
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicLong purged = new AtomicLong();
+    long phaseStart = System.nanoTime();
+    Thread purger = new Thread(() -> {
+      while (running.get()) {
+        int n = purgeRate > 0 ? store.purgeBatch(1000) : store.purgeExpired(1000);
+        purged.addAndGet(n);
+        if (n == 0) {
+          sleep(100);
+        } else if (purgeRate > 0) {
+          long due = phaseStart + purged.get() * 1_000_000_000L / purgeRate - System.nanoTime();
+          if (due > 0) {
+            sleep(due / 1_000_000, (int) (due % 1_000_000));
+          }
+        }
+      }
+    }, "purge");
+    int arrivalThreads = 4;
+    long[][] latencies = new long[arrivalThreads][ARRIVALS_PER_SECOND / arrivalThreads * seconds];
+    int[] counts = new int[arrivalThreads];
+    List<Thread> arrivals = new ArrayList<>();
+    long start = System.nanoTime();
+    for (int t = 0; t < arrivalThreads; t++) {
+      int thread = t;
+      String prefix = JdbcRows.ownerPrefix(new Random());
+      arrivals.add(new Thread(() -> {
+        long interval = 1_000_000_000L * arrivalThreads / ARRIVALS_PER_SECOND;
+        long next = start + thread * interval / arrivalThreads;
+        long n = 0;
+        while (running.get()) {
+          long wait = next - System.nanoTime();
+          if (wait > 0) {
+            sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+          }
+          next += interval;
+          long t0 = System.nanoTime();
+          callOnce(store, prefix + Long.toString(++n, 36), ARRIVAL_TTL);
+          long took = System.nanoTime() - t0;
+          if (t0 - start < seconds * 500_000_000L && counts[thread] < latencies[thread].length) {
+            latencies[thread][counts[thread]++] = took;
+          }
+        }
+      }, "arrivals-" + t));
+    }
+    if (purge) {
+      purger.start();
+    }
+    arrivals.forEach(Thread::start);
+    Thread.sleep(seconds * 500L);
+    double throughput = freshKeyThroughput(store, threads, Math.max(1, seconds / 2));
+    running.set(false);
+    for (Thread a : arrivals) {
+      a.join();
+    }
+    if (purge) {
+      purger.join();
+    }
+    long[] all = new long[Arrays.stream(counts).sum()];
+    int at = 0;
+    for (int t = 0; t < arrivalThreads; t++) {
+      System.arraycopy(latencies[t], 0, all, at, counts[t]);
+      at += counts[t];
+    }
+    Arrays.sort(all);
+    double mean = Arrays.stream(all).average().orElse(0) / 1e6;
+    double p99 = all.length == 0 ? 0 : all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6;
+    double rate = purged.get() / ((System.nanoTime() - phaseStart) / 1e9);
+    return new Phase(mean, p99, throughput, purged.get(), rate);
+  }
+
+  private static void sleep(long millis) {
+    sleep(millis, 0);
+  }
+
+  private static void sleep(long millis, int nanos) {
+    try {
+      Thread.sleep(millis, nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
