@@ -300,10 +300,11 @@ public final class IdempotencyConfig {
     /**
      * Keeps up to {@code maximumSize} completed outcomes of each store of this configuration in this process, so
      * that a repeat is replayed without a round trip to the store; 0 (the default) turns it off. In-process stores
-     * (the memory store) are left as they are. A record is kept until its ttl ends, as the store reported it, or
-     * for {@link #nearCacheExpireAfter(Duration)} at most; an in-progress record is never kept; an administrative
-     * delete drops it here, and in the other instances when the store announces deletes (the Redis store does).
-     * See docs/near-cache.md for exactly what it changes.
+     * (the memory store) are left as they are. What is kept is a completed record the store answered a claim or a
+     * read with (so the first repeat in each instance asks the store once), until its ttl ends as the store
+     * reported it, or for {@link #nearCacheExpireAfter(Duration)} at most; an in-progress record is never kept; an
+     * administrative delete drops it here, and in the other instances when the store announces deletes (the Redis
+     * store does). See docs/near-cache.md for exactly what it changes.
      *
      * @param maximumSize 0 for none, or the most entries per store
      */

@@ -62,17 +62,34 @@ class NearCacheTest {
     return idem.execute(POLICY, key, order, () -> new Receipt(key, runs.incrementAndGet()));
   }
 
+  /** Runs {@code key} and replays it once, which keeps it in the cache. */
+  private Receipt recordAndKeep(Idempotency idem, String key) throws Exception {
+    Receipt first = submit(idem, key);
+    assertThat(submit(idem, key)).isEqualTo(first);
+    return first;
+  }
+
   @Test
-  void aReplayAfterThisInstancesOwnCompletionMakesNoStoreCall() throws Exception {
+  void theFirstReplayAsksTheStoreAndTheNextOnesAreAnsweredFromMemory() throws Exception {
     Idempotency idem = cached(100);
     Receipt first = submit(idem, "k1");
-    assertThat(store.claims.get()).isEqualTo(1);
+    assertThat(submit(idem, "k1")).isEqualTo(first);
+    assertThat(store.claims.get()).isEqualTo(2);
 
     assertThat(submit(idem, "k1")).isEqualTo(first);
     assertThat(submit(idem, "k1")).isEqualTo(first);
 
     assertThat(runs.get()).isEqualTo(1);
-    assertThat(store.claims.get()).as("replays answered from memory").isEqualTo(1);
+    assertThat(store.claims.get()).as("replays answered from memory").isEqualTo(2);
+  }
+
+  @Test
+  void anOwnCompletionIsNotKeptSinceItMayRollBackWithTheCallersTransaction() throws Exception {
+    Idempotency idem = cached(100);
+    submit(idem, "k1");
+    store.delete(RecordKey.of(POLICY.scope(), "k1")); // as a rolled-back completion leaves no record
+
+    assertThat(submit(idem, "k1").run()).as("the method runs again").isEqualTo(2);
   }
 
   @Test
@@ -119,15 +136,15 @@ class NearCacheTest {
   void anEntryEndsWithTheRecordsTtlOnTheCachesClock() throws Exception {
     Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).timeSource(store)
         .nearCache(100).nearCacheExpireAfter(Duration.ofHours(1)).build());
-    Receipt first = submit(idem, "k1");
+    Receipt first = recordAndKeep(idem, "k1");
 
     store.advance(Duration.ofMinutes(9));
     assertThat(submit(idem, "k1")).isEqualTo(first);
-    assertThat(store.claims.get()).isEqualTo(1);
+    assertThat(store.claims.get()).isEqualTo(2);
 
     store.advance(Duration.ofMinutes(1).plusNanos(1));
     Receipt second = submit(idem, "k1");
-    assertThat(store.claims.get()).as("the expired entry is not used").isEqualTo(2);
+    assertThat(store.claims.get()).as("the expired entry is not used").isEqualTo(3);
     assertThat(second.run()).as("the record expired in the store too: the method runs again").isEqualTo(2);
   }
 
@@ -137,11 +154,12 @@ class NearCacheTest {
     RecordKey key = RecordKey.of("s", "k");
     assertThat(cache.claim(key, "owner-1", "fp", Duration.ofMinutes(1)).isAcquired()).isTrue();
     assertThat(cache.complete(key, "owner-1", new byte[] {1, 2}, Duration.ofMinutes(10))).isTrue();
+    assertThat(cache.claim(key, "owner-2", "fp", Duration.ofMinutes(1)).existing().isCompleted()).isTrue();
     store.advance(Duration.ofMinutes(4));
 
-    ClaimResult replay = cache.claim(key, "owner-2", "fp", Duration.ofMinutes(1));
+    ClaimResult replay = cache.claim(key, "owner-3", "fp", Duration.ofMinutes(1));
 
-    assertThat(store.claims.get()).isEqualTo(1);
+    assertThat(store.claims.get()).isEqualTo(2);
     IdempotencyRecord r = replay.existing();
     assertThat(r.isCompleted()).isTrue();
     assertThat(r.ownerToken()).isEqualTo("owner-1");
@@ -154,14 +172,14 @@ class NearCacheTest {
   void anEntryEndsAfterExpireAfterEvenWhenTheTtlIsLonger() throws Exception {
     Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).timeSource(store)
         .nearCache(100).nearCacheExpireAfter(Duration.ofSeconds(30)).build());
-    Receipt first = submit(idem, "k1");
+    Receipt first = recordAndKeep(idem, "k1");
     store.advance(Duration.ofSeconds(29));
     submit(idem, "k1");
-    assertThat(store.claims.get()).isEqualTo(1);
+    assertThat(store.claims.get()).isEqualTo(2);
 
     store.advance(Duration.ofSeconds(2));
     assertThat(submit(idem, "k1")).isEqualTo(first);
-    assertThat(store.claims.get()).as("asked the store again after 30 s").isEqualTo(2);
+    assertThat(store.claims.get()).as("asked the store again after 30 s").isEqualTo(3);
     assertThat(runs.get()).isEqualTo(1);
   }
 
@@ -169,7 +187,7 @@ class NearCacheTest {
   void theNumberOfEntriesStaysWithinTheMaximumSize() throws Exception {
     Idempotency idem = cached(3);
     for (int i = 0; i < 50; i++) {
-      submit(idem, "k" + i);
+      recordAndKeep(idem, "k" + i);
     }
     NearCacheStore cache = (NearCacheStore) idem.config().defaultStore();
     assertThat(cache.size()).isBetween(1, 3);
@@ -181,10 +199,10 @@ class NearCacheTest {
   @Test
   void theSweepKeepsEntriesHitSinceItLastPassed() throws Exception {
     Idempotency idem = cached(3);
-    submit(idem, "hot");
+    recordAndKeep(idem, "hot");
     for (int i = 0; i < 30; i++) {
       submit(idem, "hot"); // a hit marks it used
-      submit(idem, "cold" + i);
+      recordAndKeep(idem, "cold" + i);
     }
     int before = store.claims.get();
     submit(idem, "hot");
@@ -194,7 +212,7 @@ class NearCacheTest {
   @Test
   void forceExpireDropsTheEntrySoTheNextCallRunsTheMethod() throws Exception {
     Idempotency idem = cached(100);
-    submit(idem, "k1");
+    recordAndKeep(idem, "k1");
     submit(idem, "k1");
     assertThat(runs.get()).isEqualTo(1);
 
@@ -206,6 +224,7 @@ class NearCacheTest {
   @Test
   void aPayloadMismatchIsRejectedFromTheCacheAsFromTheStore() throws Exception {
     Idempotency idem = cached(100);
+    submit(idem, "mine", new Order("book"));
     submit(idem, "mine", new Order("book"));
     submit(uncached(), "theirs", new Order("book"));
     submit(idem, "theirs", new Order("book")); // kept from the store's answer
@@ -223,7 +242,7 @@ class NearCacheTest {
   @Test
   void aStoreFailureOnAFreshKeyStillSurfaces() throws Exception {
     Idempotency idem = cached(100);
-    Receipt kept = submit(idem, "k1");
+    Receipt kept = recordAndKeep(idem, "k1");
     store.failClaim = new IllegalStateException("down");
 
     assertThatThrownBy(() -> submit(idem, "k2")).isInstanceOf(IdempotencyStoreException.class);
@@ -232,20 +251,9 @@ class NearCacheTest {
   }
 
   @Test
-  void aReleasedClaimLeavesNothingBehind() throws Exception {
-    Idempotency idem = cached(100);
-    assertThatThrownBy(() -> idem.execute(POLICY, "k1", () -> {
-      throw new IllegalArgumentException("not recorded");
-    })).isInstanceOf(IllegalArgumentException.class);
-    assertThat(submit(idem, "k1").run()).isEqualTo(1);
-    NearCacheStore cache = (NearCacheStore) idem.config().defaultStore();
-    assertThat(cache.size()).isEqualTo(1);
-  }
-
-  @Test
   void readAsksTheStoreAndDropsAnEntryTheStoreNoLongerHas() throws Exception {
     Idempotency idem = cached(100);
-    submit(idem, "k1");
+    recordAndKeep(idem, "k1");
     RecordKey key = RecordKey.of(POLICY.scope(), "k1");
     store.delete(key); // lost behind the cache's back, as in a failover
 
@@ -258,8 +266,8 @@ class NearCacheTest {
     AnnouncingStore announcing = new AnnouncingStore(store);
     Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(announcing).timeSource(store)
         .nearCache(100).build());
-    submit(idem, "k1");
-    submit(idem, "k2");
+    recordAndKeep(idem, "k1");
+    recordAndKeep(idem, "k2");
     RecordKey key = RecordKey.of(POLICY.scope(), "k1");
 
     store.delete(key); // through another instance
@@ -274,8 +282,8 @@ class NearCacheTest {
     AnnouncingStore announcing = new AnnouncingStore(store);
     Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(announcing).timeSource(store)
         .nearCache(100).build());
-    submit(idem, "k1");
-    submit(idem, "k2");
+    recordAndKeep(idem, "k1");
+    recordAndKeep(idem, "k2");
     int claims = store.claims.get();
 
     announcing.announceMissed();

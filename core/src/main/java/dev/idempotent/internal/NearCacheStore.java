@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link #claim}: a cached, unexpired completed record of the key is answered as {@link ClaimResult#existing}
  *       (its {@code expiresIn} recomputed on this cache's clock) without calling the store. Otherwise the store is
- *       called, and a completed record it answers is kept.</li>
- *   <li>{@link #complete}: after this instance's own successful completion the outcome is kept, with the
- *       fingerprint its claim carried, so the executor's payload check is the same as the store's record.</li>
+ *       called, and a completed record it answers is kept as it is (owner token, fingerprint, outcome), so the
+ *       executor's payload check and replay are those of the store's record.</li>
+ *   <li>{@link #complete} is not kept: a completion may still roll back with the caller's transaction.</li>
  *   <li>{@link #read} always asks the store (an operator sees the store's truth) and keeps, or drops, what it says.
  *   </li>
  *   <li>An {@code IN_PROGRESS} record is never kept.</li>
@@ -48,8 +48,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class NearCacheStore implements IdempotencyStore {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
-  /** Stands for a claim without fingerprint in {@link #claimFingerprints}. */
-  private static final String NO_FINGERPRINT = new String("");
 
   private final IdempotencyStore delegate;
   private final int maximumSize;
@@ -57,8 +55,6 @@ public final class NearCacheStore implements IdempotencyStore {
   private final long maxAgeNanos;
   private final TimeSource clock;
   private final ConcurrentHashMap<RecordKey, Entry> entries;
-  /** Fingerprint of each claim this instance acquired and has not completed or released yet, by owner token. */
-  private final ConcurrentHashMap<String, String> claimFingerprints = new ConcurrentHashMap<>();
   /** Counts invalidations; a put whose request began before one is dropped. */
   private final AtomicLong invalidations = new AtomicLong();
   private final ReentrantLock sweeping = new ReentrantLock();
@@ -217,32 +213,24 @@ public final class NearCacheStore implements IdempotencyStore {
     long seen = invalidations.get();
     long sent = clock.nanoTime();
     ClaimResult result = delegate.claim(recordKey, ownerToken, fingerprint, lease);
-    if (result.isAcquired()) {
-      if (claimFingerprints.size() < maximumSize) {
-        claimFingerprints.put(ownerToken, fingerprint == null ? NO_FINGERPRINT : fingerprint);
-      }
-    } else if (result.existing().isCompleted()) {
+    if (!result.isAcquired() && result.existing().isCompleted()) {
       keep(entryKey(recordKey), result.existing(), sent, seen);
     }
     return result;
   }
 
+  /**
+   * Delegates; the outcome is not kept here. A completion may belong to the caller's database transaction (the
+   * JDBC store with a connection provider) and roll back after it returned, so only what the store answers a claim
+   * or a read is kept: the first repeat in this instance asks the store once.
+   */
   @Override
   public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
-    String fingerprint = claimFingerprints.remove(ownerToken);
-    long seen = invalidations.get();
-    long sent = clock.nanoTime();
-    boolean done = delegate.complete(key, ownerToken, outcome, ttl);
-    if (done && fingerprint != null) {
-      keep(entryKey(key), IdempotencyRecord.completed(key, ownerToken, fingerprint == NO_FINGERPRINT ? null : fingerprint,
-          outcome, ttl), sent, seen);
-    }
-    return done;
+    return delegate.complete(key, ownerToken, outcome, ttl);
   }
 
   @Override
   public boolean release(RecordKey key, String ownerToken) {
-    claimFingerprints.remove(ownerToken);
     return delegate.release(key, ownerToken);
   }
 
