@@ -117,6 +117,7 @@ class RedissonNearCacheTest {
     RedissonIdempotencyStore store = store(clientA);
     Idempotency a = instance(store);
     Receipt first = submit(a, "k1");
+    assertThat(submit(a, "k1")).as("the first replay reads Redis, and keeps the record").isEqualTo(first);
 
     loseInRedis(store, "k1");
 
