@@ -5,6 +5,7 @@ import dev.idempotent.internal.ExecutorAccess;
 import dev.idempotent.internal.Fingerprints;
 import dev.idempotent.internal.IdempotencyExecutor;
 import dev.idempotent.internal.LibraryThreads;
+import dev.idempotent.internal.NearCacheStore;
 import dev.idempotent.internal.OperationPlan;
 import dev.idempotent.internal.PropertiesConfigLoader;
 import dev.idempotent.internal.WovenMethods;
@@ -159,12 +160,23 @@ public final class Idempotency {
       return;
     }
     Set<IdempotencyStore> kept = Collections.newSetFromMap(new IdentityHashMap<>());
+    Set<IdempotencyStore> keptBehindCaches = Collections.newSetFromMap(new IdentityHashMap<>());
     if (replacement != null) {
-      kept.addAll(stores(replacement.config));
+      for (IdempotencyStore s : stores(replacement.config)) {
+        kept.add(s);
+        keptBehindCaches.add(NearCacheStore.unwrap(s));
+      }
     }
     for (IdempotencyStore s : stores(old.config)) {
-      if (!kept.contains(s)) {
-        PropertiesConfigLoader.closeIfCreated(s);
+      if (kept.contains(s)) {
+        continue;
+      }
+      if (s instanceof NearCacheStore cache) {
+        cache.closeCache(); // a near cache the replacement does not use: its subscription ends
+      }
+      IdempotencyStore shared = NearCacheStore.unwrap(s);
+      if (!keptBehindCaches.contains(shared)) {
+        PropertiesConfigLoader.closeIfCreated(shared);
       }
     }
   }
@@ -201,6 +213,7 @@ public final class Idempotency {
           + "'";
       IdempotencyStore store = e.getValue();
       try {
+        store = NearCacheStore.unwrap(store);
         if (store instanceof DeferredStore deferred) {
           store = deferred.get();
         }

@@ -1,8 +1,10 @@
 package dev.idempotent;
 
+import dev.idempotent.internal.NearCacheStore;
 import dev.idempotent.spi.IdempotencyStore;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -27,6 +29,8 @@ public final class IdempotencyConfig {
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_MAX_HOLD = Duration.ofMinutes(15);
+  /** How long the near cache keeps an entry at most, whatever the record's ttl (see {@link #nearCacheExpireAfter}). */
+  public static final Duration DEFAULT_NEAR_CACHE_EXPIRE_AFTER = Duration.ofSeconds(30);
 
   private final IdempotencyStore defaultStore;
   private final Map<String, IdempotencyStore> stores;
@@ -40,10 +44,17 @@ public final class IdempotencyConfig {
   private final StoreFailurePolicy storeFailurePolicy;
   private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers;
   private final boolean requireWoven;
+  private final int nearCacheMaximumSize;
+  private final Duration nearCacheExpireAfter;
 
   private IdempotencyConfig(Builder b) {
-    this.defaultStore = b.defaultStore;
-    this.stores = Collections.unmodifiableMap(new LinkedHashMap<>(b.stores));
+    this.nearCacheMaximumSize = b.nearCacheMaximumSize;
+    this.nearCacheExpireAfter = b.nearCacheExpireAfter;
+    Map<IdempotencyStore, IdempotencyStore> decorated = new IdentityHashMap<>();
+    this.defaultStore = decorated(b.defaultStore, b, decorated);
+    Map<String, IdempotencyStore> named = new LinkedHashMap<>();
+    b.stores.forEach((name, store) -> named.put(name, decorated(store, b, decorated)));
+    this.stores = Collections.unmodifiableMap(named);
     this.defaultTtl = b.defaultTtl;
     this.defaultLease = b.defaultLease;
     this.defaultWaitTimeout = b.defaultWaitTimeout;
@@ -54,6 +65,13 @@ public final class IdempotencyConfig {
     this.storeFailurePolicy = b.storeFailurePolicy;
     this.keyResolvers = Collections.unmodifiableMap(new LinkedHashMap<>(b.keyResolvers));
     this.requireWoven = b.requireWoven;
+  }
+
+  /** The same store instance, under several names, gets one near cache. */
+  private static IdempotencyStore decorated(IdempotencyStore store, Builder b,
+      Map<IdempotencyStore, IdempotencyStore> done) {
+    return done.computeIfAbsent(store, s -> NearCacheStore.decorate(s, b.nearCacheMaximumSize,
+        b.nearCacheExpireAfter, b.timeSource));
   }
 
   public static Builder builder() {
@@ -154,6 +172,23 @@ public final class IdempotencyConfig {
     return requireWoven;
   }
 
+  /**
+   * The most completed outcomes the near cache keeps in this process for each shared store, or 0 (the default) when
+   * there is no near cache (property {@code idempotent.near-cache.maximum-size}; see {@link Builder#nearCache}).
+   */
+  public int nearCacheMaximumSize() {
+    return nearCacheMaximumSize;
+  }
+
+  /**
+   * The longest the near cache keeps an outcome, whatever the record's ttl: how long another instance may still
+   * replay a record deleted where no delete announcement reaches it (property
+   * {@code idempotent.near-cache.expire-after}; {@link #DEFAULT_NEAR_CACHE_EXPIRE_AFTER} by default).
+   */
+  public Duration nearCacheExpireAfter() {
+    return nearCacheExpireAfter;
+  }
+
   /** Validating builder; every setter rejects a bad value at once, naming it. */
   public static final class Builder {
     private IdempotencyStore defaultStore;
@@ -168,6 +203,8 @@ public final class IdempotencyConfig {
     private StoreFailurePolicy storeFailurePolicy = StoreFailurePolicy.FAIL_CLOSED;
     private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers = new LinkedHashMap<>();
     private boolean requireWoven;
+    private int nearCacheMaximumSize;
+    private Duration nearCacheExpireAfter = DEFAULT_NEAR_CACHE_EXPIRE_AFTER;
 
     private Builder() {}
 
@@ -184,6 +221,8 @@ public final class IdempotencyConfig {
       storeFailurePolicy = base.storeFailurePolicy;
       keyResolvers.putAll(base.keyResolvers);
       requireWoven = base.requireWoven;
+      nearCacheMaximumSize = base.nearCacheMaximumSize;
+      nearCacheExpireAfter = base.nearCacheExpireAfter;
     }
 
     public Builder defaultStore(IdempotencyStore store) {
@@ -255,6 +294,35 @@ public final class IdempotencyConfig {
     /** See {@link IdempotencyConfig#requireWoven()}. */
     public Builder requireWoven(boolean require) {
       this.requireWoven = require;
+      return this;
+    }
+
+    /**
+     * Keeps up to {@code maximumSize} completed outcomes of each store of this configuration in this process, so
+     * that a repeat is replayed without a round trip to the store; 0 (the default) turns it off. In-process stores
+     * (the memory store) are left as they are. What is kept is a completed record the store answered a claim or a
+     * read with (so the first repeat in each instance asks the store once), until its ttl ends as the store
+     * reported it, or for {@link #nearCacheExpireAfter(Duration)} at most; an in-progress record is never kept; an
+     * administrative delete drops it here, and in the other instances when the store announces deletes (the Redis
+     * store does). See docs/near-cache.md for exactly what it changes.
+     *
+     * @param maximumSize 0 for none, or the most entries per store
+     */
+    public Builder nearCache(int maximumSize) {
+      if (maximumSize < 0) {
+        throw new IllegalArgumentException("near cache maximum size must be 0 (off) or positive, was " + maximumSize);
+      }
+      this.nearCacheMaximumSize = maximumSize;
+      return this;
+    }
+
+    /**
+     * The longest the near cache keeps an outcome ({@link IdempotencyConfig#DEFAULT_NEAR_CACHE_EXPIRE_AFTER} by
+     * default): bounds how long an instance may replay a record deleted through another instance when no delete
+     * announcement reaches it (the JDBC store announces none).
+     */
+    public Builder nearCacheExpireAfter(Duration expireAfter) {
+      this.nearCacheExpireAfter = positive(expireAfter, "nearCacheExpireAfter");
       return this;
     }
 

@@ -27,6 +27,7 @@ public final class RealClockStore implements IdempotencyStore {
 
   private final Map<RecordKey, Entry> entries = new HashMap<>();
   public final AtomicInteger renewals = new AtomicInteger();
+  public final AtomicInteger claims = new AtomicInteger();
   public volatile RenewHook beforeRenew = () -> {};
   public volatile boolean closed;
 
@@ -37,6 +38,7 @@ public final class RealClockStore implements IdempotencyStore {
 
   @Override
   public synchronized ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+    claims.incrementAndGet();
     Entry e = entries.get(key);
     Entry l = live(key);
     if (l != null) {

@@ -192,4 +192,40 @@ class StoreCreationTest {
     assertThat(third.closed).as("shutdown closed the library's store").isTrue();
     assertThat(users.closed).isFalse();
   }
+
+  @Test
+  void aNearCacheInFrontOfAStoreCreatedOnFirstUseAnswersReplaysAndIsVerifiedAndClosedWithIt() throws Exception {
+    ClassLoader loader = loaderWith("idempotent.store=fake\nidempotent.near-cache.maximum-size=100\n");
+    FakeStoreProvider.reachable = false;
+    Idempotency idem = withLoader(loader, Idempotency::global);
+    assertThat(idem.config().defaultStore()).isInstanceOf(dev.idempotent.internal.NearCacheStore.class);
+    assertThatThrownBy(idem::verify).isInstanceOf(IdempotencyStoreException.class)
+        .hasMessageContaining("cannot reach the fake backend");
+
+    FakeStoreProvider.reachable = true;
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (true) {
+      try {
+        idem.verify();
+        break;
+      } catch (IdempotencyStoreException stillBackingOff) {
+        assertThat(System.nanoTime() - giveUp).as("created within 5 s").isNegative();
+        Thread.sleep(100);
+      }
+    }
+    RealClockStore created = (RealClockStore) ((dev.idempotent.internal.DeferredStore)
+        ((dev.idempotent.internal.NearCacheStore) idem.config().defaultStore()).delegate()).get();
+    int claims = created.claims.get();
+    int[] runs = {0};
+    for (int i = 0; i < 4; i++) {
+      assertThat(idem.execute(POLICY, "k", () -> ++runs[0])).isEqualTo(1);
+    }
+    assertThat(created.claims.get() - claims).as("one to run, one to learn the outcome; then from memory")
+        .isEqualTo(2);
+
+    Idempotency.install(IdempotencyConfig.from(idem.config()).defaultTtl(Duration.ofHours(1)).build());
+    assertThat(created.closed).as("still used, behind the same near cache").isFalse();
+    Idempotency.install(IdempotencyConfig.builder().defaultStore(new RealClockStore()).build());
+    assertThat(created.closed).as("install closed the library's store behind the near cache it replaced").isTrue();
+  }
 }

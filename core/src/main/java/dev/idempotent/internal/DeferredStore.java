@@ -3,12 +3,15 @@ package dev.idempotent.internal;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.DeleteAnnouncingStore;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.IdempotencyStoreProvider;
 import dev.idempotent.spi.RecordKey;
 import dev.idempotent.spi.StoreSettings;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -32,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>The real store's {@code maxKeyLength()} is not known before it exists, so this one accepts any length and
  * fits each key to the real store here: the record key is the one the executor would have made.
  */
-public final class DeferredStore implements IdempotencyStore {
+public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingStore {
   static final long FIRST_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
   static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
 
@@ -48,6 +51,8 @@ public final class DeferredStore implements IdempotencyStore {
   private long backoffNanos = FIRST_BACKOFF_NANOS;
   private int failures;
   private boolean closed;
+  /** Subscriptions to deletes made before the real store existed; attached when it is created. */
+  private final List<ForwardedSubscription> subscriptions = new ArrayList<>();
 
   DeferredStore(IdempotencyStoreProvider provider, StoreSettings settings) {
     this.provider = provider;
@@ -149,6 +154,11 @@ public final class DeferredStore implements IdempotencyStore {
     if (failedBefore > 0) {
       LOG.info("the idempotency store '{}' is available, after {} failed attempts", name(), failedBefore);
     }
+    List<ForwardedSubscription> waiting;
+    synchronized (this) {
+      waiting = new ArrayList<>(subscriptions);
+    }
+    waiting.forEach(s -> s.attach(created));
     f.complete(created);
     return created;
   }
@@ -242,6 +252,74 @@ public final class DeferredStore implements IdempotencyStore {
   public void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
     IdempotencyStore s = storeFor(key);
     s.awaitChange(key.fittedTo(s.maxKeyLength()), maxWait);
+  }
+
+  /**
+   * Subscribes to the real store's announcements of deletes, now if it exists, else as soon as it is created; a
+   * real store that announces none leaves the subscription silent.
+   */
+  @Override
+  public Subscription subscribeToDeletes(DeleteListener listener) {
+    ForwardedSubscription s = new ForwardedSubscription(listener);
+    IdempotencyStore real;
+    synchronized (this) {
+      subscriptions.add(s);
+      real = store;
+    }
+    if (real != null) {
+      s.attach(real);
+    }
+    return s;
+  }
+
+  /** A subscription to deletes, forwarded to the real store once it exists. */
+  private final class ForwardedSubscription implements Subscription {
+    private final DeleteListener listener;
+    private Subscription attached; // guarded by this
+    private boolean ended; // guarded by this
+
+    ForwardedSubscription(DeleteListener listener) {
+      this.listener = listener;
+    }
+
+    void attach(IdempotencyStore real) {
+      if (!(real instanceof DeleteAnnouncingStore announcing)) {
+        return;
+      }
+      synchronized (this) {
+        if (ended || attached != null) {
+          return;
+        }
+        try {
+          attached = announcing.subscribeToDeletes(listener);
+        } catch (RuntimeException e) {
+          LOG.warn("subscribing to deletes in the idempotency store '{}' failed; a near cache then keeps deleted "
+              + "records for at most its expire-after: {}", name(), IdempotencyExecutor.describe(e));
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      Subscription s;
+      synchronized (this) {
+        ended = true;
+        s = attached;
+        attached = null;
+      }
+      synchronized (DeferredStore.this) {
+        subscriptions.remove(this);
+      }
+      if (s != null) {
+        s.close();
+      }
+    }
+  }
+
+  /** The real store's key length, or -1 while it is not created. */
+  int createdMaxKeyLength() {
+    IdempotencyStore s = store;
+    return s == null ? -1 : s.maxKeyLength();
   }
 
   /** Any length: keys are fitted to the real store's limit when they reach it. */

@@ -73,7 +73,8 @@ public final class PropertiesConfigLoader {
   /**
    * A builder with every setting of {@code values} except the store: the durations, the codec
    * ({@code idempotent.codec.type}, or {@code idempotent.codec} as written in {@code idempotent.properties}, with
-   * {@code idempotent.codec.allow}) and the store-failure policy.
+   * {@code idempotent.codec.allow}), the store-failure policy and the near cache
+   * ({@code idempotent.near-cache.maximum-size}, {@code idempotent.near-cache.expire-after}).
    *
    * @throws IdempotencyConfigurationException naming the bad setting
    */
@@ -110,6 +111,24 @@ public final class PropertiesConfigLoader {
           "idempotent.require-woven=" + requireWoven + " is not a boolean: use true or false (the default)");
     }
     b.requireWoven(Boolean.parseBoolean(requireWoven));
+    settings.get("idempotent.near-cache.maximum-size").ifPresent(v -> {
+      int size;
+      try {
+        size = Integer.parseInt(v);
+      } catch (NumberFormatException e) {
+        size = -1;
+      }
+      if (size < 0) {
+        throw new IdempotencyConfigurationException("idempotent.near-cache.maximum-size=" + v + " is not a size: use "
+            + "0 (no near cache, the default) or the most completed outcomes to keep in memory, e.g. 10000");
+      }
+      b.nearCache(size);
+    });
+    try {
+      settings.duration("idempotent.near-cache.expire-after").ifPresent(b::nearCacheExpireAfter);
+    } catch (IllegalArgumentException e) {
+      throw new IdempotencyConfigurationException(e.getMessage(), e);
+    }
     return b;
   }
 
@@ -164,11 +183,15 @@ public final class PropertiesConfigLoader {
 
   /** True when the library created {@code store} from properties (and so closes it itself). */
   public static boolean created(IdempotencyStore store) {
-    return CREATED.contains(store);
+    return CREATED.contains(NearCacheStore.unwrap(store));
   }
 
   /** Closes {@code store} if the library created it from properties; a store the user made is left alone. */
   public static void closeIfCreated(IdempotencyStore store) {
+    if (store instanceof NearCacheStore cache) {
+      cache.closeCache();
+      store = cache.delegate();
+    }
     if (CREATED.remove(store)) {
       closeQuietly(store);
     }

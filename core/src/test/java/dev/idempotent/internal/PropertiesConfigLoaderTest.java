@@ -3,7 +3,9 @@ package dev.idempotent.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyConfigurationException;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -42,6 +44,37 @@ class PropertiesConfigLoaderTest {
     PropertiesConfigLoader.builder(Map.of("idempotent.codec.type", "java", "idempotent.codec", "xml"));
     assertThatThrownBy(() -> PropertiesConfigLoader.builder(Map.of("idempotent.codec.type", "xml")))
         .hasMessageContaining("idempotent.codec.type=xml");
+  }
+
+  @Test
+  void theNearCacheIsOffUnlessAMaximumSizeIsSet() {
+    assertThat(PropertiesConfigLoader.builder(Map.of()).defaultStore(new dev.idempotent.TestStore()).build()
+        .nearCacheMaximumSize()).isZero();
+    IdempotencyConfig off = PropertiesConfigLoader.builder(Map.of("idempotent.near-cache.maximum-size", "0"))
+        .defaultStore(new dev.idempotent.TestStore()).build();
+    assertThat(off.nearCacheMaximumSize()).isZero();
+    assertThat(off.defaultStore()).isNotInstanceOf(NearCacheStore.class);
+
+    IdempotencyConfig on = PropertiesConfigLoader.builder(Map.of("idempotent.near-cache.maximum-size", " 5000 ",
+        "idempotent.near-cache.expire-after", "2m")).defaultStore(new dev.idempotent.TestStore()).build();
+    assertThat(on.nearCacheMaximumSize()).isEqualTo(5000);
+    assertThat(on.nearCacheExpireAfter()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(on.defaultStore()).isInstanceOfSatisfying(NearCacheStore.class, c -> {
+      assertThat(c.maximumSize()).isEqualTo(5000);
+      assertThat(c.maxAge()).isEqualTo(Duration.ofMinutes(2));
+    });
+  }
+
+  @Test
+  void aBadNearCacheSettingIsAConfigurationError() {
+    for (String bad : new String[] {"-1", "lots", "1.5", "99999999999"}) {
+      assertThatThrownBy(() -> PropertiesConfigLoader.builder(Map.of("idempotent.near-cache.maximum-size", bad)))
+          .isInstanceOf(IdempotencyConfigurationException.class)
+          .hasMessageContaining("idempotent.near-cache.maximum-size=" + bad).hasMessageContaining("0 (no near cache");
+    }
+    assertThatThrownBy(() -> PropertiesConfigLoader.builder(Map.of("idempotent.near-cache.expire-after", "soon")))
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContaining("idempotent.near-cache.expire-after").hasMessageContaining("soon");
   }
 
   @Test

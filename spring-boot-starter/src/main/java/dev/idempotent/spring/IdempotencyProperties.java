@@ -50,6 +50,7 @@ public class IdempotencyProperties {
   private final Redisson redisson = new Redisson();
   private final Jdbc jdbc = new Jdbc();
   private final Memory memory = new Memory();
+  private final NearCache nearCache = new NearCache();
   private final ProblemDetails problemDetails = new ProblemDetails();
 
   /**
@@ -261,6 +262,37 @@ public class IdempotencyProperties {
     }
   }
 
+  /** The near cache of completed outcomes in front of a shared store (Redis, JDBC); see docs/near-cache.md. */
+  public static class NearCache {
+    /**
+     * The most completed outcomes kept in this process per store, replayed without a round trip; 0 (the default):
+     * no near cache. Not used for the memory store.
+     */
+    private Integer maximumSize;
+
+    /**
+     * The longest an outcome is kept, whatever its ttl: how long another instance may replay a record deleted
+     * where no delete announcement reaches it (JDBC) (30s).
+     */
+    private Duration expireAfter;
+
+    public Integer getMaximumSize() {
+      return maximumSize;
+    }
+
+    public void setMaximumSize(Integer maximumSize) {
+      this.maximumSize = maximumSize;
+    }
+
+    public Duration getExpireAfter() {
+      return expireAfter;
+    }
+
+    public void setExpireAfter(Duration expireAfter) {
+      this.expireAfter = expireAfter;
+    }
+  }
+
   /** Spring MVC error responses. */
   public static class ProblemDetails {
     /**
@@ -310,6 +342,8 @@ public class IdempotencyProperties {
     put(s, "jdbc.query-timeout", jdbc.queryTimeout);
     put(s, "jdbc.purge-every", jdbc.purgeEvery);
     put(s, "memory.maximum-size", memory.maximumSize);
+    put(s, "near-cache.maximum-size", nearCache.maximumSize);
+    put(s, "near-cache.expire-after", nearCache.expireAfter);
     web.forEach((k, v) -> put(s, "web." + k, v));
     return s;
   }
@@ -392,6 +426,10 @@ public class IdempotencyProperties {
 
   public Memory getMemory() {
     return memory;
+  }
+
+  public NearCache getNearCache() {
+    return nearCache;
   }
 
   public ProblemDetails getProblemDetails() {

@@ -26,6 +26,15 @@ class CaffeineIdempotencyStoreTest {
   private final RecordKey key = RecordKey.of("orders", "order-1");
 
   @Test
+  void aNearCacheIsNotPutInFrontOfTheMemoryStore() {
+    dev.idempotent.IdempotencyConfig config = dev.idempotent.IdempotencyConfig.builder().defaultStore(store)
+        .store("other", store).nearCache(1000).build();
+    assertThat(config.defaultStore()).isSameAs(store);
+    assertThat(config.store("other")).isSameAs(store);
+    assertThat(config.nearCacheMaximumSize()).isEqualTo(1000);
+  }
+
+  @Test
   void sizeEvictionNeverDropsAClaimInProgress() {
     CaffeineIdempotencyStore small =
         CaffeineIdempotencyStore.builder().maximumSize(10).timeSource(clock::get).executor(Runnable::run).build();

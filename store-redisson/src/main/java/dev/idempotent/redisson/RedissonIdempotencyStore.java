@@ -4,6 +4,7 @@ import dev.idempotent.redisson.internal.RecordLayout;
 import dev.idempotent.redisson.internal.RecordScript;
 import dev.idempotent.redisson.internal.RedactedFailure;
 import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.DeleteAnnouncingStore;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
@@ -25,6 +26,7 @@ import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.listener.StatusListener;
 import org.redisson.client.RedisNoScriptException;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.StringCodec;
@@ -70,6 +72,10 @@ import org.slf4j.LoggerFactory;
  * changed before the subscription), and returns on the first message, when the holder's lease ends, or after
  * {@code maxWait}. A waiter never writes.
  *
+ * <h2>Deletes in other instances</h2>
+ * {@link #delete} also publishes the deleted key on one store-wide channel, {@code <prefix>#deleted};
+ * {@link #subscribeToDeletes} listens to it, so that a near cache in every instance drops the record.
+ *
  * <h2>Topologies</h2>
  * Whatever the given client is configured for: a standalone server, master with replicas, Sentinel, or
  * Redis Cluster ({@code Config.useSingleServer()}, {@code useSentinelServers()}, {@code useClusterServers()}
@@ -90,7 +96,7 @@ import org.slf4j.LoggerFactory;
  * auto-configured store does; a store built from your client does not, unless you ask with
  * {@link Builder#shutdownClientOnClose(boolean)}).
  */
-public final class RedissonIdempotencyStore implements IdempotencyStore {
+public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteAnnouncingStore {
   /** The longest scope or key kept verbatim in a record name; longer ones arrive digested. */
   public static final int MAX_KEY_LENGTH = 512;
 
@@ -174,8 +180,73 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
   public boolean delete(RecordKey key) {
     Objects.requireNonNull(key, "key");
     String name = layout.recordName(key);
-    Long done = run(RecordScript.DELETE, key, name, bytes(RecordLayout.channelOf(name)));
+    Long done = run(RecordScript.DELETE, key, name, bytes(RecordLayout.channelOf(name)), bytes(deletesChannel()),
+        bytes(key.scope().length() + ":" + key.scope() + key.key()));
     return done == 1;
+  }
+
+  /**
+   * The store-wide channel on which {@link #delete} announces every administrative delete:
+   * {@code <prefix>#deleted}, with the message {@code <scope length>:<scope><key>}.
+   */
+  String deletesChannel() {
+    return layout.prefix() + "#deleted";
+  }
+
+  /**
+   * Subscribes {@code listener} to the deletes of every store on this Redis with the same key prefix, in every
+   * instance: one subscription to the store-wide channel. Redisson subscribes again after a lost connection;
+   * every (re)subscription is reported as {@link DeleteListener#deletesMayHaveBeenMissed()}, since messages
+   * published meanwhile are lost.
+   */
+  @Override
+  public Subscription subscribeToDeletes(DeleteListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    RTopic topic = redisson.getTopic(deletesChannel(), StringCodec.INSTANCE);
+    int statusId = topic.addListener(new StatusListener() {
+      @Override
+      public void onSubscribe(String channel) {
+        listener.deletesMayHaveBeenMissed();
+      }
+
+      @Override
+      public void onUnsubscribe(String channel) {
+        listener.deletesMayHaveBeenMissed();
+      }
+    });
+    int messageId;
+    try {
+      messageId = topic.addListener(String.class, (channel, message) -> {
+        RecordKey deleted = announced(message);
+        if (deleted == null) {
+          log.warn("unreadable announcement of a delete on {}; every near-cache entry is dropped", channel);
+          listener.deletesMayHaveBeenMissed();
+        } else {
+          listener.deleted(deleted);
+        }
+      });
+    } catch (RuntimeException e) {
+      topic.removeListener(statusId);
+      throw e;
+    }
+    AtomicBoolean ended = new AtomicBoolean();
+    return () -> {
+      if (ended.compareAndSet(false, true)) {
+        topic.removeListener(statusId, messageId);
+      }
+    };
+  }
+
+  /** The key of an announcement {@code <scope length>:<scope><key>}, or {@code null} when it is not one. */
+  static RecordKey announced(String message) {
+    int colon = message.indexOf(':');
+    try {
+      int scopeLength = Integer.parseInt(message.substring(0, colon));
+      int keyStart = colon + 1 + scopeLength;
+      return RecordKey.of(message.substring(colon + 1, keyStart), message.substring(keyStart));
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 
   @Override

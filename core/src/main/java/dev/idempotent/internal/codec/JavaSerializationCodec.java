@@ -75,7 +75,9 @@ public final class JavaSerializationCodec implements ResultCodec {
 
   @Override
   public Object decode(InputStream in, Type type) throws IOException {
-    byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+    // an exact copy of the bytes a store handed over; readNBytes(MAX_BYTES + 1) reads through 8 KiB chunks
+    byte[] bytes = in instanceof ByteArrayInputStream && in.available() <= MAX_BYTES
+        ? in.readAllBytes() : in.readNBytes(MAX_BYTES + 1);
     if (bytes.length > MAX_BYTES) {
       throw new InvalidObjectException("the recorded result is longer than " + MAX_BYTES + " bytes");
     }

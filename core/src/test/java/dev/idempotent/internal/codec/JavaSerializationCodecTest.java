@@ -248,4 +248,27 @@ class JavaSerializationCodecTest {
     assertThatThrownBy(() -> decode(Arrays.copyOf(bytes, bytes.length + 1), List.class))
         .hasMessageContaining("go on after");
   }
+
+  @Test
+  void readingASmallRecordedResultDoesNotAllocateABufferOfItsMaximumLength() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    codec.encode(new Item("sku-1", 2), Item.class, out);
+    byte[] bytes = out.toByteArray();
+    // by reflection: the tests compile in core's module, which does not read java.management
+    Object threads = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
+        .invoke(null);
+    java.lang.reflect.Method allocated = Class.forName("com.sun.management.ThreadMXBean")
+        .getMethod("getThreadAllocatedBytes", long.class);
+    long thread = Thread.currentThread().getId();
+    for (int i = 0; i < 2_000; i++) {
+      decode(bytes, Item.class);
+    }
+    long before = (long) allocated.invoke(threads, thread);
+    for (int i = 0; i < 1_000; i++) {
+      decode(bytes, Item.class);
+    }
+    long perDecode = ((long) allocated.invoke(threads, thread) - before) / 1_000;
+    // ObjectInputStream itself takes about 4 KiB; reading the input through an 8 KiB chunk would add as much again
+    assertThat(perDecode).as("bytes allocated per decode of a %d-byte result", bytes.length).isLessThan(8 * 1024);
+  }
 }

@@ -91,12 +91,15 @@ public enum RecordScript {
       """),
 
   /**
-   * ARGV: channel. The administrative delete: removes the record whatever its status and owner, and announces it
-   * on the channel as a release does, so that waiters claim again. Returns 1 when a record was there, else 0. The
-   * set of released owners is left alone: it only answers resent releases, and a deleted holder's release finds
-   * neither its claim nor its token there, so it is fenced.
+   * ARGV: channel, store-wide deletes channel, announcement. The administrative delete: removes the record whatever
+   * its status and owner, and announces it on the channel as a release does, so that waiters claim again, and on
+   * the store-wide channel, so that near caches in every instance drop it (also when the record was already gone:
+   * a cache may still hold an outcome that a failover lost). Returns 1 when a record was there, else 0. The set of
+   * released owners is left alone: it only answers resent releases, and a deleted holder's release finds neither
+   * its claim nor its token there, so it is fenced.
    */
   DELETE("""
+      redis.call('PUBLISH', ARGV[2], ARGV[3])
       if redis.call('DEL', KEYS[1]) == 0 then
         return 0
       end

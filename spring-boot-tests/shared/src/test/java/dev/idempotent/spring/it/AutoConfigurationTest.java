@@ -64,6 +64,19 @@ class AutoConfigurationTest {
   }
 
   @Test
+  void theNearCacheSettingsBindAndTheMemoryStoreGetsNone() {
+    runner.withPropertyValues("idempotent.near-cache.maximum-size=5000", "idempotent.near-cache.expire-after=1m")
+        .run(context -> {
+          IdempotencyConfig config = context.getBean(IdempotencyConfig.class);
+          assertThat(config.nearCacheMaximumSize()).isEqualTo(5000);
+          assertThat(config.nearCacheExpireAfter()).isEqualTo(Duration.ofMinutes(1));
+          assertThat(config.defaultStore()).isInstanceOf(CaffeineIdempotencyStore.class);
+        });
+    runner.withPropertyValues("idempotent.near-cache.maximum-size=-1").run(context -> assertThat(context)
+        .getFailure().hasStackTraceContaining("idempotent.near-cache.maximum-size=-1 is not a size"));
+  }
+
+  @Test
   void theJacksonCodecUsesTheApplicationsObjectMapper() throws Exception {
     ObjectMapper mine = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.UPPER_CAMEL_CASE);
     runner.withBean(ObjectMapper.class, () -> mine).withPropertyValues("idempotent.codec.type=jackson")
