@@ -292,6 +292,10 @@ class DocsSnippetsTest {
           continue;
         }
         String key = line.substring(0, line.indexOf('=')).strip();
+        if (line.substring(line.indexOf('=') + 1).matches(".*\\s[#!].*")) {
+          unknown.add(b.where() + ": " + key + " has a comment after its value (in .properties that is part of "
+              + "the value: put the comment on a line of its own)");
+        }
         if (!sources.contains("\"" + key + "\"") && !sources.contains("\n" + key + "=")) {
           unknown.add(b.where() + ": " + key);
         }

@@ -44,4 +44,35 @@ class RedisStoreDocsTest {
       redissonClient.shutdown();
     }
   }
+
+  @Test
+  void theNearCacheOfTheDocsReplaysWithoutRedis() {
+    Config redisConfig = new Config();
+    redisConfig.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl());
+    RedissonClient redissonClient = Redisson.create(redisConfig);
+    IdempotencyPolicy policy = IdempotencyPolicy.builder("docs.near-cache." + UUID.randomUUID())
+        .resultType(Integer.class).build();
+    AtomicInteger runs = new AtomicInteger();
+    Idempotency idem;
+    try {
+      // docs/near-cache.md: builder (begin)
+      IdempotencyConfig config = IdempotencyConfig.builder()
+          .defaultStore(RedissonIdempotencyStore.builder(redissonClient).build())
+          .nearCache(10_000)                                  // 0 = off
+          .nearCacheExpireAfter(Duration.ofSeconds(30))       // optional
+          .build();
+      // docs/near-cache.md: builder (end)
+      idem = Idempotency.create(config);
+      assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
+      assertThat(idem.call(policy, "k1", runs::incrementAndGet)).as("replayed by Redis, then kept").isEqualTo(1);
+      idem.forceExpire("", policy.scope(), "k1");
+      assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
+      assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
+    } finally {
+      redissonClient.shutdown();
+    }
+    // Redis is out of reach for this configuration now: the kept outcome is still replayed, from memory
+    assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
+    assertThat(runs).hasValue(2);
+  }
 }
