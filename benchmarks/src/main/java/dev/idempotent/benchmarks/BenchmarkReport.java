@@ -103,7 +103,15 @@ public final class BenchmarkReport {
       new Comparison("5", "fresh key, MariaDB", JdbcStoreBenchmarks.class, "freshKeyWoven", "freshKeyBaseline",
           Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.MARIADB, "mariadb", 1, 16),
       new Comparison("5", "fresh key, MariaDB, useAffectedRows", JdbcStoreBenchmarks.class, "freshKeyWoven",
-          "freshKeyBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.MARIADB, "mariadb-affected-rows", 1, 16));
+          "freshKeyBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.MARIADB, "mariadb-affected-rows", 1, 16),
+      new Comparison("6", "web filter POST, fresh key, memory store", WebFilterBenchmarks.class, "freshFilter",
+          "freshBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.NONE, "store=memory", 1, 2),
+      new Comparison("6", "web filter POST, replay, memory store", WebFilterBenchmarks.class, "replayFilter",
+          "replayBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.NONE, "store=memory", 1, 2),
+      new Comparison("6", "web filter POST, fresh key, Redis", WebFilterBenchmarks.class, "freshFilter",
+          "freshBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, "store=redis", 1, 16),
+      new Comparison("6", "web filter POST, replay, Redis", WebFilterBenchmarks.class, "replayFilter",
+          "replayBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, "store=redis", 1, 16));
 
   private final boolean quick;
   private final boolean gc;
@@ -247,7 +255,9 @@ public final class BenchmarkReport {
         .shouldFailOnError(true)
         .verbosity(verbose ? VerboseMode.NORMAL : VerboseMode.SILENT);
     if (c.database() != null) {
-      options.param("database", c.database());
+      // "name=value" sets another @Param than the JDBC benchmarks' database (the web benchmarks' store)
+      int eq = c.database().indexOf('=');
+      options.param(eq < 0 ? "database" : c.database().substring(0, eq), c.database().substring(eq + 1));
     }
     if (gc) {
       options.addProfiler(GCProfiler.class);
