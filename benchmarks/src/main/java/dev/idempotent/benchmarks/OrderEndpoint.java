@@ -13,8 +13,8 @@ final class OrderEndpoint {
   static final String CONTENT_TYPE = "application/json";
   static final int CREATED = 201;
   private static final byte[] BODY_START = "{\"order\":\"".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] BODY_END = "\",\"status\":\"accepted\",\"amount\":{\"value\":1299,\"currency\":\"EUR\"},\"links\":[\"/orders/track\"]}"
-      .getBytes(StandardCharsets.UTF_8);
+  private static final byte[] BODY_END = ("\",\"status\":\"accepted\",\"amount\":{\"value\":1299,"
+      + "\"currency\":\"EUR\"},\"links\":[\"/orders/track\"]}").getBytes(StandardCharsets.UTF_8);
 
   private OrderEndpoint() {}
 
