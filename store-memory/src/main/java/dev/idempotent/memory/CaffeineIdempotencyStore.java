@@ -115,6 +115,13 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       if (current.isLiveAt(now)) {
         return current.isCompleted() ? current.replay(key, now) : ClaimResult.existing(current.toRecord(key, now, false));
       }
+    } else {
+      // A fresh key, the common case: one insertion, as cheap as the cache gets. Only when another caller got there
+      // first (or the cache still holds an expired record) does the claim take the full step below.
+      Entry created = new Entry(key, ownerToken, fingerprint, null, timeSource.nanoTime() + leaseNanos);
+      if (cache.asMap().putIfAbsent(key, created) == null) {
+        return ClaimResult.acquired();
+      }
     }
     ClaimAttempt attempt = new ClaimAttempt(ownerToken, fingerprint, leaseNanos);
     Entry result = cache.asMap().compute(key, attempt);
