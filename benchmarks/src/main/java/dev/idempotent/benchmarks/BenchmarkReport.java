@@ -58,6 +58,8 @@ public final class BenchmarkReport {
   enum Goal {
     /** Baseline throughput / our throughput at most 2. */
     COST_AT_MOST_2X("cost ≤ 2.00x"),
+    /** Baseline throughput / our throughput at most 1.3. */
+    COST_AT_MOST_1_3X("cost ≤ 1.30x"),
     /** Our throughput / baseline throughput at least 0.9. */
     THROUGHPUT_AT_LEAST_90_PERCENT("throughput ≥ 0.90x"),
     /** Our throughput / baseline throughput at least 10. */
@@ -91,7 +93,7 @@ public final class BenchmarkReport {
 
   static final List<Comparison> COMPARISONS = List.of(
       new Comparison("1", "fresh key, memory store", MemoryStoreBenchmarks.class, "freshKeyWoven",
-          "freshKeyBaseline", Goal.COST_AT_MOST_2X, Service.NONE, null, 1, 2),
+          "freshKeyBaseline", Goal.COST_AT_MOST_1_3X, Service.NONE, null, 1, 2),
       new Comparison("2", "replay, memory store", MemoryStoreBenchmarks.class, "replayWoven", "replayBaseline",
           Goal.COST_AT_MOST_2X, Service.NONE, null, 1, 2),
       new Comparison("3", "key expression", KeyExpressionBenchmarks.class, "compiledExpression", "handWritten",
@@ -109,7 +111,15 @@ public final class BenchmarkReport {
       new Comparison("6", "replay, Redis, near cache", RedisNearCacheBenchmarks.class, "replayNearCache",
           "replayBaseline", Goal.THROUGHPUT_AT_LEAST_10X, Service.REDIS, null, 1, 16),
       new Comparison("6", "fresh key, Redis, near cache", RedisNearCacheBenchmarks.class, "freshKeyNearCache",
-          "freshKeyBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, null, 1, 16));
+          "freshKeyBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, null, 1, 16),
+      new Comparison("7", "web filter POST, fresh key, memory store", WebFilterBenchmarks.class, "freshFilter",
+          "freshBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.NONE, "store=memory", 1, 2),
+      new Comparison("7", "web filter POST, replay, memory store", WebFilterBenchmarks.class, "replayFilter",
+          "replayBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.NONE, "store=memory", 1, 2),
+      new Comparison("7", "web filter POST, fresh key, Redis", WebFilterBenchmarks.class, "freshFilter",
+          "freshBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, "store=redis", 1, 16),
+      new Comparison("7", "web filter POST, replay, Redis", WebFilterBenchmarks.class, "replayFilter",
+          "replayBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, "store=redis", 1, 16));
 
   private final boolean quick;
   private final boolean gc;
@@ -253,7 +263,9 @@ public final class BenchmarkReport {
         .shouldFailOnError(true)
         .verbosity(verbose ? VerboseMode.NORMAL : VerboseMode.SILENT);
     if (c.database() != null) {
-      options.param("database", c.database());
+      // "name=value" sets another @Param than the JDBC benchmarks' database (the web benchmarks' store)
+      int eq = c.database().indexOf('=');
+      options.param(eq < 0 ? "database" : c.database().substring(0, eq), c.database().substring(eq + 1));
     }
     if (gc) {
       options.addProfiler(GCProfiler.class);
@@ -374,18 +386,23 @@ public final class BenchmarkReport {
   private static double ratio(Row row) {
     double ours = row.ours().getPrimaryResult().getScore();
     double baseline = row.baseline().getPrimaryResult().getScore();
-    return row.comparison().goal() == Goal.COST_AT_MOST_2X ? baseline / ours : ours / baseline;
+    return isCost(row) ? baseline / ours : ours / baseline;
   }
 
   private static String ratioText(Row row) {
     return String.format(Locale.ROOT, "%s %.2fx",
-        row.comparison().goal() == Goal.COST_AT_MOST_2X ? "cost" : "throughput", ratio(row));
+        isCost(row) ? "cost" : "throughput", ratio(row));
+  }
+
+  private static boolean isCost(Row row) {
+    return row.comparison().goal() == Goal.COST_AT_MOST_2X || row.comparison().goal() == Goal.COST_AT_MOST_1_3X;
   }
 
   private static String verdict(Row row) {
     double r = ratio(row);
     boolean pass = switch (row.comparison().goal()) {
       case COST_AT_MOST_2X -> r <= 2.0;
+      case COST_AT_MOST_1_3X -> r <= 1.3;
       case THROUGHPUT_AT_LEAST_90_PERCENT -> r >= 0.9;
       case THROUGHPUT_AT_LEAST_10X -> r >= 10.0;
     };

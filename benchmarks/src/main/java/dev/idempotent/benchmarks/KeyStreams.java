@@ -52,7 +52,12 @@ public final class KeyStreams {
 
     /** The next recorded key. */
     public String next(String[] keys) {
-      return keys[next++ & (keys.length - 1)];
+      return keys[nextIndex(keys.length)];
+    }
+
+    /** The index of the next recorded key of {@code count} (a power of two). */
+    public int nextIndex(int count) {
+      return next++ & (count - 1);
     }
   }
 

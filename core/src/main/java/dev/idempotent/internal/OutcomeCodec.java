@@ -24,8 +24,9 @@ import java.util.stream.Collectors;
 
 /**
  * The bytes of a recorded outcome: one kind byte, then the value through the {@link ResultCodec}, nothing for
- * {@code null}/{@code void}, or a recorded failure as its class name and message (rethrown with the same type
- * and message on every repeat).
+ * {@code null}/{@code void}, the bytes themselves for a result declared as {@code byte[]} (already opaque bytes,
+ * such as the web filter's recorded responses: no codec needed, nothing to check), or a recorded failure as its
+ * class name and message (rethrown with the same type and message on every repeat).
  *
  * <p>Recorded bytes are untrusted input: a value is returned only when it is an instance of the method's declared
  * result type, and a failure is rebuilt only when its class is one of the method's {@code recordFailures}; anything
@@ -36,6 +37,7 @@ public final class OutcomeCodec {
   static final byte VALUE = 'V';
   static final byte NULL = 'N';
   static final byte FAILURE = 'F';
+  static final byte BYTES = 'B';
 
   private static final byte[] NULL_OUTCOME = {NULL};
   private static final Map<Class<?>, Class<?>> WRAPPERS = Map.of(boolean.class, Boolean.class, byte.class,
@@ -97,6 +99,12 @@ public final class OutcomeCodec {
   public byte[] encodeValue(Object value, Type type) {
     if (value == null) {
       return NULL_OUTCOME;
+    }
+    if (type == byte[].class && value instanceof byte[] raw) {
+      byte[] bytes = new byte[raw.length + 1];
+      bytes[0] = BYTES;
+      System.arraycopy(raw, 0, bytes, 1, raw.length);
+      return bytes;
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     out.write(VALUE);
@@ -194,6 +202,13 @@ public final class OutcomeCodec {
         throw new UnreadableOutcomeException("the record holds null, but the method returns " + declared, null);
       }
       return null;
+    }
+    if (outcome[0] == BYTES) {
+      if (!declared.isAssignableFrom(byte[].class)) {
+        throw new UnreadableOutcomeException("the recorded result is a byte[], but the method returns "
+            + type.getTypeName(), null);
+      }
+      return Arrays.copyOfRange(outcome, 1, outcome.length);
     }
     if (outcome[0] != VALUE) {
       throw new UnreadableOutcomeException("the record's outcome is of unknown kind " + outcome[0]

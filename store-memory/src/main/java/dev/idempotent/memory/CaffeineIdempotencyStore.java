@@ -12,9 +12,6 @@ import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -69,11 +66,12 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   private final TimeSource timeSource;
   private final long maximumSize;
   /**
-   * The live completed records in the order they completed, oldest first: the size bound. Guarded by itself; taken
-   * inside the cache's per-key lock (never the other way round) and only for completions and removals, not for
-   * claims or replays.
+   * The live completed records in the order they completed, oldest first: the size bound. A list linked through the
+   * entries themselves, so that a completion and a removal take a few pointer writes and no hash lookup or
+   * allocation. Guarded by itself; taken inside the cache's per-key lock (never the other way round) and only for
+   * completions and removals, not for claims or replays.
    */
-  private final LinkedHashMap<RecordKey, Entry> completionOrder = new LinkedHashMap<>();
+  private final CompletionOrder completionOrder = new CompletionOrder();
   /** Waiters of {@link #awaitChange}, per key; an entry exists only while someone waits on that key. */
   private final ConcurrentHashMap<RecordKey, ChangeSignal> signals = new ConcurrentHashMap<>();
 
@@ -87,7 +85,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
         .expireAfter(new EntryExpiry())
         .evictionListener((RecordKey key, Entry entry, RemovalCause cause) -> {
           if (key != null && entry != null && entry.isCompleted()) {
-            forgetCompletion(key, entry);
+            forgetCompletion(entry);
           }
         });
     if (builder.executor != null) {
@@ -117,6 +115,13 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       if (current.isLiveAt(now)) {
         return current.isCompleted() ? current.replay(key, now) : ClaimResult.existing(current.toRecord(key, now, false));
       }
+    } else {
+      // A fresh key, the common case: one insertion, as cheap as the cache gets. Only when another caller got there
+      // first (or the cache still holds an expired record) does the claim take the full step below.
+      Entry created = new Entry(key, ownerToken, fingerprint, null, timeSource.nanoTime() + leaseNanos);
+      if (cache.asMap().putIfAbsent(key, created) == null) {
+        return ClaimResult.acquired();
+      }
     }
     ClaimAttempt attempt = new ClaimAttempt(ownerToken, fingerprint, leaseNanos);
     Entry result = cache.asMap().compute(key, attempt);
@@ -139,9 +144,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     OwnedUpdate completion = new OwnedUpdate(ownerToken, outcome.clone(), ttlNanos);
     Entry result = cache.asMap().computeIfPresent(key, completion);
     if (result != null && result == completion.created) {
-      Map.Entry<RecordKey, Entry> evicted = completion.evicted;
+      Entry evicted = completion.evicted;
       if (evicted != null) {
-        cache.asMap().remove(evicted.getKey(), evicted.getValue());
+        cache.asMap().remove(evicted.key, evicted);
       }
       signalChange(key);
       return true;
@@ -257,7 +262,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   /** The number of live completed records, the count bounded by the maximum size. */
   int completedCount() {
     synchronized (completionOrder) {
-      return completionOrder.size();
+      return completionOrder.size;
     }
   }
 
@@ -275,25 +280,17 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
    * Puts a new completed record at the young end of the completion order and, when that makes one too many, takes
    * the oldest out of it and returns it (the caller removes it from the cache, outside the cache's lock).
    */
-  private Map.Entry<RecordKey, Entry> recordCompletion(RecordKey key, Entry entry) {
+  private Entry recordCompletion(Entry entry) {
     synchronized (completionOrder) {
-      completionOrder.remove(key);
-      completionOrder.put(key, entry);
-      if (completionOrder.size() <= maximumSize) {
-        return null;
-      }
-      Iterator<Map.Entry<RecordKey, Entry>> oldest = completionOrder.entrySet().iterator();
-      Map.Entry<RecordKey, Entry> eldest = oldest.next();
-      Map.Entry<RecordKey, Entry> evicted = Map.entry(eldest.getKey(), eldest.getValue());
-      oldest.remove();
-      return evicted;
+      completionOrder.append(entry);
+      return completionOrder.size <= maximumSize ? null : completionOrder.removeOldest();
     }
   }
 
   /** Takes a completed record that left the cache (expired, or replaced once expired) out of the order. */
-  private void forgetCompletion(RecordKey key, Entry entry) {
+  private void forgetCompletion(Entry entry) {
     synchronized (completionOrder) {
-      completionOrder.remove(key, entry);
+      completionOrder.remove(entry);
     }
   }
 
@@ -323,8 +320,12 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
 
   // ---------------------------------------------------------------------------------------------- records
 
-  /** One stored record; immutable, replaced on every change. {@code outcome == null} while in progress. */
+  /**
+   * One stored record; immutable but for its links in the completion order, replaced on every change.
+   * {@code outcome == null} while in progress.
+   */
   private static final class Entry {
+    final RecordKey key;
     final String owner;
     final String fingerprint;
     final byte[] outcome;
@@ -335,8 +336,14 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
      * (immutable, safely published through final fields).
      */
     private ClaimResult replay;
+    /** Neighbours in the completion order, guarded by it; both null while not in it (the head has older null). */
+    Entry older;
+    Entry newer;
+    /** Whether the entry is in the completion order; guarded by it. */
+    boolean ordered;
 
-    Entry(String owner, String fingerprint, byte[] outcome, long deadline) {
+    Entry(RecordKey key, String owner, String fingerprint, byte[] outcome, long deadline) {
+      this.key = key;
       this.owner = owner;
       this.fingerprint = fingerprint;
       this.outcome = outcome;
@@ -428,9 +435,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       }
       tookOver = old != null && !old.isCompleted();
       if (old != null && old.isCompleted()) {
-        forgetCompletion(key, old);
+        forgetCompletion(old);
       }
-      created = new Entry(owner, fingerprint, null, now + leaseNanos);
+      created = new Entry(key, owner, fingerprint, null, now + leaseNanos);
       return created;
     }
   }
@@ -445,7 +452,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     private final long expiresAfterNanos;
     Entry created;
     /** The oldest completed record, to be removed because this completion made one too many; or null. */
-    Map.Entry<RecordKey, Entry> evicted;
+    Entry evicted;
 
     OwnedUpdate(String owner, byte[] outcome, long expiresAfterNanos) {
       this.owner = owner;
@@ -460,9 +467,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
         created = null;
         return old;
       }
-      created = new Entry(old.owner, old.fingerprint, outcome, now + expiresAfterNanos);
+      created = new Entry(key, old.owner, old.fingerprint, outcome, now + expiresAfterNanos);
       if (outcome != null) {
-        evicted = recordCompletion(key, created);
+        evicted = recordCompletion(created);
       }
       return created;
     }
@@ -494,9 +501,70 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
         return old;
       }
       if (old.isCompleted()) {
-        forgetCompletion(key, old);
+        forgetCompletion(old);
       }
       return null;
+    }
+  }
+
+  /** The completed entries, oldest first, linked through their own fields; guarded by its monitor. */
+  private static final class CompletionOrder {
+    private Entry oldest;
+    private Entry newest;
+    int size;
+
+    void append(Entry e) {
+      e.older = newest;
+      e.newer = null;
+      if (newest == null) {
+        oldest = e;
+      } else {
+        newest.newer = e;
+      }
+      newest = e;
+      e.ordered = true;
+      size++;
+    }
+
+    Entry removeOldest() {
+      Entry e = oldest;
+      if (e != null) {
+        remove(e);
+      }
+      return e;
+    }
+
+    void remove(Entry e) {
+      if (!e.ordered) {
+        return;
+      }
+      if (e.older == null) {
+        oldest = e.newer;
+      } else {
+        e.older.newer = e.newer;
+      }
+      if (e.newer == null) {
+        newest = e.older;
+      } else {
+        e.newer.older = e.older;
+      }
+      e.older = null;
+      e.newer = null;
+      e.ordered = false;
+      size--;
+    }
+
+    void clear() {
+      for (Entry e = oldest; e != null; ) {
+        Entry next = e.newer;
+        e.older = null;
+        e.newer = null;
+        e.ordered = false;
+        e = next;
+      }
+      oldest = null;
+      newest = null;
+      size = 0;
     }
   }
 

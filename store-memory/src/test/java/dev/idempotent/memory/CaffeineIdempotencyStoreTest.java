@@ -246,6 +246,27 @@ class CaffeineIdempotencyStoreTest {
   }
 
   @Test
+  void aRecordClaimedAgainOnceExpiredNoLongerCountsBeforeTheCacheCleansUp() {
+    CaffeineIdempotencyStore small =
+        CaffeineIdempotencyStore.builder().maximumSize(3).timeSource(clock::get).executor(Runnable::run).build();
+    complete(small, "long-a", TTL);
+    complete(small, "short-b", Duration.ofSeconds(1));
+    complete(small, "long-c", TTL);
+    clock.addAndGet(Duration.ofSeconds(2).toNanos());
+
+    RecordKey b = RecordKey.of("s", "short-b");
+    assertThat(small.claim(b, "again", null, Duration.ofSeconds(30)).isAcquired()).isTrue();
+    assertThat(small.completedCount()).as("the expired record was replaced by the new claim").isEqualTo(2);
+    assertThat(small.complete(b, "again", new byte[] {2}, TTL)).isTrue();
+    complete(small, "long-d", TTL);
+
+    assertThat(small.completedCount()).isEqualTo(3);
+    assertThat(small.read(RecordKey.of("s", "long-a"))).as("the oldest, evicted for the fourth live record").isEmpty();
+    assertThat(small.read(b).orElseThrow().outcome()).containsExactly(2);
+    small.close();
+  }
+
+  @Test
   void deletedRecordsNoLongerCountTowardsTheMaximum() {
     CaffeineIdempotencyStore small =
         CaffeineIdempotencyStore.builder().maximumSize(3).timeSource(clock::get).executor(Runnable::run).build();

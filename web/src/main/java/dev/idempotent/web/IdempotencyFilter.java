@@ -524,9 +524,9 @@ public final class IdempotencyFilter implements Filter {
         }
       }
       response.setHeader(REPLAYED_HEADER, "true");
-      response.setContentLength(recorded.body().length);
-      if (recorded.body().length > 0) {
-        response.getOutputStream().write(recorded.body());
+      response.setContentLength(recorded.bodyLength());
+      if (recorded.bodyLength() > 0) {
+        recorded.writeBodyTo(response.getOutputStream());
       }
     }
 

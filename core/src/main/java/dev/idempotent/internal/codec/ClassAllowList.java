@@ -1,6 +1,8 @@
 package dev.idempotent.internal.codec;
 
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which class names the Java serialization codec may read back, decided on the name alone (before any class is
@@ -36,9 +38,26 @@ final class ClassAllowList {
   private static final String ALLOWED_IN_DENIED_PACKAGE = "java.net.URI";
 
   private final List<String> patterns;
+  /** The patterns parsed once, so that judging a name allocates nothing. */
+  private final Pattern[] compiled;
+  /** The classes the encoder has already seen allowed (a class's name and so its verdict never change). */
+  private final Set<Class<?>> allowedClasses = ConcurrentHashMap.newKeySet();
 
   ClassAllowList(List<String> patterns) {
     this.patterns = List.copyOf(patterns);
+    this.compiled = this.patterns.stream().map(Pattern::of).toArray(Pattern[]::new);
+  }
+
+  /** {@link #refusal(String)} of a loaded class, remembered when it is allowed. */
+  String refusal(Class<?> type) {
+    if (allowedClasses.contains(type)) {
+      return null;
+    }
+    String refusal = refusal(type.getName());
+    if (refusal == null) {
+      allowedClasses.add(type);
+    }
+    return refusal;
   }
 
   /** {@code null} when {@code className} may be read back, else why not (one sentence naming the class). */
@@ -51,8 +70,8 @@ final class ClassAllowList {
       return "class " + name + " is refused by the Java serialization codec, whatever the allow-list says: reading"
           + " it back or hashing it can do I/O or run code that stored bytes choose; return plain data instead";
     }
-    for (String p : patterns) {
-      if (matches(p, name)) {
+    for (Pattern p : compiled) {
+      if (p.matches(name)) {
         return null;
       }
     }
@@ -97,20 +116,36 @@ final class ClassAllowList {
 
   /** The {@link java.io.ObjectInputFilter} pattern forms {@code a.b.C}, {@code a.b.*}, {@code a.b.**}, {@code a.C*}. */
   static boolean matches(String pattern, String name) {
-    int module = pattern.indexOf('/');
-    if (module >= 0) {
-      pattern = pattern.substring(module + 1);
+    return Pattern.of(pattern).matches(name);
+  }
+
+  /** One allow pattern, parsed: the text a name must start with (or equal), and how the rest may go on. */
+  private record Pattern(String text, Form form) {
+    enum Form { EXACT, PACKAGE, SUBPACKAGES, PREFIX }
+
+    static Pattern of(String pattern) {
+      int module = pattern.indexOf('/');
+      if (module >= 0) {
+        pattern = pattern.substring(module + 1);
+      }
+      if (pattern.endsWith(".**")) {
+        return new Pattern(pattern.substring(0, pattern.length() - 2), Form.SUBPACKAGES);
+      }
+      if (pattern.endsWith(".*")) {
+        return new Pattern(pattern.substring(0, pattern.length() - 1), Form.PACKAGE);
+      }
+      if (pattern.endsWith("*")) {
+        return new Pattern(pattern.substring(0, pattern.length() - 1), Form.PREFIX);
+      }
+      return new Pattern(pattern, Form.EXACT);
     }
-    if (pattern.endsWith(".**")) {
-      return name.startsWith(pattern.substring(0, pattern.length() - 2));
+
+    boolean matches(String name) {
+      return switch (form) {
+        case EXACT -> text.equals(name);
+        case SUBPACKAGES, PREFIX -> name.startsWith(text);
+        case PACKAGE -> name.startsWith(text) && name.indexOf('.', text.length()) < 0;
+      };
     }
-    if (pattern.endsWith(".*")) {
-      String pkg = pattern.substring(0, pattern.length() - 1);
-      return name.startsWith(pkg) && name.indexOf('.', pkg.length()) < 0;
-    }
-    if (pattern.endsWith("*")) {
-      return name.startsWith(pattern.substring(0, pattern.length() - 1));
-    }
-    return pattern.equals(name);
   }
 }

@@ -75,12 +75,7 @@ public final class JavaSerializationCodec implements ResultCodec {
 
   @Override
   public Object decode(InputStream in, Type type) throws IOException {
-    // an exact copy of the bytes a store handed over; readNBytes(MAX_BYTES + 1) reads through 8 KiB chunks
-    byte[] bytes = in instanceof ByteArrayInputStream && in.available() <= MAX_BYTES
-        ? in.readAllBytes() : in.readNBytes(MAX_BYTES + 1);
-    if (bytes.length > MAX_BYTES) {
-      throw new InvalidObjectException("the recorded result is longer than " + MAX_BYTES + " bytes");
-    }
+    byte[] bytes = readAtMostMaxBytes(in);
     ClassAllowList allowList = allowList(type);
     SerializedStreamCheck.check(bytes, allowList);
     try (ObjectInputStream ois = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
@@ -95,6 +90,32 @@ public final class JavaSerializationCodec implements ResultCodec {
     } catch (StackOverflowError e) {
       throw new InvalidObjectException("the recorded result is nested too deeply to read back");
     }
+  }
+
+  /**
+   * The whole stream, refused past {@link #MAX_BYTES}. A {@link ByteArrayInputStream} (what the library hands over)
+   * is read into one array of its exact length; {@code InputStream.readNBytes(int)} would first fill an 8 KiB
+   * buffer and copy it, several times the size of a typical result, on every replay.
+   */
+  private static byte[] readAtMostMaxBytes(InputStream in) throws IOException {
+    if (in instanceof ByteArrayInputStream array) {
+      int length = array.available();
+      if (length > MAX_BYTES) {
+        throw tooLong();
+      }
+      byte[] bytes = new byte[length];
+      array.readNBytes(bytes, 0, length);
+      return bytes;
+    }
+    byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+    if (bytes.length > MAX_BYTES) {
+      throw tooLong();
+    }
+    return bytes;
+  }
+
+  private static InvalidObjectException tooLong() {
+    return new InvalidObjectException("the recorded result is longer than " + MAX_BYTES + " bytes");
   }
 
   private ClassAllowList allowList(Type type) {
@@ -124,7 +145,7 @@ public final class JavaSerializationCodec implements ResultCodec {
       if (refused || IOException.class.isAssignableFrom(type) && type.getName().startsWith("java.io.")) {
         return; // ObjectOutputStream writes a failure of writing into the (discarded) stream
       }
-      String refusal = allowList.refusal(type.getName());
+      String refusal = allowList.refusal(type);
       if (refusal != null) {
         refused = true; // ObjectOutputStream then writes the exception itself into the discarded stream
         throw new InvalidClassException(refusal);

@@ -67,8 +67,9 @@ final class SerializedStreamCheck {
   private int pos;
   private int nesting;
   private long sharedWork;
-  private Desc[] descs = new Desc[64];
-  private long[] sizes = new long[64];
+  /** Per handle; sized for a small result (a record and its strings take a handful) and grown as needed. */
+  private Desc[] descs = new Desc[8];
+  private long[] sizes = new long[8];
   private int handles;
 
   private SerializedStreamCheck(byte[] bytes, ClassAllowList allowList) {
@@ -281,7 +282,7 @@ final class SerializedStreamCheck {
     }
     skip(8); // serialVersionUID
     Desc desc = new Desc(name);
-    descs[newHandle(desc)] = desc;
+    newHandle(desc); // records the descriptor under its handle (growing the tables first when full)
     desc.flags = bytes[pos++];
     int fields = u2();
     char[] types = new char[fields];

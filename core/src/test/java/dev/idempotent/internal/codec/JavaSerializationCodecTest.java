@@ -51,6 +51,22 @@ class JavaSerializationCodecTest {
     }
   }
 
+  /**
+   * A class described after many objects (its descriptor takes a handle where the check's tables must grow): a list
+   * of n strings, then an Integer, whose descriptor comes after the n + 2 handles before it.
+   */
+  @Test
+  void aClassDescribedWhereTheHandleTablesGrowReadsBack() throws IOException {
+    for (int n = 1; n <= 140; n++) {
+      List<Object> value = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        value.add("s" + i);
+      }
+      value.add(n);
+      assertThat(roundTrip(codec, value, List.class)).as("%s strings, then an Integer", n).isEqualTo(value);
+    }
+  }
+
   @Test
   void theUrlDnsPayloadIsRefusedBeforeAnyObjectIsCreated() throws IOException {
     byte[] payload = Payloads.urlDns();

@@ -61,7 +61,7 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     if (declared > maxBytes) {
       throw new TooLarge();
     }
-    byte[] body = readAtMost(request.getInputStream(), maxBytes);
+    byte[] body = readAtMost(request.getInputStream(), declared, maxBytes);
     Map<String, String[]> parameters;
     if (isForm(request.getContentType())) {
       if (body.length == 0) {
@@ -89,9 +89,35 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     return isForm(getContentType()) && body.length == 0 ? parameters : Map.of();
   }
 
-  private static byte[] readAtMost(InputStream in, int maxBytes) throws IOException, TooLarge {
-    byte[] buf = new byte[Math.min(8192, maxBytes + 1)];
+  /**
+   * The body, at most {@code maxBytes}. With a declared length (at most {@code maxBytes}) it is read into one array
+   * of that length, returned as it is when the stream ends there (the usual case: no scratch buffer, no copy);
+   * a body that goes on past its declared length is read on, as one without.
+   */
+  private static byte[] readAtMost(InputStream in, long declared, int maxBytes) throws IOException, TooLarge {
+    byte[] buf;
     int n = 0;
+    if (declared >= 0) {
+      buf = new byte[(int) declared];
+      while (n < buf.length) {
+        int r = in.read(buf, n, buf.length - n);
+        if (r < 0) {
+          return java.util.Arrays.copyOf(buf, n);
+        }
+        n += r;
+      }
+      int next = in.read();
+      if (next < 0) {
+        return buf;
+      }
+      if (n + 1 > maxBytes) {
+        throw new TooLarge();
+      }
+      buf = java.util.Arrays.copyOf(buf, (int) Math.min(Math.max(2L * n, 8192), (long) maxBytes + 1));
+      buf[n++] = (byte) next;
+    } else {
+      buf = new byte[Math.min(8192, maxBytes + 1)];
+    }
     while (true) {
       if (n == buf.length) {
         if (buf.length > maxBytes) {

@@ -30,6 +30,8 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   private boolean errorSent;
   private ServletOutputStream stream;
   private PrintWriter writer;
+  /** The body as {@link #finish()} last returned it, while nothing was written after; else null. */
+  private byte[] finished;
 
   public CapturingResponse(HttpServletResponse real, int limit) {
     super(real);
@@ -47,12 +49,19 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     return passThrough != null || errorSent;
   }
 
-  /** Flushes the application's writer into the buffer and returns the body; call after the chain returned. */
+  /**
+   * Flushes the application's writer into the buffer and returns the body; call after the chain returned. The body
+   * is copied out of the buffer once: a later call, and {@link #sendBuffered()}, reuse that array unless more was
+   * written since. Do not modify it.
+   */
   public byte[] finish() {
     if (writer != null) {
       writer.flush();
     }
-    return buffer.toByteArray();
+    if (finished == null) {
+      finished = buffer.toByteArray();
+    }
+    return finished;
   }
 
   /** Writes the buffered body to the real response, with its {@code Content-Length}. */
@@ -74,6 +83,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     if (errorSent) {
       return;
     }
+    finished = null;
     if (passThrough == null && buffer.size() + len > limit) {
       overflowed = true;
       passThrough = real.getOutputStream();
@@ -188,6 +198,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
       writer.flush();
     }
     buffer.reset();
+    finished = null;
   }
 
   @Override
@@ -245,6 +256,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   public void sendError(int sc, String msg) throws IOException {
     errorSent = true;
     buffer.reset();
+    finished = null;
     real.sendError(sc, msg);
   }
 
@@ -252,6 +264,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   public void sendError(int sc) throws IOException {
     errorSent = true;
     buffer.reset();
+    finished = null;
     real.sendError(sc);
   }
 

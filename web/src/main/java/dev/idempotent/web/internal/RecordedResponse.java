@@ -4,7 +4,9 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,12 +22,22 @@ public final class RecordedResponse {
 
   private final int status;
   private final List<Map.Entry<String, String>> headers;
+  /** The body is {@code bodyLength} bytes of this array from {@code bodyOffset}: the record's own bytes, once read. */
   private final byte[] body;
+  private final int bodyOffset;
+  private final int bodyLength;
 
   public RecordedResponse(int status, List<Map.Entry<String, String>> headers, byte[] body) {
+    this(status, headers, body, 0, body.length);
+  }
+
+  private RecordedResponse(int status, List<Map.Entry<String, String>> headers, byte[] body, int offset,
+      int length) {
     this.status = status;
     this.headers = List.copyOf(headers);
     this.body = body;
+    this.bodyOffset = offset;
+    this.bodyLength = length;
   }
 
   public int status() {
@@ -36,12 +48,20 @@ public final class RecordedResponse {
     return headers;
   }
 
-  public byte[] body() {
-    return body;
+  /** The number of body bytes. */
+  public int bodyLength() {
+    return bodyLength;
+  }
+
+  /** Writes the body to {@code out} in one write, straight out of the bytes it was read from (no copy). */
+  public void writeBodyTo(OutputStream out) throws IOException {
+    if (bodyLength > 0) {
+      out.write(body, bodyOffset, bodyLength);
+    }
   }
 
   public byte[] encode() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(body.length + 64 + headers.size() * 32);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(bodyLength + 64 + headers.size() * 32);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeShort(FORMAT);
       out.writeShort(status);
@@ -50,15 +70,19 @@ public final class RecordedResponse {
         out.writeUTF(h.getKey());
         out.writeUTF(h.getValue());
       }
-      out.writeInt(body.length);
-      out.write(body);
+      out.writeInt(bodyLength);
+      out.write(body, bodyOffset, bodyLength);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return bytes.toByteArray();
   }
 
-  /** @throws IllegalStateException when {@code bytes} were not written by {@link #encode()} */
+  /**
+   * The response recorded in {@code bytes}; its body stays in {@code bytes} (not copied), so do not modify them.
+   *
+   * @throws IllegalStateException when {@code bytes} were not written by {@link #encode()}
+   */
   public static RecordedResponse decode(byte[] bytes) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
       if (in.readUnsignedShort() != FORMAT) {
@@ -71,9 +95,12 @@ public final class RecordedResponse {
       for (int i = 0; i < n; i++) {
         headers.add(Map.entry(in.readUTF(), in.readUTF()));
       }
-      byte[] body = new byte[in.readInt()];
-      in.readFully(body);
-      return new RecordedResponse(status, headers, body);
+      int length = in.readInt();
+      int offset = bytes.length - in.available();
+      if (length < 0 || length > in.available()) {
+        throw new EOFException("the body is recorded as " + length + " bytes, but " + in.available() + " follow");
+      }
+      return new RecordedResponse(status, headers, bytes, offset, length);
     } catch (IOException e) {
       throw new IllegalStateException("the recorded HTTP response is truncated or corrupt: " + e, e);
     }
