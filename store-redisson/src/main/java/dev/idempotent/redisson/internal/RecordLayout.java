@@ -6,6 +6,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Where a record lives in Redis: the name of its key, the pub/sub channel its holder notifies on, and where the
@@ -39,6 +41,9 @@ public final class RecordLayout {
   private static final String[] SLOT_TAGS = slotTags();
   private static final char[] HEX = "0123456789abcdef".toCharArray();
   private static final int SCOPE_DIGEST_CHARS = 8;
+  /** Scopes are few (one per idempotent method, mostly): their digests are computed once, not on every call. */
+  private static final Map<String, String> SCOPE_DIGESTS = new ConcurrentHashMap<>();
+  private static final int MAX_CACHED_SCOPE_DIGESTS = 10_000;
 
   private final String prefix;
 
@@ -95,8 +100,18 @@ public final class RecordLayout {
 
   /** The {@value #SCOPE_DIGEST_CHARS} characters that stand for {@code scope} in record names. */
   public static String scopeDigest(String scope) {
+    String known = SCOPE_DIGESTS.get(scope);
+    if (known != null) {
+      return known;
+    }
     byte[] d = sha256().digest(scope.getBytes(StandardCharsets.UTF_8));
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(d, SCOPE_DIGEST_CHARS * 6 / 8));
+    String digest =
+        Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(d, SCOPE_DIGEST_CHARS * 6 / 8));
+    if (SCOPE_DIGESTS.size() >= MAX_CACHED_SCOPE_DIGESTS) {
+      SCOPE_DIGESTS.clear();
+    }
+    SCOPE_DIGESTS.put(scope, digest);
+    return digest;
   }
 
   /** The pub/sub channel on which completion and release of {@code key} are announced. */
