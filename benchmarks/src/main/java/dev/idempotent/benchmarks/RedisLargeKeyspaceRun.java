@@ -33,7 +33,6 @@ import org.redisson.config.Config;
 public final class RedisLargeKeyspaceRun {
   private static final Duration LOADED_TTL = Duration.ofHours(6);
   private static final Duration FRESH_TTL = Duration.ofHours(1);
-  private static final int PIPELINE = 10_000;
 
   private RedisLargeKeyspaceRun() {}
 
@@ -81,7 +80,7 @@ public final class RedisLargeKeyspaceRun {
   private static void load(RespPipe pipe, RecordLayout layout, long keys) throws Exception {
     byte[] owner = RecordLayout.ownerDigest("loaded-owner");
     String ttl = Long.toString(LOADED_TTL.toMillis());
-    for (long i = 0; i < keys; i++) {
+    pipe.stream(keys, i -> {
       String name = layout.recordName(RecordKey.of(RecordSizeReport.SCOPE, RecordSizeReport.userKey(i)));
       byte[] outcome = RecordSizeReport.outcome(i);
       byte[] value = new byte[3 + outcome.length];
@@ -89,15 +88,11 @@ public final class RedisLargeKeyspaceRun {
       value[1] = owner[0];
       value[2] = owner[1];
       System.arraycopy(outcome, 0, value, 3, outcome.length);
-      pipe.send("SET", name, value, "PX", ttl);
-      if (i % PIPELINE == PIPELINE - 1) {
-        pipe.sync();
-      }
       if (i % 1_000_000 == 999_999) {
-        System.out.printf("loaded %,d%n", i + 1);
+        System.out.printf("loading: %,d sent%n", i + 1);
       }
-    }
-    pipe.sync();
+      return new Object[] {"SET", name, value, "PX", ttl};
+    });
   }
 
   /** Claims and completes new keys from {@code threads} threads; calls per second over {@code seconds}. */

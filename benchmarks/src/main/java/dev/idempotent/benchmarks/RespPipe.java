@@ -9,6 +9,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongFunction;
 
 /**
  * A plain RESP connection for loading many keys fast and for server commands: commands are written in batches and
@@ -54,6 +56,34 @@ final class RespPipe implements AutoCloseable {
     while (pending > 0) {
       pending--;
       readReply();
+    }
+  }
+
+  /**
+   * Sends {@code count} commands made by {@code command} while another thread reads their replies, so that writing
+   * and reading overlap; throws the first error reply. Nothing may be pending.
+   */
+  void stream(long count, LongFunction<Object[]> command) throws Exception {
+    sync();
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    Thread reader = new Thread(() -> {
+      try {
+        for (long i = 0; i < count; i++) {
+          readReply();
+        }
+      } catch (Exception e) {
+        failure.set(e);
+      }
+    }, "resp-replies");
+    reader.start();
+    for (long i = 0; i < count && failure.get() == null; i++) {
+      send(command.apply(i));
+    }
+    out.flush();
+    pending = 0;
+    reader.join();
+    if (failure.get() != null) {
+      throw failure.get();
     }
   }
 
