@@ -105,6 +105,33 @@ class RedissonIdempotencyStoreTest {
   }
 
   @Test
+  void aScopeWhoseDigestNamesAnotherScopeIsRefusedNamingBoth() {
+    String prefix = "idem-unit-" + UUID.randomUUID() + ":";
+    client.<String, String>getMap(prefix + "scopes", StringCodec.INSTANCE)
+        .put(RecordLayout.scopeDigest(scope), "com.example.Other.method()");
+    RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(client).keyPrefix(prefix).build();
+    try {
+      assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", null, LONG))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining(scope)
+          .hasMessageContaining("com.example.Other.method()").hasMessageContaining("another scope name");
+      assertThat(client.getKeys().countExists(store.layout().recordName(RecordKey.of(scope, "k")))).isZero();
+    } finally {
+      client.getKeys().delete(prefix + "scopes");
+    }
+  }
+
+  @Test
+  void aFingerprintLongerThanACompletedRecordKeepsIsRefusedAtClaim() {
+    RedissonIdempotencyStore store = store();
+    assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_536), LONG))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65536 bytes")
+        .hasMessageContaining("65535");
+    assertThat(store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_535), LONG).isAcquired()).isTrue();
+    assertThat(store.complete(RecordKey.of(scope, "k"), "o", new byte[] {1}, LONG)).isTrue();
+    assertThat(store.read(RecordKey.of(scope, "k")).orElseThrow().fingerprint()).hasSize(65_535);
+  }
+
+  @Test
   void aRetriedClaimBySameOwnerKeepsTheClaim() {
     RedissonIdempotencyStore store = store();
     RecordKey key = RecordKey.of(scope, "retry");
