@@ -13,12 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.BatchResult;
@@ -109,13 +109,13 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
 
   private static final Logger log = LoggerFactory.getLogger(RedissonIdempotencyStore.class);
 
-  /** How long a release is remembered, so that a resent release is answered truthfully: past any client retry. */
   /** The longest fingerprint a record keeps, in UTF-8 bytes (its length takes two bytes of a completed record). */
   static final int MAX_FINGERPRINT_BYTES = 65_535;
 
   /** Scopes remembered as written to {@code <prefix>scopes}; past this many the memory starts again. */
   private static final int MAX_REGISTERED_SCOPES = 10_000;
 
+  /** How long a release is remembered, so that a resent release is answered truthfully: past any client retry. */
   private static final byte[] RELEASE_REMEMBERED_MS = bytes(Long.toString(Duration.ofMinutes(1).toMillis()));
 
   private final RedissonClient redisson;
@@ -285,7 +285,8 @@ public final class RedissonIdempotencyStore implements IdempotencyStore {
   @Override
   public String toString() {
     return "RedissonIdempotencyStore{prefix=" + layout.prefix()
-        + (syncReplicas > 0 ? ", syncReplicas=" + syncReplicas + "/" + syncTimeout : "") + "}";
+        + (syncReplicas > 0 ? ", syncReplicas=" + syncReplicas + "/" + syncTimeout : "")
+        + (readLegacyRecords ? "" : ", readLegacyRecords=false") + "}";
   }
 
   // ---- script execution ---------------------------------------------------------------------------------
