@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.function.IntFunction;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Bytes per completed record on Redis: {@code MEMORY USAGE} averaged over N records, and the growth of
@@ -38,9 +37,7 @@ public final class RecordSizeReport {
   public static void main(String[] args) throws Exception {
     String url = args.length > 0 ? args[0] : BenchmarkSettings.address(BenchmarkSettings.REDIS_URL_VARIABLE);
     int records = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
-    Config config = new Config();
-    config.useSingleServer().setAddress(url).setConnectionMinimumIdleSize(1);
-    RedissonClient redisson = Redisson.create(config);
+    RedissonClient redisson = Redisson.create(RespPipe.redissonConfig(url, 1));
     try (RespPipe pipe = new RespPipe(url)) {
       requireEmpty(pipe, url);
       RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(redisson).build();

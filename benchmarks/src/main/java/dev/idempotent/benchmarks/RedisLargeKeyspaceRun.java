@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Fresh-key throughput of the Redis store on an empty database and with many completed records in it: measures
@@ -41,15 +40,14 @@ public final class RedisLargeKeyspaceRun {
     long keys = args.length > 1 ? Long.parseLong(args[1]) : 10_000_000L;
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
     int threads = args.length > 3 ? Integer.parseInt(args[3]) : 16;
-    Config config = new Config();
-    config.useSingleServer().setAddress(url).setConnectionMinimumIdleSize(threads).setConnectionPoolSize(threads * 2);
-    RedissonClient redisson = Redisson.create(config);
+    RedissonClient redisson = Redisson.create(RespPipe.redissonConfig(url, threads));
     try (RespPipe pipe = new RespPipe(url)) {
       RecordSizeReport.requireEmpty(pipe, url);
       RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(redisson).build();
       RecordLayout layout = new RecordLayout(RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
 
-      double empty = freshKeysPerSecond(store, "a", seconds, threads);
+      String run = Long.toString(System.nanoTime(), 36);
+      double empty = freshKeysPerSecond(store, run + "a", seconds, threads);
       long dbBefore = Long.parseLong(pipe.command("DBSIZE"));
       long memBefore = pipe.info("memory", "used_memory");
       long loadStart = System.nanoTime();
@@ -58,8 +56,9 @@ public final class RedisLargeKeyspaceRun {
       long dbAfter = Long.parseLong(pipe.command("DBSIZE"));
       long memAfter = pipe.info("memory", "used_memory");
       String sample = layout.recordName(RecordKey.of(RecordSizeReport.SCOPE, RecordSizeReport.userKey(keys / 2)));
-      long sampleUsage = Long.parseLong(pipe.command("MEMORY", "USAGE", sample, "SAMPLES", "0"));
-      double full = freshKeysPerSecond(store, "b", seconds, threads);
+      String usage = pipe.command("MEMORY", "USAGE", sample, "SAMPLES", "0");
+      long sampleUsage = usage == null ? 0 : Long.parseLong(usage);
+      double full = freshKeysPerSecond(store, run + "b", seconds, threads);
 
       System.out.printf("%nRedis store, fresh keys (claim + complete), %d threads, %d s per measurement%n%n",
           threads, seconds);
@@ -70,7 +69,7 @@ public final class RedisLargeKeyspaceRun {
       System.out.printf("%nloaded %,d records in %.1f s (%,.0f/s); used_memory grew by %,d bytes: %.1f B per record"
           + " (MEMORY USAGE of one: %d B); used_memory now %,d bytes%n", dbAfter - dbBefore, loadSeconds,
           (dbAfter - dbBefore) / loadSeconds, memAfter - memBefore,
-          (double) (memAfter - memBefore) / (dbAfter - dbBefore), sampleUsage, memAfter);
+          (double) (memAfter - memBefore) / Math.max(1, dbAfter - dbBefore), sampleUsage, memAfter);
     } finally {
       redisson.shutdown();
     }

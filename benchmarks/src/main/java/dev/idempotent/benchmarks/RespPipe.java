@@ -143,6 +143,17 @@ final class RespPipe implements AutoCloseable {
     return b.toString(StandardCharsets.UTF_8);
   }
 
+  /** A Redisson configuration of the server and database of {@code redis://host:port[/db]}. */
+  static org.redisson.config.Config redissonConfig(String url, int connections) {
+    URI uri = URI.create(url);
+    String path = uri.getPath();
+    int db = path != null && path.length() > 1 ? Integer.parseInt(path.substring(1)) : 0;
+    org.redisson.config.Config config = new org.redisson.config.Config();
+    config.useSingleServer().setAddress(uri.getScheme() + "://" + uri.getHost() + ":" + uri.getPort())
+        .setDatabase(db).setConnectionMinimumIdleSize(connections).setConnectionPoolSize(Math.max(2, connections * 2));
+    return config;
+  }
+
   /** The value of {@code field} in {@code INFO section}, as a number. */
   long info(String section, String field) throws IOException {
     String info = command("INFO", section);
