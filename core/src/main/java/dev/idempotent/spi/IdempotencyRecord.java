@@ -22,7 +22,8 @@ public final class IdempotencyRecord {
       byte[] outcome, Duration expiresIn) {
     this.key = Objects.requireNonNull(key, "key");
     this.status = Objects.requireNonNull(status, "status");
-    this.ownerToken = Objects.requireNonNull(ownerToken, "ownerToken");
+    this.ownerToken = status == RecordStatus.IN_PROGRESS ? Objects.requireNonNull(ownerToken, "ownerToken")
+        : ownerToken;
     this.fingerprint = fingerprint;
     this.outcome = outcome;
     this.expiresIn = expiresIn == null || expiresIn.isNegative() ? Duration.ZERO : expiresIn;
@@ -37,7 +38,11 @@ public final class IdempotencyRecord {
     return new IdempotencyRecord(key, RecordStatus.IN_PROGRESS, ownerToken, fingerprint, null, leaseRemaining);
   }
 
-  /** A recorded outcome, kept for another {@code ttlRemaining}. The array is not copied. */
+  /**
+   * A recorded outcome, kept for another {@code ttlRemaining}. The array is not copied. {@code ownerToken} may be
+   * {@code null} when the store does not keep the token of a completed record (the Redis store keeps only a short
+   * digest of it, to answer a resent complete).
+   */
   public static IdempotencyRecord completed(RecordKey key, String ownerToken, String fingerprint, byte[] outcome,
       Duration ttlRemaining) {
     return new IdempotencyRecord(key, RecordStatus.COMPLETED, ownerToken, fingerprint,
@@ -56,7 +61,10 @@ public final class IdempotencyRecord {
     return status == RecordStatus.COMPLETED;
   }
 
-  /** The owner token of the call that claimed (and, if completed, completed) the record. */
+  /**
+   * The owner token of the call that claimed (and, if completed, completed) the record; never {@code null} while in
+   * progress, and {@code null} for a completed record of a store that does not keep it.
+   */
   public String ownerToken() {
     return ownerToken;
   }
@@ -79,7 +87,7 @@ public final class IdempotencyRecord {
   @Override
   public boolean equals(Object o) {
     return o instanceof IdempotencyRecord r && key.equals(r.key) && status == r.status
-        && ownerToken.equals(r.ownerToken) && Objects.equals(fingerprint, r.fingerprint)
+        && Objects.equals(ownerToken, r.ownerToken) && Objects.equals(fingerprint, r.fingerprint)
         && Arrays.equals(outcome, r.outcome);
   }
 

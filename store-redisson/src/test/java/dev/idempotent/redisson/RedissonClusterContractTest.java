@@ -2,6 +2,8 @@ package dev.idempotent.redisson;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import dev.idempotent.tck.IdempotencyStoreContract;
@@ -78,8 +80,29 @@ class RedissonClusterContractTest extends IdempotencyStoreContract {
       assertThat(store().claim(key, owner(), null, Duration.ofMinutes(1)).isAcquired()).isTrue();
     }
     for (RedisServerProcess m : masters) {
-      String keys = m.cli("--scan", "--pattern", "idem:{*}" + scope().length() + ":" + scope() + ":spread-*");
+      String keys = m.cli("--scan", "--pattern", "idem:{*}" + RecordLayout.scopeDigest(scope()) + ":spread-*");
       assertThat(keys.lines().count()).as("records of one scope on master %s", m.address()).isPositive();
     }
+  }
+
+  @Test
+  void aRecordAndItsLegacyNameShareTheirSlotSoLegacyRecordsAreReadInTheCluster() throws Exception {
+    RecordLayout layout = new RecordLayout(RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
+    for (int i = 0; i < 20; i++) {
+      RecordKey key = RecordKey.of(scope(), "slot-" + i + "-{x}");
+      assertThat(masters.get(0).cli("CLUSTER", "KEYSLOT", layout.recordName(key)).trim())
+          .as("slot of %s", layout.recordName(key))
+          .isEqualTo(masters.get(0).cli("CLUSTER", "KEYSLOT", layout.legacyName(key)).trim());
+    }
+    LegacyRecords legacy = new LegacyRecords(client, RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
+    RecordKey key = RecordKey.of(scope(), "legacy");
+    legacy.completed(key, "old-owner", "fp", new byte[] {3, 1}, Duration.ofMinutes(5));
+
+    IdempotencyRecord replay = store().claim(key, owner(), "fp", Duration.ofMinutes(1)).existing();
+
+    assertThat(replay.outcome()).containsExactly(3, 1);
+    assertThat(replay.ownerToken()).isEqualTo("old-owner");
+    assertThat(store().delete(key)).isTrue();
+    assertThat(store().read(key)).isEmpty();
   }
 }

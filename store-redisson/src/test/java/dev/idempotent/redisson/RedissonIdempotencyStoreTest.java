@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotent.redisson.internal.RecordLayout;
 import dev.idempotent.spi.RecordKey;
 import dev.idempotent.spi.RecordStatus;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -15,7 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.Redisson;
-import org.redisson.api.RMap;
+import org.redisson.api.RType;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.StringCodec;
@@ -48,23 +50,42 @@ class RedissonIdempotencyStoreTest {
   }
 
   @Test
-  void recordIsOneHashWithRawOutcomeBytesAndServerSideExpiry() {
+  void claimIsAHashAndCompletedRecordACompactStringWithRawOutcomeBytesAndServerSideExpiry() {
     RedissonIdempotencyStore store = store();
     RecordKey key = RecordKey.of(scope, "order {42}");
     byte[] outcome = {0, (byte) 0xFF, 13, 10, 0, 'x'};
     store.claim(key, "owner-1", "fp-1", Duration.ofSeconds(20));
     String name = store.layout().recordName(key);
-    assertThat(name).startsWith("idem-unit:{").contains("}" + scope.length() + ":" + scope + ":order {42}");
+    assertThat(name).startsWith("idem-unit:{").endsWith("}" + RecordLayout.scopeDigest(scope) + ":order {42}");
     assertThat(client.getKeys().remainTimeToLive(name)).isBetween(1L, 20_000L);
+    Map<String, String> claim = client.<String, String>getMap(name, StringCodec.INSTANCE).readAllMap();
+    assertThat(claim).containsExactlyInAnyOrderEntriesOf(Map.of("s", "P", "o", "owner-1", "f", "fp-1"));
+    assertThat(client.<String, String>getMap("idem-unit:scopes", StringCodec.INSTANCE)
+        .get(RecordLayout.scopeDigest(scope))).as("the scope text, kept once under its digest").isEqualTo(scope);
 
     store.complete(key, "owner-1", outcome, Duration.ofHours(1));
 
-    RMap<byte[], byte[]> hash = client.getMap(name, ByteArrayCodec.INSTANCE);
-    Map<String, String> text = client.<String, String>getMap(name, StringCodec.INSTANCE).getAll(
-        java.util.Set.of("s", "o", "f"));
-    assertThat(text).containsEntry("s", "C").containsEntry("o", "owner-1").containsEntry("f", "fp-1");
-    assertThat(hash.get("r".getBytes())).containsExactly(outcome);
+    assertThat(client.getKeys().getType(name)).isEqualTo(RType.OBJECT);
+    byte[] value = client.<byte[]>getBucket(name, ByteArrayCodec.INSTANCE).get();
+    byte[] owner = RecordLayout.ownerDigest("owner-1");
+    ByteArrayOutputStream expected = new ByteArrayOutputStream();
+    expected.write('f');
+    expected.writeBytes(owner);
+    expected.write(0);
+    expected.write(4);
+    expected.writeBytes("fp-1".getBytes(StandardCharsets.US_ASCII));
+    expected.writeBytes(outcome);
+    assertThat(value).as("format byte, owner digest, fingerprint length and text, outcome")
+        .containsExactly(expected.toByteArray());
     assertThat(client.getKeys().remainTimeToLive(name)).isBetween(3_500_000L, 3_600_000L);
+    assertThat(store.read(key).orElseThrow().outcome()).containsExactly(outcome);
+
+    RecordKey plain = RecordKey.of(scope, "no fingerprint");
+    store.claim(plain, "owner-2", null, LONG);
+    store.complete(plain, "owner-2", new byte[] {7}, LONG);
+    byte[] digest2 = RecordLayout.ownerDigest("owner-2");
+    assertThat(client.<byte[]>getBucket(store.layout().recordName(plain), ByteArrayCodec.INSTANCE).get())
+        .containsExactly('c', digest2[0], digest2[1], 7);
   }
 
   @Test
@@ -74,11 +95,40 @@ class RedissonIdempotencyStoreTest {
     String right = layout.recordName(RecordKey.of("a", "b:c"));
     assertThat(left).isNotEqualTo(right);
     String braces = layout.recordName(RecordKey.of("s{x}", "{y}"));
-    assertThat(braces).matches("p:\\{[0-9a-f]{16}}4:s\\{x}:\\{y}");
+    assertThat(braces).matches("p:\\{[0-9A-Za-z]{3}}[0-9A-Za-z_-]{8}:\\{y}");
+    assertThat(layout.legacyName(RecordKey.of("s{x}", "{y}"))).matches("p:\\{[0-9a-f]{16}}4:s\\{x}:\\{y}");
     assertThat(layout.channelName(RecordKey.of("s{x}", "{y}"))).isEqualTo(braces + "#changed");
-    assertThat(layout.recordName(RecordKey.of("s", "k1")).substring(0, 20))
+    assertThat(layout.recordName(RecordKey.of("s", "k1")).substring(0, 8))
         .as("different keys of one scope get different tags")
-        .isNotEqualTo(layout.recordName(RecordKey.of("s", "k2")).substring(0, 20));
+        .isNotEqualTo(layout.recordName(RecordKey.of("s", "k2")).substring(0, 8));
+    assertThat(layout.scopesName()).isEqualTo("p:scopes");
+  }
+
+  @Test
+  void aScopeWhoseDigestNamesAnotherScopeIsRefusedNamingBoth() {
+    String prefix = "idem-unit-" + UUID.randomUUID() + ":";
+    client.<String, String>getMap(prefix + "scopes", StringCodec.INSTANCE)
+        .put(RecordLayout.scopeDigest(scope), "com.example.Other.method()");
+    RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(client).keyPrefix(prefix).build();
+    try {
+      assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", null, LONG))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining(scope)
+          .hasMessageContaining("com.example.Other.method()").hasMessageContaining("another scope name");
+      assertThat(client.getKeys().countExists(store.layout().recordName(RecordKey.of(scope, "k")))).isZero();
+    } finally {
+      client.getKeys().delete(prefix + "scopes");
+    }
+  }
+
+  @Test
+  void aFingerprintLongerThanACompletedRecordKeepsIsRefusedAtClaim() {
+    RedissonIdempotencyStore store = store();
+    assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_536), LONG))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65536 bytes")
+        .hasMessageContaining("65535");
+    assertThat(store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_535), LONG).isAcquired()).isTrue();
+    assertThat(store.complete(RecordKey.of(scope, "k"), "o", new byte[] {1}, LONG)).isTrue();
+    assertThat(store.read(RecordKey.of(scope, "k")).orElseThrow().fingerprint()).hasSize(65_535);
   }
 
   @Test
@@ -175,7 +225,7 @@ class RedissonIdempotencyStoreTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).as("two acknowledged writes took")
             .isLessThan(Duration.ofSeconds(4));
         String name = store.layout().recordName(key);
-        assertThat(replica.cli("HGET", name, "s").trim()).as("the replica has the completed record").isEqualTo("C");
+        assertThat(replica.cli("TYPE", name).trim()).as("the replica has the completed record").isEqualTo("string");
 
         master.cli("SCRIPT", "FLUSH");
         assertThat(store.claim(RecordKey.of(scope, "after-flush"), "o", null, LONG).isAcquired())
