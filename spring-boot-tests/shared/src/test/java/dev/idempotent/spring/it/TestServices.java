@@ -3,9 +3,14 @@ package dev.idempotent.spring.it;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+
 /**
- * Where the tests find their services: {@code IDEMPOTENT_POSTGRES_URL} and {@code IDEMPOTENT_REDIS_URL}. When one
- * is not set the test fails on CI ({@code CI=true}) and is skipped elsewhere, naming the variable.
+ * Where the tests find their services, in this order: {@code IDEMPOTENT_POSTGRES_URL} and {@code IDEMPOTENT_REDIS_URL}
+ * when set; else the local server on its standard port when it answers a TCP connect within 200 ms; else the test
+ * fails on CI ({@code CI=true}) and is skipped elsewhere, saying so on the console with the variable to set.
  */
 final class TestServices {
   static final String POSTGRES_VARIABLE = "IDEMPOTENT_POSTGRES_URL";
@@ -14,23 +19,43 @@ final class TestServices {
   private TestServices() {}
 
   static String postgres() {
-    return require(POSTGRES_VARIABLE, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+    return require(POSTGRES_VARIABLE, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", 5432);
   }
 
   static String redis() {
-    return require(REDIS_VARIABLE, "redis://127.0.0.1:6379");
+    return require(REDIS_VARIABLE, "redis://127.0.0.1:6379", 6379);
   }
 
-  private static String require(String variable, String example) {
+  private static String require(String variable, String localUrl, int localPort) {
     String url = System.getenv(variable);
     if (url != null && !url.isBlank()) {
       return url.trim();
     }
-    String why = variable + " is not set; set it, for example " + variable + "=" + example;
+    if (answers(localPort)) {
+      return localUrl;
+    }
+    String why = variable + " is not set and nothing answers on 127.0.0.1:" + localPort + "; set it, for example "
+        + variable + "=" + localUrl;
     if ("true".equalsIgnoreCase(System.getenv("CI"))) {
       fail(why + " (CI=true: these tests must not be skipped)");
     }
+    System.out.println("SKIPPED " + callerTest() + ": " + why);
     assumeTrue(false, "skipped: " + why);
     throw new AssertionError("unreachable");
+  }
+
+  private static boolean answers(int port) {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static String callerTest() {
+    return StackWalker.getInstance().walk(frames -> frames.map(StackWalker.StackFrame::getClassName)
+        .filter(name -> !name.equals(TestServices.class.getName())).findFirst().orElse("a test"))
+        .replaceAll(".*\\.", "");
   }
 }
