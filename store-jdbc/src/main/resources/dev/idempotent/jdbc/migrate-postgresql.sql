@@ -18,7 +18,7 @@ CREATE TABLE idempotency_record (
   expires_at  TIMESTAMPTZ  NOT NULL,
   status      SMALLINT     NOT NULL,
   idem_key    VARCHAR(255) NOT NULL,
-  owner       VARCHAR(255) NOT NULL,
+  owner       VARCHAR(255),
   fingerprint VARCHAR(255),
   outcome     BYTEA,
   CONSTRAINT idempotency_record_pk PRIMARY KEY (scope_id, idem_key)

@@ -12,7 +12,7 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
   scope_id    BIGINT       NOT NULL,
   idem_key    VARCHAR(255) NOT NULL,
   status      SMALLINT     NOT NULL,
-  owner       VARCHAR(255) NOT NULL,
+  owner       VARCHAR(255),
   fingerprint VARCHAR(255),
   outcome     BINARY LARGE OBJECT,
   expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,

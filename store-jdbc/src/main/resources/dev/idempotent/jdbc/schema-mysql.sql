@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
   scope_id    BIGINT NOT NULL,
   idem_key    VARBINARY(1020) NOT NULL,
   status      TINYINT NOT NULL,
-  owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
   fingerprint VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
   outcome     LONGBLOB NULL,
   expires_at  DATETIME(6) NOT NULL,

@@ -35,6 +35,9 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -154,6 +157,52 @@ abstract class JdbcStoreChecks {
     assertThat(reused.outcome()).isNull();
     assertThat(reused.fingerprint()).isEqualTo("fp2");
     assertThat(store.complete(held, "o1", new byte[] {1}, LONG)).as("old owner fenced").isFalse();
+  }
+
+  /**
+   * A completed row keeps no owner token (the column is NULL: about 20 bytes less per record), and when it has
+   * expired, of many callers claiming it at once exactly one acquires it.
+   */
+  @Test
+  void aCompletedRowKeepsNoOwnerAndIsClaimedAgainByOneCaller() throws Exception {
+    JdbcIdempotencyStore store = store();
+    RecordKey key = RecordKey.of(scope, "done");
+    assertThat(store.claim(key, "first-owner", null, LONG).isAcquired()).isTrue();
+    assertThat(store.complete(key, "first-owner", new byte[] {7}, Duration.ofMillis(300))).isTrue();
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT owner FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
+            + " WHERE scope_id = ?")) {
+      ps.setLong(1, ScopeIds.of(scope));
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).as("owner of a completed row").isNull();
+      }
+    }
+    IdempotencyRecord completed = store.read(key).orElseThrow();
+    assertThat(completed.isCompleted()).isTrue();
+    assertThat(completed.ownerToken()).isNull();
+    assertThat(completed.outcome()).containsExactly(7);
+    assertThat(store.complete(key, "first-owner", new byte[] {8}, LONG)).as("a repeat changes nothing").isFalse();
+    Thread.sleep(400);
+    int callers = 8;
+    List<Callable<Boolean>> claims = new ArrayList<>();
+    for (int i = 0; i < callers; i++) {
+      String owner = "next-" + i;
+      claims.add(() -> store.claim(key, owner, null, LONG).isAcquired());
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(callers);
+    try {
+      int acquired = 0;
+      for (Future<Boolean> f : pool.invokeAll(claims)) {
+        acquired += f.get() ? 1 : 0;
+      }
+      assertThat(acquired).as("callers that acquired the expired completed record").isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+    }
+    IdempotencyRecord claimed = store.read(key).orElseThrow();
+    assertThat(claimed.isCompleted()).isFalse();
+    assertThat(claimed.ownerToken()).startsWith("next-");
   }
 
   @Test

@@ -78,6 +78,7 @@ public abstract class DialectStatements {
   private final Sql insertClaim;
   private final Sql read;
   private final Sql takeOver;
+  private final Sql takeOverCompleted;
   private final Sql complete;
   private final Sql release;
   private final Sql renew;
@@ -98,12 +99,16 @@ public abstract class DialectStatements {
     this.insertClaim = Sql.of(insertClaimText());
     this.read = Sql.of("SELECT status, owner, fingerprint, outcome, " + microsUntil("expires_at") + " FROM " + table
         + byKey);
-    this.takeOver = Sql.of("UPDATE " + table + " SET status = " + inProgress() + ", owner = :owner,"
+    String takeOverSet = "UPDATE " + table + " SET status = " + inProgress() + ", owner = :owner,"
         + " fingerprint = :fingerprint, outcome = NULL, expires_at = " + nowPlus(":lease")
-        + (legacy ? ", created_at = " + now() : "") + stamp + byKey + " AND owner = :previous_owner AND "
-        + expired());
+        + (legacy ? ", created_at = " + now() : "") + stamp + byKey;
+    this.takeOver = Sql.of(takeOverSet + " AND owner = :previous_owner AND " + expired());
+    // the compact layout keeps no owner in a completed row (the contract allows it): it is claimed again by the
+    // one update that still finds it completed, ownerless and expired
+    this.takeOverCompleted = Sql.of(takeOverSet + " AND owner IS NULL AND status = "
+        + (legacy ? "'COMPLETED'" : Layout.COMPLETED_CODE) + " AND " + expired());
     this.complete = Sql.of("UPDATE " + table + " SET status = " + (legacy ? "'COMPLETED'" : Layout.COMPLETED_CODE)
-        + ", outcome = :outcome, expires_at = " + nowPlus(":ttl") + stamp + owned);
+        + (legacy ? "" : ", owner = NULL") + ", outcome = :outcome, expires_at = " + nowPlus(":ttl") + stamp + owned);
     this.release = Sql.of("DELETE FROM " + table + owned);
     this.renew = Sql.of("UPDATE " + table + " SET expires_at = " + nowPlus(":lease") + stamp + owned);
     this.delete = Sql.of("DELETE FROM " + table + byKey + " AND " + live());
@@ -184,6 +189,11 @@ public abstract class DialectStatements {
    */
   public Sql takeOver() {
     return takeOver;
+  }
+
+  /** The takeover of an expired completed row that keeps no owner (the compact layout's completed rows). */
+  public Sql takeOverCompleted() {
+    return takeOverCompleted;
   }
 
   /** Records the outcome of the caller's own live claim. Binds outcome, ttl, scope, key, owner. */

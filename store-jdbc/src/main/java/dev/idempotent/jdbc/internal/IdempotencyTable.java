@@ -120,7 +120,8 @@ public final class IdempotencyTable {
           return ClaimResult.existing(stored.record(key));
         }
         Values takeOver = new Values(key, owner, fingerprint, leaseMicros, null, stored.owner(), 0);
-        if (update(c, t, sql.takeOver(), takeOver) == 1) {
+        Sql takeOverSql = stored.owner() == null ? sql.takeOverCompleted() : sql.takeOver();
+        if (update(c, t, takeOverSql, takeOver) == 1) {
           if (stored.inProgress()) {
             LOG.debug("took over the expired claim of {}", key);
             return ClaimResult.tookOver();
