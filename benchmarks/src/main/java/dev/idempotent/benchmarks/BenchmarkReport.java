@@ -40,10 +40,11 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * Measures and reports; never asserts.
  *
  * <pre>
- * java -jar benchmarks/target/benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose]
+ * java -jar benchmarks/target/benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]
  *   --quick      1 fork, 2 x 1 s warm-up and 3 x 1 s measurement per in-memory benchmark, 3 x 2 s and
  *                3 x 2 s per Redis or JDBC one (about five minutes in all); otherwise 5 x 2 s warm-up and
  *                5 x 3 s measurement, 2 forks in memory and 4 forks per side on a server (about 50 minutes)
+ *   --forks N    N forks per side, alternating, for each Redis or JDBC row (instead of 1 quick, 4 full)
  *   --only REGEX runs the comparisons whose title matches, e.g. --only memory, --only 'Redis|PostgreSQL'
  *   --gc         adds JMH's GC profiler and a bytes-allocated-per-call column
  *   --verbose    shows JMH's own output
@@ -125,8 +126,12 @@ public final class BenchmarkReport {
   private final boolean gc;
   private final boolean verbose;
 
-  private BenchmarkReport(boolean quick, boolean gc, boolean verbose) {
+  /** Forks per side of a server row; 0 for the mode's default (1 quick, 4 full). */
+  private final int forks;
+
+  private BenchmarkReport(boolean quick, boolean gc, boolean verbose, int forks) {
     this.quick = quick;
+    this.forks = forks;
     this.gc = gc;
     this.verbose = verbose;
   }
@@ -136,6 +141,7 @@ public final class BenchmarkReport {
     boolean gc = false;
     boolean verbose = false;
     Pattern only = null;
+    int forks = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> quick = true;
@@ -147,20 +153,26 @@ public final class BenchmarkReport {
           }
           only = Pattern.compile(args[++i], Pattern.CASE_INSENSITIVE);
         }
+        case "--forks" -> {
+          if (i + 1 >= args.length || !args[i + 1].matches("[1-9][0-9]?")) {
+            usage("--forks needs the number of forks per side of a server row, 1 to 99, e.g. --forks 3");
+          }
+          forks = Integer.parseInt(args[++i]);
+        }
         case "-h", "--help" -> {
           usage(null);
         }
         default -> usage("unknown argument '" + args[i] + "'");
       }
     }
-    new BenchmarkReport(quick, gc, verbose).run(only);
+    new BenchmarkReport(quick, gc, verbose, forks).run(only);
   }
 
   private static void usage(String problem) {
     if (problem != null) {
       System.err.println(problem);
     }
-    System.err.println("usage: java -jar benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose]");
+    System.err.println("usage: java -jar benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]");
     System.exit(problem == null ? 0 : 2);
   }
 
@@ -224,7 +236,7 @@ public final class BenchmarkReport {
    * hits both sides alike. The forks of each side are then pooled into one result, as JMH would have.
    */
   private Row measureInterleaved(Comparison c, int threads) throws RunnerException {
-    int forksPerSide = quick ? 1 : 4;
+    int forksPerSide = forks > 0 ? forks : quick ? 1 : 4;
     StringBuilder order = new StringBuilder();
     List<BenchmarkResult> ours = new ArrayList<>();
     List<BenchmarkResult> baseline = new ArrayList<>();
@@ -345,8 +357,9 @@ public final class BenchmarkReport {
     StringBuilder sb = new StringBuilder();
     sb.append("# Benchmark report\n\n");
     sb.append(String.format(Locale.ROOT, "%s mode, %s, Java %s (%s), %d cores, %s; started %s, took %d s.%n%n",
-        quick ? "Quick" : "Full", quick ? "1 fork, 2 x 1 s warm-up and 3 x 1 s measurement in memory, 3 x 2 s and 3 x 2 s on a server"
-            : "5 x 2 s warm-up, 5 x 3 s measurement, 2 forks in memory and 4 forks per side on a server",
+        quick ? "Quick" : "Full", (quick ? "1 fork, 2 x 1 s warm-up and 3 x 1 s measurement in memory, 3 x 2 s and 3 x 2 s"
+            + " on a server" : "5 x 2 s warm-up, 5 x 3 s measurement, 2 forks in memory and 4 forks per side on a server")
+            + (forks > 0 ? "; " + forks + " forks per side on a server" : ""),
         System.getProperty("java.version"), System.getProperty("java.vm.name"),
         Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
         started.truncatedTo(ChronoUnit.SECONDS), Instant.now().getEpochSecond() - started.getEpochSecond()));
