@@ -1,12 +1,12 @@
 /**
- * {@code @Idempotent}, its configuration and the programmatic API ({@code dev.idempotent}), and the store SPI
- * ({@code dev.idempotent.spi}).
+ * {@code @Idempotent}, its configuration and the programmatic API ({@code dev.idempotent}), and the
+ * store SPI ({@code dev.idempotent.spi}).
  *
- * <p>{@code dev.idempotent.internal.aspect} is exported only because code woven by ajc calls the aspect
- * ({@code IdempotentAspect.aspectOf()}) from the user's own module; it is not API. A user's named module needs
- * {@code requires dev.idempotent.core} and must open the packages whose classes the library reads by reflection
- * (key and payload expressions, {@code keyResolver} classes, the Jackson codec) to it, for example
- * {@code opens com.example.orders to dev.idempotent.core;}.
+ * <p>{@code dev.idempotent.internal.aspect} is exported only because code woven by ajc calls the
+ * aspect ({@code IdempotentAspect.aspectOf()}) from the user's own module; it is not API. A user's
+ * named module needs {@code requires dev.idempotent.core} and must open the packages whose classes
+ * the library reads by reflection (key and payload expressions, {@code keyResolver} classes, the
+ * Jackson codec) to it, for example {@code opens com.example.orders to dev.idempotent.core;}.
  */
 module dev.idempotent.core {
   requires transitive org.aspectj.runtime;
@@ -18,8 +18,11 @@ module dev.idempotent.core {
   exports dev.idempotent;
   exports dev.idempotent.spi;
   exports dev.idempotent.internal.aspect;
-  exports dev.idempotent.internal to dev.idempotent.web;
+  exports dev.idempotent.internal to
+      dev.idempotent.web;
 
   uses dev.idempotent.spi.IdempotencyStoreProvider;
-  provides javax.annotation.processing.Processor with dev.idempotent.internal.processor.IdempotentProcessor;
+
+  provides javax.annotation.processing.Processor with
+      dev.idempotent.internal.processor.IdempotentProcessor;
 }

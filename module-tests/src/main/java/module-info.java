@@ -2,7 +2,8 @@
 module dev.idempotent.moduletests {
   requires dev.idempotent.core;
   requires dev.idempotent.memory;
-  // Not needed by this code: here so that each published module is resolved on the module path in the tests.
+  // Not needed by this code: here so that each published module is resolved on the module path in
+  // the tests.
   requires dev.idempotent.redisson;
   requires dev.idempotent.jdbc;
   requires dev.idempotent.micrometer;
@@ -10,7 +11,9 @@ module dev.idempotent.moduletests {
 
   uses dev.idempotent.spi.IdempotencyStoreProvider;
 
-  // The key expression reads Order.id() and the aspect reads the annotated method: by reflection, from
+  // The key expression reads Order.id() and the aspect reads the annotated method: by reflection,
+  // from
   // dev.idempotent.core.
-  opens dev.idempotent.moduletests to dev.idempotent.core;
+  opens dev.idempotent.moduletests to
+      dev.idempotent.core;
 }

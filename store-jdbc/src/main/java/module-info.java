@@ -7,5 +7,6 @@ module dev.idempotent.jdbc {
 
   exports dev.idempotent.jdbc;
 
-  provides dev.idempotent.spi.IdempotencyStoreProvider with dev.idempotent.jdbc.internal.JdbcStoreProvider;
+  provides dev.idempotent.spi.IdempotencyStoreProvider with
+      dev.idempotent.jdbc.internal.JdbcStoreProvider;
 }

@@ -6,5 +6,6 @@ module dev.idempotent.memory {
 
   exports dev.idempotent.memory;
 
-  provides dev.idempotent.spi.IdempotencyStoreProvider with dev.idempotent.memory.internal.MemoryStoreProvider;
+  provides dev.idempotent.spi.IdempotencyStoreProvider with
+      dev.idempotent.memory.internal.MemoryStoreProvider;
 }

@@ -6,5 +6,6 @@ module dev.idempotent.redisson {
 
   exports dev.idempotent.redisson;
 
-  provides dev.idempotent.spi.IdempotencyStoreProvider with dev.idempotent.redisson.internal.RedissonStoreProvider;
+  provides dev.idempotent.spi.IdempotencyStoreProvider with
+      dev.idempotent.redisson.internal.RedissonStoreProvider;
 }

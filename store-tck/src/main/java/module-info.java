@@ -1,6 +1,6 @@
 /**
- * The contract kit: abstract JUnit 5 tests every idempotency store passes. Open, so that JUnit can run the
- * inherited test methods of a store's subclass.
+ * The contract kit: abstract JUnit 5 tests every idempotency store passes. Open, so that JUnit can
+ * run the inherited test methods of a store's subclass.
  */
 open module dev.idempotent.tck {
   requires transitive dev.idempotent.core;

@@ -5,8 +5,12 @@ public class DuplicateRequestException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
 
   public DuplicateRequestException(String scope, String redactedKey) {
-    super("this key has already been processed and duplicates are rejected" + where(scope, redactedKey),
-        scope, redactedKey, null);
+    super(
+        "this key has already been processed and duplicates are rejected"
+            + where(scope, redactedKey),
+        scope,
+        redactedKey,
+        null);
   }
 
   @Override

@@ -29,8 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The programmatic entry point: the same protocol and semantics as {@link Idempotent}, for code that is not
- * woven. The woven aspect uses the {@link #global()} instance.
+ * The programmatic entry point: the same protocol and semantics as {@link Idempotent}, for code
+ * that is not woven. The woven aspect uses the {@link #global()} instance.
  *
  * <pre>{@code
  * Receipt r = Idempotency.global().execute(SUBMIT, idempotencyKey, request, () -> orders.submit(request));
@@ -39,8 +39,13 @@ import org.slf4j.LoggerFactory;
 public final class Idempotency {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
   private static final Object LOCK = new Object();
-  /** How long a failure to build the global instance is re-thrown before the properties are read again. */
+
+  /**
+   * How long a failure to build the global instance is re-thrown before the properties are read
+   * again.
+   */
   private static final long GLOBAL_RETRY_NANOS = 5_000_000_000L;
+
   private static final RecordKey PROBE = RecordKey.of("idempotent.verify", "probe");
   private static volatile Idempotency global;
 
@@ -64,8 +69,8 @@ public final class Idempotency {
   /**
    * An instance over {@code config}, independent of the global one.
    *
-   * @throws IdempotencyConfigurationException when {@link IdempotencyConfig#requireWoven()} is set and a recorded
-   *     {@code @Idempotent} method is not woven (see {@link #verify()})
+   * @throws IdempotencyConfigurationException when {@link IdempotencyConfig#requireWoven()} is set
+   *     and a recorded {@code @Idempotent} method is not woven (see {@link #verify()})
    */
   public static Idempotency create(IdempotencyConfig config) {
     return new Idempotency(config);
@@ -73,11 +78,13 @@ public final class Idempotency {
 
   /**
    * The instance woven methods use: the one {@link #install installed}, or else one built once from
-   * {@link IdempotencyConfig#fromProperties()}. A backend that cannot be reached does not fail this: each call
-   * meets it as a store failure until the store can be created (see {@link #verify()} to fail fast instead).
-   * A failure to build the instance is re-thrown for a few seconds before the properties are read again.
+   * {@link IdempotencyConfig#fromProperties()}. A backend that cannot be reached does not fail
+   * this: each call meets it as a store failure until the store can be created (see {@link
+   * #verify()} to fail fast instead). A failure to build the instance is re-thrown for a few
+   * seconds before the properties are read again.
    *
-   * @throws IdempotencyConfigurationException when nothing is installed and the properties do not describe a store
+   * @throws IdempotencyConfigurationException when nothing is installed and the properties do not
+   *     describe a store
    */
   public static Idempotency global() {
     Idempotency g = global;
@@ -87,8 +94,11 @@ public final class Idempotency {
         if (g == null) {
           long now = System.nanoTime();
           if (globalFailure != null && now - globalFailedAt < GLOBAL_RETRY_NANOS) {
-            throw new IdempotencyConfigurationException(globalFailure.getMessage() + " (from an attempt "
-                + (now - globalFailedAt) / 1_000_000 + " ms ago; Idempotency.reset() reads the properties again)",
+            throw new IdempotencyConfigurationException(
+                globalFailure.getMessage()
+                    + " (from an attempt "
+                    + (now - globalFailedAt) / 1_000_000
+                    + " ms ago; Idempotency.reset() reads the properties again)",
                 globalFailure);
           }
           try {
@@ -107,8 +117,9 @@ public final class Idempotency {
   }
 
   /**
-   * Replaces the global instance (at start-up, or between tests); returns it. Stores that the library created
-   * from properties for the replaced instance, and that {@code config} does not use, are closed.
+   * Replaces the global instance (at start-up, or between tests); returns it. Stores that the
+   * library created from properties for the replaced instance, and that {@code config} does not
+   * use, are closed.
    */
   public static Idempotency install(IdempotencyConfig config) {
     Idempotency g = new Idempotency(config);
@@ -123,8 +134,9 @@ public final class Idempotency {
   }
 
   /**
-   * Forgets the installed instance: the next {@link #global()} reads the properties again. Stores that the
-   * library created from properties for the forgotten instance are closed; stores the user passed in never are.
+   * Forgets the installed instance: the next {@link #global()} reads the properties again. Stores
+   * that the library created from properties for the forgotten instance are closed; stores the user
+   * passed in never are.
    */
   public static void reset() {
     Idempotency old;
@@ -137,14 +149,15 @@ public final class Idempotency {
   }
 
   /**
-   * Stops what the library runs in the background and forgets the global instance, for an application that
-   * stops (a web application's {@code contextDestroyed}): the threads named {@code idempotent-*} (lease renewal,
-   * completion retries) end, and every store the library created itself from properties is closed (its Redisson
-   * client, its connection pool). Stores the user passed in are never closed. Calls still running lose their
-   * renewals and their claims end with their leases; outcomes not yet recorded are dropped.
+   * Stops what the library runs in the background and forgets the global instance, for an
+   * application that stops (a web application's {@code contextDestroyed}): the threads named {@code
+   * idempotent-*} (lease renewal, completion retries) end, and every store the library created
+   * itself from properties is closed (its Redisson client, its connection pool). Stores the user
+   * passed in are never closed. Calls still running lose their renewals and their claims end with
+   * their leases; outcomes not yet recorded are dropped.
    *
-   * <p>Nothing stays stopped: a later call starts the threads it needs again, and {@link #global()} reads the
-   * properties again (creating new stores).
+   * <p>Nothing stays stopped: a later call starts the threads it needs again, and {@link #global()}
+   * reads the properties again (creating new stores).
    */
   public static void shutdown() {
     synchronized (LOCK) {
@@ -189,19 +202,20 @@ public final class Idempotency {
   }
 
   /**
-   * Creates the stores now if they are not created yet, and checks that each one answers (one read of a key that
-   * is never written), so that an application can fail fast at start-up:
-   * {@code Idempotency.global().verify();}
+   * Creates the stores now if they are not created yet, and checks that each one answers (one read
+   * of a key that is never written), so that an application can fail fast at start-up: {@code
+   * Idempotency.global().verify();}
    *
-   * <p>It also reports the {@code @Idempotent} methods that the annotation processor recorded at compile time
-   * but whose classes were not woven (so their calls run unprotected): each is logged as a WARN once, or, when
-   * {@link IdempotencyConfig#requireWoven()} is set, they fail this call. The same report runs once when the
-   * first instance is created in a class loader.
+   * <p>It also reports the {@code @Idempotent} methods that the annotation processor recorded at
+   * compile time but whose classes were not woven (so their calls run unprotected): each is logged
+   * as a WARN once, or, when {@link IdempotencyConfig#requireWoven()} is set, they fail this call.
+   * The same report runs once when the first instance is created in a class loader.
    *
    * @return this instance
-   * @throws IdempotencyStoreException naming the store, with the cause, when a store cannot be reached
-   * @throws IdempotencyConfigurationException when a store's settings are wrong, or a recorded method is not woven
-   *     and woven methods are required
+   * @throws IdempotencyStoreException naming the store, with the cause, when a store cannot be
+   *     reached
+   * @throws IdempotencyConfigurationException when a store's settings are wrong, or a recorded
+   *     method is not woven and woven methods are required
    */
   public Idempotency verify() {
     requireWoven(WovenMethods.report());
@@ -209,8 +223,10 @@ public final class Idempotency {
     all.put("", config.defaultStore());
     all.putAll(config.stores());
     for (Map.Entry<String, IdempotencyStore> e : all.entrySet()) {
-      String which = e.getKey().isEmpty() ? "the default idempotency store" : "the idempotency store '" + e.getKey()
-          + "'";
+      String which =
+          e.getKey().isEmpty()
+              ? "the default idempotency store"
+              : "the idempotency store '" + e.getKey() + "'";
       IdempotencyStore store = e.getValue();
       try {
         store = NearCacheStore.unwrap(store);
@@ -221,8 +237,15 @@ public final class Idempotency {
       } catch (IdempotencyException failure) {
         throw failure;
       } catch (RuntimeException failure) {
-        throw new IdempotencyStoreException(which + " (" + store.getClass().getSimpleName() + ") cannot be reached: "
-            + failure.getMessage(), null, null, failure);
+        throw new IdempotencyStoreException(
+            which
+                + " ("
+                + store.getClass().getSimpleName()
+                + ") cannot be reached: "
+                + failure.getMessage(),
+            null,
+            null,
+            failure);
       }
     }
     return this;
@@ -238,14 +261,16 @@ public final class Idempotency {
     return config;
   }
 
-  // ---------------------------------------------------------------------------------------------- administration
+  // ----------------------------------------------------------------------------------------------
+  // administration
 
   /**
-   * The record of {@code key} in {@code scope}, as an operator may see it (never its outcome, owner token or whole
-   * key), or empty when the key is free (no record, or an expired one). Reads only; the record is found exactly as a
-   * call finds it: {@code RecordKey.of(scope, key)} fitted to the store's key length. For an annotated method the
-   * scope is {@link Idempotent#scope()}, or else the method itself, as {@code class.method(parameter types)}, for
-   * example {@code com.shop.Orders.submit(com.shop.Order,java.lang.String)}; events and log lines carry it.
+   * The record of {@code key} in {@code scope}, as an operator may see it (never its outcome, owner
+   * token or whole key), or empty when the key is free (no record, or an expired one). Reads only;
+   * the record is found exactly as a call finds it: {@code RecordKey.of(scope, key)} fitted to the
+   * store's key length. For an annotated method the scope is {@link Idempotent#scope()}, or else
+   * the method itself, as {@code class.method(parameter types)}, for example {@code
+   * com.shop.Orders.submit(com.shop.Order,java.lang.String)}; events and log lines carry it.
    *
    * @param store the name of a registered store, {@code ""} (or {@code null}) for the default store
    * @param scope the scope the calls used
@@ -268,20 +293,21 @@ public final class Idempotency {
   }
 
   /**
-   * Deletes the record of {@code key} in {@code scope} whatever its state and owner, and returns whether there was
-   * one (an expired record counts as none). For an operator: a key whose holder is stuck is freed at once, and a
-   * completed outcome is forgotten so that the next call runs the method again. Not for the call path: a call that
-   * still runs under a deleted claim may finish while a second call of the same key runs (its completion is then
-   * refused, as after a takeover). The key is found as in {@link #inspect}. Logs at INFO (scope and redacted key)
-   * and emits {@link IdempotencyEvent.Type#FORCE_EXPIRED} to the listener when a record was deleted.
+   * Deletes the record of {@code key} in {@code scope} whatever its state and owner, and returns
+   * whether there was one (an expired record counts as none). For an operator: a key whose holder
+   * is stuck is freed at once, and a completed outcome is forgotten so that the next call runs the
+   * method again. Not for the call path: a call that still runs under a deleted claim may finish
+   * while a second call of the same key runs (its completion is then refused, as after a takeover).
+   * The key is found as in {@link #inspect}. Logs at INFO (scope and redacted key) and emits {@link
+   * IdempotencyEvent.Type#FORCE_EXPIRED} to the listener when a record was deleted.
    *
    * @param store the name of a registered store, {@code ""} (or {@code null}) for the default store
    * @param scope the scope the calls used
    * @param key the key the calls used
    * @throws IllegalArgumentException when {@code scope} is empty or {@code key} is blank
    * @throws IdempotencyConfigurationException when there is no store of that name
-   * @throws UnsupportedOperationException when the store does not implement
-   *     {@link IdempotencyStore#delete(RecordKey)} (a store written for an earlier version)
+   * @throws UnsupportedOperationException when the store does not implement {@link
+   *     IdempotencyStore#delete(RecordKey)} (a store written for an earlier version)
    * @throws IdempotencyStoreException when the store fails or cannot be reached
    */
   public boolean forceExpire(String store, String scope, String key) {
@@ -297,17 +323,29 @@ public final class Idempotency {
       throw adminFailure("force-expiring", name, target, recordKey, e);
     }
     if (!deleted) {
-      LOG.info("force-expire of {} in {}: no live record, nothing deleted", recordKey, describe(name));
+      LOG.info(
+          "force-expire of {} in {}: no live record, nothing deleted", recordKey, describe(name));
       return false;
     }
-    LOG.info("force-expired {} in {}: the next call of this key runs the method", recordKey, describe(name));
+    LOG.info(
+        "force-expired {} in {}: the next call of this key runs the method",
+        recordKey,
+        describe(name));
     IdempotencyListener listener = config.listener();
     try {
-      listener.onEvent(new IdempotencyEvent(IdempotencyEvent.Type.FORCE_EXPIRED, recordKey.scope(),
-          recordKey.redactedKey(), Duration.ZERO, null));
+      listener.onEvent(
+          new IdempotencyEvent(
+              IdempotencyEvent.Type.FORCE_EXPIRED,
+              recordKey.scope(),
+              recordKey.redactedKey(),
+              Duration.ZERO,
+              null));
     } catch (RuntimeException e) {
-      LOG.warn("IdempotencyListener {} threw on {}; ignored", listener.getClass().getName(),
-          IdempotencyEvent.Type.FORCE_EXPIRED, e);
+      LOG.warn(
+          "IdempotencyListener {} threw on {}; ignored",
+          listener.getClass().getName(),
+          IdempotencyEvent.Type.FORCE_EXPIRED,
+          e);
     }
     return true;
   }
@@ -316,11 +354,20 @@ public final class Idempotency {
     return store.isEmpty() ? "the default store" : "store '" + store + "'";
   }
 
-  private static IdempotencyStoreException adminFailure(String doing, String name, IdempotencyStore target,
-      RecordKey key, RuntimeException e) {
-    return new IdempotencyStoreException(doing + " the record in " + describe(name) + " ("
-        + target.getClass().getSimpleName() + ") failed: " + e.getClass().getName()
-        + " (see the cause)", key.scope(), key.redactedKey(), e);
+  private static IdempotencyStoreException adminFailure(
+      String doing, String name, IdempotencyStore target, RecordKey key, RuntimeException e) {
+    return new IdempotencyStoreException(
+        doing
+            + " the record in "
+            + describe(name)
+            + " ("
+            + target.getClass().getSimpleName()
+            + ") failed: "
+            + e.getClass().getName()
+            + " (see the cause)",
+        key.scope(),
+        key.redactedKey(),
+        e);
   }
 
   /**
@@ -334,21 +381,26 @@ public final class Idempotency {
   /**
    * Runs {@code body} at most once per {@code key}, with no payload check.
    *
-   * @throws Exception what {@code body} threw (unchanged), a recorded failure, or an {@link IdempotencyException}
+   * @throws Exception what {@code body} threw (unchanged), a recorded failure, or an {@link
+   *     IdempotencyException}
    */
   public <T> T execute(IdempotencyPolicy policy, String key, Callable<T> body) throws Exception {
     return run(policy, key, null, body);
   }
 
   /**
-   * Runs {@code body} at most once per {@code key}; a repeat whose {@code payload} differs from the first one's
-   * gets {@link IdempotencyKeyMismatchException}.
+   * Runs {@code body} at most once per {@code key}; a repeat whose {@code payload} differs from the
+   * first one's gets {@link IdempotencyKeyMismatchException}.
    */
-  public <T> T execute(IdempotencyPolicy policy, String key, Object payload, Callable<T> body) throws Exception {
+  public <T> T execute(IdempotencyPolicy policy, String key, Object payload, Callable<T> body)
+      throws Exception {
     return run(policy, key, Fingerprints.of(payload), body);
   }
 
-  /** {@link #execute(IdempotencyPolicy, String, Callable)} for a body that throws no checked exception. */
+  /**
+   * {@link #execute(IdempotencyPolicy, String, Callable)} for a body that throws no checked
+   * exception.
+   */
   public <T> T call(IdempotencyPolicy policy, String key, Supplier<T> body) {
     try {
       return run(policy, key, null, body::get);
@@ -360,29 +412,41 @@ public final class Idempotency {
   }
 
   /**
-   * The asynchronous form: the outcome is recorded when the stage completes; a failed stage is treated like a
-   * thrown exception. Repeats get a completed (or failed) stage with the recorded outcome.
+   * The asynchronous form: the outcome is recorded when the stage completes; a failed stage is
+   * treated like a thrown exception. Repeats get a completed (or failed) stage with the recorded
+   * outcome.
    */
   @SuppressWarnings("unchecked")
-  public <T> CompletionStage<T> executeAsync(IdempotencyPolicy policy, String key, Object payload,
+  public <T> CompletionStage<T> executeAsync(
+      IdempotencyPolicy policy,
+      String key,
+      Object payload,
       Supplier<? extends CompletionStage<T>> body) {
     try {
-      return (CompletionStage<T>) executor.execute(plan(policy, true), key,
-          payload == null ? null : Fingerprints.of(payload), body::get);
+      return (CompletionStage<T>)
+          executor.execute(
+              plan(policy, true),
+              key,
+              payload == null ? null : Fingerprints.of(payload),
+              body::get);
     } catch (Throwable t) {
       return CompletableFuture.failedFuture(t);
     }
   }
 
   /**
-   * The plan of {@code policy} on this instance, built on its first call and kept on the policy (which is immutable)
-   * for the next one; built again when the policy is used on another instance, the other way (async or not), or
-   * under another context class loader (through which recorded failures are read back).
+   * The plan of {@code policy} on this instance, built on its first call and kept on the policy
+   * (which is immutable) for the next one; built again when the policy is used on another instance,
+   * the other way (async or not), or under another context class loader (through which recorded
+   * failures are read back).
    */
   private OperationPlan plan(IdempotencyPolicy policy, boolean async) {
     ClassLoader loader = Thread.currentThread().getContextClassLoader();
     IdempotencyPolicy.CachedPlan cached = policy.cachedPlan;
-    if (cached != null && cached.owner() == this && cached.async() == async && cached.loader() == loader) {
+    if (cached != null
+        && cached.owner() == this
+        && cached.async() == async
+        && cached.loader() == loader) {
       return cached.plan();
     }
     OperationPlan plan = OperationPlan.of(policy, config, async, loader);
@@ -391,7 +455,8 @@ public final class Idempotency {
   }
 
   @SuppressWarnings("unchecked")
-  private <T> T run(IdempotencyPolicy policy, String key, String fingerprint, Callable<T> body) throws Exception {
+  private <T> T run(IdempotencyPolicy policy, String key, String fingerprint, Callable<T> body)
+      throws Exception {
     try {
       return (T) executor.execute(plan(policy, false), key, fingerprint, body::call);
     } catch (Exception | Error e) {

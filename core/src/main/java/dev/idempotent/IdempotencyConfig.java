@@ -10,8 +10,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything the library needs, immutable and validated: the default store and named stores, default
- * durations, the result codec, the clock, the listener, the store-failure policy and key resolver instances.
+ * Everything the library needs, immutable and validated: the default store and named stores,
+ * default durations, the result codec, the clock, the listener, the store-failure policy and key
+ * resolver instances.
  *
  * <pre>{@code
  * Idempotency.install(IdempotencyConfig.builder()
@@ -21,15 +22,20 @@ import java.util.Objects;
  *     .build());
  * }</pre>
  *
- * With no configuration at all the library reads {@code idempotent.properties} and system properties and
- * finds the store through {@link java.util.ServiceLoader} (see {@link #fromProperties()}).
+ * With no configuration at all the library reads {@code idempotent.properties} and system
+ * properties and finds the store through {@link java.util.ServiceLoader} (see {@link
+ * #fromProperties()}).
  */
 public final class IdempotencyConfig {
   public static final Duration DEFAULT_TTL = Duration.ofHours(24);
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_MAX_HOLD = Duration.ofMinutes(15);
-  /** How long the near cache keeps an entry at most, whatever the record's ttl (see {@link #nearCacheExpireAfter}). */
+
+  /**
+   * How long the near cache keeps an entry at most, whatever the record's ttl (see {@link
+   * #nearCacheExpireAfter}).
+   */
   public static final Duration DEFAULT_NEAR_CACHE_EXPIRE_AFTER = Duration.ofSeconds(30);
 
   private final IdempotencyStore defaultStore;
@@ -68,10 +74,13 @@ public final class IdempotencyConfig {
   }
 
   /** The same store instance, under several names, gets one near cache. */
-  private static IdempotencyStore decorated(IdempotencyStore store, Builder b,
-      Map<IdempotencyStore, IdempotencyStore> done) {
-    return done.computeIfAbsent(store, s -> NearCacheStore.decorate(s, b.nearCacheMaximumSize,
-        b.nearCacheExpireAfter, b.timeSource));
+  private static IdempotencyStore decorated(
+      IdempotencyStore store, Builder b, Map<IdempotencyStore, IdempotencyStore> done) {
+    return done.computeIfAbsent(
+        store,
+        s ->
+            NearCacheStore.decorate(
+                s, b.nearCacheMaximumSize, b.nearCacheExpireAfter, b.timeSource));
   }
 
   public static Builder builder() {
@@ -84,10 +93,11 @@ public final class IdempotencyConfig {
   }
 
   /**
-   * The configuration described by {@code idempotent.properties} on the classpath, overridden by system
-   * properties of the same names, with the store found through {@link java.util.ServiceLoader}. A backend that
-   * cannot be reached is not an error here: the store is then created on first use (one attempt at a time, with a
-   * backoff after a failure), and calls meet the outage as store failures under the store-failure policy.
+   * The configuration described by {@code idempotent.properties} on the classpath, overridden by
+   * system properties of the same names, with the store found through {@link
+   * java.util.ServiceLoader}. A backend that cannot be reached is not an error here: the store is
+   * then created on first use (one attempt at a time, with a backoff after a failure), and calls
+   * meet the outage as store failures under the store-failure policy.
    *
    * @throws IdempotencyConfigurationException naming the bad or missing setting
    */
@@ -116,8 +126,14 @@ public final class IdempotencyConfig {
     }
     IdempotencyStore s = stores.get(name);
     if (s == null) {
-      throw new IdempotencyConfigurationException("unknown store '" + name + "': registered stores are "
-          + stores.keySet() + "; register it with IdempotencyConfig.builder().store(\"" + name + "\", store)");
+      throw new IdempotencyConfigurationException(
+          "unknown store '"
+              + name
+              + "': registered stores are "
+              + stores.keySet()
+              + "; register it with IdempotencyConfig.builder().store(\""
+              + name
+              + "\", store)");
     }
     return s;
   }
@@ -135,8 +151,8 @@ public final class IdempotencyConfig {
   }
 
   /**
-   * The longest a call holds its claim: after that its lease is no longer renewed, and the claim ends with the
-   * lease even if the call never finishes.
+   * The longest a call holds its claim: after that its lease is no longer renewed, and the claim
+   * ends with the lease even if the call never finishes.
    */
   public Duration maxHold() {
     return maxHold;
@@ -158,32 +174,38 @@ public final class IdempotencyConfig {
     return storeFailurePolicy;
   }
 
-  /** Resolver instances registered by class; others are instantiated once with their no-argument constructor. */
+  /**
+   * Resolver instances registered by class; others are instantiated once with their no-argument
+   * constructor.
+   */
   public Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers() {
     return keyResolvers;
   }
 
   /**
-   * Whether an {@code @Idempotent} method that was compiled but not woven fails {@link Idempotency#create},
-   * {@link Idempotency#install}, {@link Idempotency#global()} and {@link Idempotency#verify()} instead of being
-   * logged as a WARN (property {@code idempotent.require-woven}; default false).
+   * Whether an {@code @Idempotent} method that was compiled but not woven fails {@link
+   * Idempotency#create}, {@link Idempotency#install}, {@link Idempotency#global()} and {@link
+   * Idempotency#verify()} instead of being logged as a WARN (property {@code
+   * idempotent.require-woven}; default false).
    */
   public boolean requireWoven() {
     return requireWoven;
   }
 
   /**
-   * The most completed outcomes the near cache keeps in this process for each shared store, or 0 (the default) when
-   * there is no near cache (property {@code idempotent.near-cache.maximum-size}; see {@link Builder#nearCache}).
+   * The most completed outcomes the near cache keeps in this process for each shared store, or 0
+   * (the default) when there is no near cache (property {@code idempotent.near-cache.maximum-size};
+   * see {@link Builder#nearCache}).
    */
   public int nearCacheMaximumSize() {
     return nearCacheMaximumSize;
   }
 
   /**
-   * The longest the near cache keeps an outcome, whatever the record's ttl: how long another instance may still
-   * replay a record deleted where no delete announcement reaches it (property
-   * {@code idempotent.near-cache.expire-after}; {@link #DEFAULT_NEAR_CACHE_EXPIRE_AFTER} by default).
+   * The longest the near cache keeps an outcome, whatever the record's ttl: how long another
+   * instance may still replay a record deleted where no delete announcement reaches it (property
+   * {@code idempotent.near-cache.expire-after}; {@link #DEFAULT_NEAR_CACHE_EXPIRE_AFTER} by
+   * default).
    */
   public Duration nearCacheExpireAfter() {
     return nearCacheExpireAfter;
@@ -201,7 +223,8 @@ public final class IdempotencyConfig {
     private TimeSource timeSource = TimeSource.system();
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
     private StoreFailurePolicy storeFailurePolicy = StoreFailurePolicy.FAIL_CLOSED;
-    private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers = new LinkedHashMap<>();
+    private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers =
+        new LinkedHashMap<>();
     private boolean requireWoven;
     private int nearCacheMaximumSize;
     private Duration nearCacheExpireAfter = DEFAULT_NEAR_CACHE_EXPIRE_AFTER;
@@ -255,9 +278,10 @@ public final class IdempotencyConfig {
     }
 
     /**
-     * The longest a call may hold its claim ({@link #DEFAULT_MAX_HOLD} by default): once a call has held it that
-     * long, its lease is no longer renewed, a WARN and a {@link IdempotencyEvent.Type#MAX_HOLD_REACHED} event are
-     * emitted, and the claim ends with its lease. Set it above the longest a method may legitimately run.
+     * The longest a call may hold its claim ({@link #DEFAULT_MAX_HOLD} by default): once a call has
+     * held it that long, its lease is no longer renewed, a WARN and a {@link
+     * IdempotencyEvent.Type#MAX_HOLD_REACHED} event are emitted, and the claim ends with its lease.
+     * Set it above the longest a method may legitimately run.
      */
     public Builder maxHold(Duration maxHold) {
       this.maxHold = positive(maxHold, "maxHold");
@@ -275,16 +299,22 @@ public final class IdempotencyConfig {
     }
 
     public Builder listener(IdempotencyListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener must not be null (use IdempotencyListener.NO_OP)");
+      this.listener =
+          Objects.requireNonNull(
+              listener, "listener must not be null (use IdempotencyListener.NO_OP)");
       return this;
     }
 
     public Builder storeFailurePolicy(StoreFailurePolicy policy) {
-      this.storeFailurePolicy = Objects.requireNonNull(policy, "storeFailurePolicy must not be null");
+      this.storeFailurePolicy =
+          Objects.requireNonNull(policy, "storeFailurePolicy must not be null");
       return this;
     }
 
-    /** Registers a resolver instance, used wherever {@code @Idempotent(keyResolver = its class)} names it. */
+    /**
+     * Registers a resolver instance, used wherever {@code @Idempotent(keyResolver = its class)}
+     * names it.
+     */
     public Builder keyResolver(KeyResolver resolver) {
       Objects.requireNonNull(resolver, "keyResolver must not be null");
       keyResolvers.put(resolver.getClass(), resolver);
@@ -298,28 +328,31 @@ public final class IdempotencyConfig {
     }
 
     /**
-     * Keeps up to {@code maximumSize} completed outcomes of each store of this configuration in this process, so
-     * that a repeat is replayed without a round trip to the store; 0 (the default) turns it off. In-process stores
-     * (the memory store) are left as they are. What is kept is a completed record the store answered a claim or a
-     * read with (so the first repeat in each instance asks the store once), until its ttl ends as the store
-     * reported it, or for {@link #nearCacheExpireAfter(Duration)} at most; an in-progress record is never kept; an
-     * administrative delete drops it here, and in the other instances when the store announces deletes (the Redis
-     * store does). See docs/near-cache.md for exactly what it changes.
+     * Keeps up to {@code maximumSize} completed outcomes of each store of this configuration in
+     * this process, so that a repeat is replayed without a round trip to the store; 0 (the default)
+     * turns it off. In-process stores (the memory store) are left as they are. What is kept is a
+     * completed record the store answered a claim or a read with (so the first repeat in each
+     * instance asks the store once), until its ttl ends as the store reported it, or for {@link
+     * #nearCacheExpireAfter(Duration)} at most; an in-progress record is never kept; an
+     * administrative delete drops it here, and in the other instances when the store announces
+     * deletes (the Redis store does). See docs/near-cache.md for exactly what it changes.
      *
      * @param maximumSize 0 for none, or the most entries per store
      */
     public Builder nearCache(int maximumSize) {
       if (maximumSize < 0) {
-        throw new IllegalArgumentException("near cache maximum size must be 0 (off) or positive, was " + maximumSize);
+        throw new IllegalArgumentException(
+            "near cache maximum size must be 0 (off) or positive, was " + maximumSize);
       }
       this.nearCacheMaximumSize = maximumSize;
       return this;
     }
 
     /**
-     * The longest the near cache keeps an outcome ({@link IdempotencyConfig#DEFAULT_NEAR_CACHE_EXPIRE_AFTER} by
-     * default): bounds how long an instance may replay a record deleted through another instance when no delete
-     * announcement reaches it (the JDBC store announces none).
+     * The longest the near cache keeps an outcome ({@link
+     * IdempotencyConfig#DEFAULT_NEAR_CACHE_EXPIRE_AFTER} by default): bounds how long an instance
+     * may replay a record deleted through another instance when no delete announcement reaches it
+     * (the JDBC store announces none).
      */
     public Builder nearCacheExpireAfter(Duration expireAfter) {
       this.nearCacheExpireAfter = positive(expireAfter, "nearCacheExpireAfter");
@@ -331,8 +364,9 @@ public final class IdempotencyConfig {
      */
     public IdempotencyConfig build() {
       if (defaultStore == null) {
-        throw new IdempotencyConfigurationException("no default store: call IdempotencyConfig.builder()"
-            + ".defaultStore(store), or add a store module such as idempotent-store-memory to the classpath");
+        throw new IdempotencyConfigurationException(
+            "no default store: call IdempotencyConfig.builder().defaultStore(store), or add a store"
+                + " module such as idempotent-store-memory to the classpath");
       }
       if (codec == null) {
         codec = ResultCodec.javaSerialization();

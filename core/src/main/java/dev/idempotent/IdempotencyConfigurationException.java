@@ -1,8 +1,8 @@
 package dev.idempotent;
 
 /**
- * A mistake in the setup: a bad annotation attribute (expression syntax, duration, unknown store or parameter
- * name), a result type the codec cannot encode, or no store available. HTTP 500.
+ * A mistake in the setup: a bad annotation attribute (expression syntax, duration, unknown store or
+ * parameter name), a result type the codec cannot encode, or no store available. HTTP 500.
  */
 public class IdempotencyConfigurationException extends IdempotencyException {
   private static final long serialVersionUID = 1L;

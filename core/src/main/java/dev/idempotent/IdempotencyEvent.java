@@ -19,27 +19,33 @@ public final class IdempotencyEvent {
     MISMATCH,
     /** A claim whose lease had ended was taken over by this call. */
     TAKEN_OVER,
-    /** The store refused this holder's complete, release or renew: its claim had been taken over. */
+    /**
+     * The store refused this holder's complete, release or renew: its claim had been taken over.
+     */
     FENCED,
     /** The store failed; the event's error says how. */
     STORE_ERROR,
     /** The store failed and the method ran unprotected ({@link StoreFailurePolicy#FAIL_OPEN}). */
     FAIL_OPEN,
-    /** Renewing a running call's lease failed (retried after a tenth of the lease); the error says how. */
+    /**
+     * Renewing a running call's lease failed (retried after a tenth of the lease); the error says
+     * how.
+     */
     RENEWAL_FAILED,
     /**
-     * A running call's lease was not renewed for two thirds of it (its store is slow or failing): another caller
-     * may take the key over before this call finishes.
+     * A running call's lease was not renewed for two thirds of it (its store is slow or failing):
+     * another caller may take the key over before this call finishes.
      */
     RENEWAL_LATE,
     /**
-     * A call held its claim for the max-hold ({@link IdempotencyConfig#maxHold()}): its lease is no longer renewed
-     * and the claim ends with it, so a repeat after that runs the method again.
+     * A call held its claim for the max-hold ({@link IdempotencyConfig#maxHold()}): its lease is no
+     * longer renewed and the claim ends with it, so a repeat after that runs the method again.
      */
     MAX_HOLD_REACHED,
     /**
-     * An operator deleted the key's record with {@link Idempotency#forceExpire} (not a call: the duration is zero).
-     * A call still running under that claim is fenced, and the next call of the key runs the method.
+     * An operator deleted the key's record with {@link Idempotency#forceExpire} (not a call: the
+     * duration is zero). A call still running under that claim is fenced, and the next call of the
+     * key runs the method.
      */
     FORCE_EXPIRED
   }
@@ -50,7 +56,8 @@ public final class IdempotencyEvent {
   private final Duration duration;
   private final Throwable error;
 
-  public IdempotencyEvent(Type type, String scope, String redactedKey, Duration duration, Throwable error) {
+  public IdempotencyEvent(
+      Type type, String scope, String redactedKey, Duration duration, Throwable error) {
     this.type = type;
     this.scope = scope;
     this.redactedKey = redactedKey;
@@ -77,8 +84,8 @@ public final class IdempotencyEvent {
   }
 
   /**
-   * The store error for {@link Type#STORE_ERROR}, {@link Type#FAIL_OPEN} and {@link Type#RENEWAL_FAILED}, else
-   * {@code null}.
+   * The store error for {@link Type#STORE_ERROR}, {@link Type#FAIL_OPEN} and {@link
+   * Type#RENEWAL_FAILED}, else {@code null}.
    */
   public Throwable error() {
     return error;
@@ -86,7 +93,16 @@ public final class IdempotencyEvent {
 
   @Override
   public String toString() {
-    return "IdempotencyEvent{" + type + " " + scope + " " + redactedKey + " " + duration.toMillis() + "ms"
-        + (error == null ? "" : " " + error) + "}";
+    return "IdempotencyEvent{"
+        + type
+        + " "
+        + scope
+        + " "
+        + redactedKey
+        + " "
+        + duration.toMillis()
+        + "ms"
+        + (error == null ? "" : " " + error)
+        + "}";
   }
 }

@@ -1,8 +1,8 @@
 package dev.idempotent;
 
 /**
- * Base of every exception the library throws. Each carries the scope, a redacted key (never the whole key) and
- * the HTTP status a web layer should answer with, so one handler can map them all.
+ * Base of every exception the library throws. Each carries the scope, a redacted key (never the
+ * whole key) and the HTTP status a web layer should answer with, so one handler can map them all.
  */
 public abstract class IdempotencyException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -10,7 +10,8 @@ public abstract class IdempotencyException extends RuntimeException {
   private final String scope;
   private final String redactedKey;
 
-  protected IdempotencyException(String message, String scope, String redactedKey, Throwable cause) {
+  protected IdempotencyException(
+      String message, String scope, String redactedKey, Throwable cause) {
     super(message, cause);
     this.scope = scope;
     this.redactedKey = redactedKey;

@@ -2,20 +2,32 @@ package dev.idempotent;
 
 import java.time.Duration;
 
-/** The key is held by a call that is still running (on REJECT, or after WAIT timed out). HTTP 409. */
+/**
+ * The key is held by a call that is still running (on REJECT, or after WAIT timed out). HTTP 409.
+ */
 public class IdempotencyInProgressException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
 
   private final Duration leaseRemaining;
 
-  public IdempotencyInProgressException(String scope, String redactedKey, Duration leaseRemaining, String detail) {
-    super("another call with the same key is still in progress" + (detail == null ? "" : " (" + detail + ")")
-        + "; its lease ends in " + leaseRemaining.toMillis() + " ms: retry later"
-        + where(scope, redactedKey), scope, redactedKey, null);
+  public IdempotencyInProgressException(
+      String scope, String redactedKey, Duration leaseRemaining, String detail) {
+    super(
+        "another call with the same key is still in progress"
+            + (detail == null ? "" : " (" + detail + ")")
+            + "; its lease ends in "
+            + leaseRemaining.toMillis()
+            + " ms: retry later"
+            + where(scope, redactedKey),
+        scope,
+        redactedKey,
+        null);
     this.leaseRemaining = leaseRemaining;
   }
 
-  /** How long until the holder's lease ends if it is not renewed: a reasonable {@code Retry-After}. */
+  /**
+   * How long until the holder's lease ends if it is not renewed: a reasonable {@code Retry-After}.
+   */
   public Duration leaseRemaining() {
     return leaseRemaining;
   }

@@ -1,6 +1,9 @@
 package dev.idempotent;
 
-/** The key could not be computed for these arguments: null or blank, or the expression failed. HTTP 400. */
+/**
+ * The key could not be computed for these arguments: null or blank, or the expression failed. HTTP
+ * 400.
+ */
 public class IdempotencyKeyException extends IdempotencyException {
   private static final long serialVersionUID = 1L;
 

@@ -7,14 +7,15 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * The per-operation settings of a programmatic call: what {@link Idempotent} says for a woven method.
- * Immutable and reusable; build it once per operation.
+ * The per-operation settings of a programmatic call: what {@link Idempotent} says for a woven
+ * method. Immutable and reusable; build it once per operation.
  *
  * <pre>{@code
  * static final IdempotencyPolicy SUBMIT = IdempotencyPolicy.builder("orders.submit")
  *     .ttl(Duration.ofHours(24)).onInProgress(OnInProgress.WAIT).build();
  * Receipt r = Idempotency.global().execute(SUBMIT, idempotencyKey, request, () -> orders.submit(request));
  * }</pre>
+ *
  * Settings left unset take the configuration's defaults.
  */
 public final class IdempotencyPolicy {
@@ -27,10 +28,17 @@ public final class IdempotencyPolicy {
   private final OnInProgress onInProgress;
   private final Class<? extends Throwable>[] recordFailures;
   private final Type resultType;
-  /** The plan of this policy's last call, so that the next one does not resolve it again; see {@link Idempotency}. */
+
+  /**
+   * The plan of this policy's last call, so that the next one does not resolve it again; see {@link
+   * Idempotency}.
+   */
   volatile CachedPlan cachedPlan;
 
-  /** A plan and what it was built for: an instance, async or not, and the context class loader of the call. */
+  /**
+   * A plan and what it was built for: an instance, async or not, and the context class loader of
+   * the call.
+   */
   record CachedPlan(Idempotency owner, boolean async, ClassLoader loader, OperationPlan plan) {}
 
   private IdempotencyPolicy(Builder b) {
@@ -45,7 +53,9 @@ public final class IdempotencyPolicy {
     this.resultType = b.resultType;
   }
 
-  /** @param scope the namespace of this operation's keys, for example {@code orders.submit} */
+  /**
+   * @param scope the namespace of this operation's keys, for example {@code orders.submit}
+   */
   public static Builder builder(String scope) {
     return new Builder(scope);
   }
@@ -93,9 +103,23 @@ public final class IdempotencyPolicy {
 
   @Override
   public String toString() {
-    return "IdempotencyPolicy{scope=" + scope + ", store=" + store + ", ttl=" + ttl + ", lease=" + lease
-        + ", waitTimeout=" + waitTimeout + ", " + onDuplicate + ", " + onInProgress + ", recordFailures="
-        + Arrays.toString(recordFailures) + "}";
+    return "IdempotencyPolicy{scope="
+        + scope
+        + ", store="
+        + store
+        + ", ttl="
+        + ttl
+        + ", lease="
+        + lease
+        + ", waitTimeout="
+        + waitTimeout
+        + ", "
+        + onDuplicate
+        + ", "
+        + onInProgress
+        + ", recordFailures="
+        + Arrays.toString(recordFailures)
+        + "}";
   }
 
   /** Validating builder. */
@@ -107,19 +131,23 @@ public final class IdempotencyPolicy {
     private Duration waitTimeout;
     private OnDuplicate onDuplicate = OnDuplicate.REPLAY;
     private OnInProgress onInProgress = OnInProgress.REJECT;
+
     @SuppressWarnings("unchecked")
     private Class<? extends Throwable>[] recordFailures = new Class[0];
+
     private Type resultType = Object.class;
 
     private Builder(String scope) {
       if (scope == null || scope.isBlank()) {
-        throw new IllegalArgumentException("scope must not be blank: name the operation, e.g. \"orders.submit\"");
+        throw new IllegalArgumentException(
+            "scope must not be blank: name the operation, e.g. \"orders.submit\"");
       }
       this.scope = scope;
     }
 
     public Builder store(String name) {
-      this.store = Objects.requireNonNull(name, "store name must not be null (\"\" = default store)");
+      this.store =
+          Objects.requireNonNull(name, "store name must not be null (\"\" = default store)");
       return this;
     }
 

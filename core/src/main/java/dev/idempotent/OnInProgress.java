@@ -5,8 +5,9 @@ public enum OnInProgress {
   /** Throw {@link IdempotencyInProgressException} at once. */
   REJECT,
   /**
-   * Block until the holder completes (then replay), releases (then claim and run), or the wait timeout passes
-   * (then {@link IdempotencyInProgressException}). A waiter never touches the holder's claim.
+   * Block until the holder completes (then replay), releases (then claim and run), or the wait
+   * timeout passes (then {@link IdempotencyInProgressException}). A waiter never touches the
+   * holder's claim.
    */
   WAIT
 }

@@ -15,9 +15,9 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
- * One-time submit tokens, the classic guard against a form submitted twice: the server {@link #issue issues} a
- * token when it renders the form, and the submit runs only with a token issued for that form (the <b>scene</b>)
- * and that user (the <b>subject</b>), at most once.
+ * One-time submit tokens, the classic guard against a form submitted twice: the server {@link
+ * #issue issues} a token when it renders the form, and the submit runs only with a token issued for
+ * that form (the <b>scene</b>) and that user (the <b>subject</b>), at most once.
  *
  * <pre>{@code
  * SubmitTokens tokens = SubmitTokens.create(Idempotency.global());
@@ -26,27 +26,32 @@ import java.util.concurrent.Callable;
  * }</pre>
  *
  * <h2>How it is built</h2>
- * On the store's ordinary claim/complete/release, with no operation of its own:
- * <ol>
- *   <li>{@link #issue} draws 192 random bits from {@link SecureRandom} (32 URL-safe base64 characters) and
- *       records an "issued" outcome under the scope {@code submit-token:<scene>}, keyed by the token and a digest
- *       of the subject, kept for the ttl (default {@link #DEFAULT_TTL}, so a long form does not expire under its
- *       user).</li>
- *   <li>{@link #execute} first reads that record. A forged token, another subject's token and an expired one
- *       are all "not found" and get the same {@link SubmitTokenException} (HTTP 400), so tokens cannot be
- *       probed.</li>
- *   <li>Then the submit runs through the executor under the scope {@code submit:<scene>} and the same key: N
- *       concurrent submits with one token run once ({@link OnInProgress#WAIT} by default: the others wait and get
- *       its outcome). A submit that throws releases the claim, so <b>a failed submit does not burn the
- *       token</b>; the token is consumed only when the outcome is recorded (with the JDBC store's
- *       caller-transaction mode, when the business transaction commits). A repeat after success gets the first
- *       outcome, or with {@link OnDuplicate#REJECT} a {@link DuplicateRequestException} ("already
- *       submitted").</li>
- * </ol>
- * A woven {@code @Idempotent} method can require a valid token too: call {@link #require} first in it, with the
- * token as its key (a refused token throws before anything ran, so nothing is recorded).
  *
- * <p>Store failures follow the configuration's {@link StoreFailurePolicy}. Immutable and thread-safe.
+ * On the store's ordinary claim/complete/release, with no operation of its own:
+ *
+ * <ol>
+ *   <li>{@link #issue} draws 192 random bits from {@link SecureRandom} (32 URL-safe base64
+ *       characters) and records an "issued" outcome under the scope {@code submit-token:<scene>},
+ *       keyed by the token and a digest of the subject, kept for the ttl (default {@link
+ *       #DEFAULT_TTL}, so a long form does not expire under its user).
+ *   <li>{@link #execute} first reads that record. A forged token, another subject's token and an
+ *       expired one are all "not found" and get the same {@link SubmitTokenException} (HTTP 400),
+ *       so tokens cannot be probed.
+ *   <li>Then the submit runs through the executor under the scope {@code submit:<scene>} and the
+ *       same key: N concurrent submits with one token run once ({@link OnInProgress#WAIT} by
+ *       default: the others wait and get its outcome). A submit that throws releases the claim, so
+ *       <b>a failed submit does not burn the token</b>; the token is consumed only when the outcome
+ *       is recorded (with the JDBC store's caller-transaction mode, when the business transaction
+ *       commits). A repeat after success gets the first outcome, or with {@link OnDuplicate#REJECT}
+ *       a {@link DuplicateRequestException} ("already submitted").
+ * </ol>
+ *
+ * A woven {@code @Idempotent} method can require a valid token too: call {@link #require} first in
+ * it, with the token as its key (a refused token throws before anything ran, so nothing is
+ * recorded).
+ *
+ * <p>Store failures follow the configuration's {@link StoreFailurePolicy}. Immutable and
+ * thread-safe.
  */
 public final class SubmitTokens {
   /** How long an issued token stays valid: 15 minutes. */
@@ -84,7 +89,10 @@ public final class SubmitTokens {
     return builder(idempotency).build();
   }
 
-  /** A validating builder over {@code idempotency} (its store, clock, listener and store-failure policy). */
+  /**
+   * A validating builder over {@code idempotency} (its store, clock, listener and store-failure
+   * policy).
+   */
   public static Builder builder(Idempotency idempotency) {
     return new Builder(idempotency);
   }
@@ -93,18 +101,23 @@ public final class SubmitTokens {
    * A new token for the form {@code scene} and the user {@code subject}, valid for the ttl.
    *
    * @param scene names the form, for example {@code orders.new} or the path it posts to
-   * @param subject the user or session the token is bound to ({@code ""} for none, which binds it to the scene only)
+   * @param subject the user or session the token is bound to ({@code ""} for none, which binds it
+   *     to the scene only)
    * @throws IdempotencyStoreException when the store fails and the policy is fail-closed
    */
   public String issue(String scene, String subject) {
     checkScene(scene);
-    Objects.requireNonNull(subject, "subject must not be null (use \"\" for a token bound to the scene only)");
+    Objects.requireNonNull(
+        subject, "subject must not be null (use \"\" for a token bound to the scene only)");
     byte[] bits = new byte[TOKEN_BYTES];
     RANDOM.nextBytes(bits);
     String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bits);
     try {
-      executor.execute(plan(ISSUED_SCOPE + scene, OnInProgress.REJECT, OnDuplicate.REPLAY, Object.class),
-          recordKey(token, subject), null, () -> Boolean.TRUE);
+      executor.execute(
+          plan(ISSUED_SCOPE + scene, OnInProgress.REJECT, OnDuplicate.REPLAY, Object.class),
+          recordKey(token, subject),
+          null,
+          () -> Boolean.TRUE);
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable t) {
@@ -114,10 +127,11 @@ public final class SubmitTokens {
   }
 
   /**
-   * Whether {@code token} was issued for {@code scene} and {@code subject} and has not expired (used or not).
-   * Reads only.
+   * Whether {@code token} was issued for {@code scene} and {@code subject} and has not expired
+   * (used or not). Reads only.
    *
-   * @throws IdempotencyStoreException when the store fails (whatever the policy: a check cannot fail open)
+   * @throws IdempotencyStoreException when the store fails (whatever the policy: a check cannot
+   *     fail open)
    */
   public boolean isIssued(String scene, String subject, String token) {
     checkScene(scene);
@@ -125,22 +139,24 @@ public final class SubmitTokens {
       return false;
     }
     IdempotencyStore s = idempotency.config().store(store);
-    RecordKey key = RecordKey.of(ISSUED_SCOPE + scene, recordKey(token, subject)).fittedTo(s.maxKeyLength());
+    RecordKey key =
+        RecordKey.of(ISSUED_SCOPE + scene, recordKey(token, subject)).fittedTo(s.maxKeyLength());
     Optional<IdempotencyRecord> rec;
     try {
       rec = s.read(key);
     } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new IdempotencyStoreException("the idempotency store failed while checking a submit token: " + e,
-          key.scope(), null, e);
+      throw new IdempotencyStoreException(
+          "the idempotency store failed while checking a submit token: " + e, key.scope(), null, e);
     }
     return rec.isPresent() && rec.get().isCompleted();
   }
 
   /**
-   * Throws {@link SubmitTokenException} unless {@code token} was issued for {@code scene} and {@code subject} and
-   * has not expired. With a fail-open configuration a store failure lets the call through.
+   * Throws {@link SubmitTokenException} unless {@code token} was issued for {@code scene} and
+   * {@code subject} and has not expired. With a fail-open configuration a store failure lets the
+   * call through.
    */
   public void require(String scene, String subject, String token) {
     boolean issued;
@@ -158,26 +174,36 @@ public final class SubmitTokens {
   }
 
   /**
-   * Runs {@code body} once for {@code token}, if it was issued for {@code scene} and {@code subject}; see the
-   * class description.
+   * Runs {@code body} once for {@code token}, if it was issued for {@code scene} and {@code
+   * subject}; see the class description.
    *
-   * @throws SubmitTokenException when the token was not issued for this scene and subject, or has expired
-   * @throws Exception what {@code body} threw (unchanged; the token stays usable), or an
-   *     {@link IdempotencyException} (in progress, already submitted, store failure)
+   * @throws SubmitTokenException when the token was not issued for this scene and subject, or has
+   *     expired
+   * @throws Exception what {@code body} threw (unchanged; the token stays usable), or an {@link
+   *     IdempotencyException} (in progress, already submitted, store failure)
    */
-  public <T> T execute(String scene, String subject, String token, Callable<T> body) throws Exception {
+  public <T> T execute(String scene, String subject, String token, Callable<T> body)
+      throws Exception {
     return execute(scene, subject, token, Object.class, body);
   }
 
-  /** {@link #execute(String, String, String, Callable)} with the declared result type, for the codec. */
+  /**
+   * {@link #execute(String, String, String, Callable)} with the declared result type, for the
+   * codec.
+   */
   @SuppressWarnings("unchecked")
-  public <T> T execute(String scene, String subject, String token, Type resultType, Callable<T> body)
+  public <T> T execute(
+      String scene, String subject, String token, Type resultType, Callable<T> body)
       throws Exception {
     Objects.requireNonNull(body, "body");
     require(scene, subject, token);
     try {
-      return (T) executor.execute(plan(SUBMIT_SCOPE + scene, onInProgress, onDuplicate, resultType),
-          recordKey(token, subject), null, body::call);
+      return (T)
+          executor.execute(
+              plan(SUBMIT_SCOPE + scene, onInProgress, onDuplicate, resultType),
+              recordKey(token, subject),
+              null,
+              body::call);
     } catch (Exception | Error e) {
       throw e;
     } catch (Throwable t) {
@@ -202,19 +228,28 @@ public final class SubmitTokens {
     return onInProgress;
   }
 
-  private OperationPlan plan(String scope, OnInProgress inProgress, OnDuplicate duplicate, Type resultType) {
-    IdempotencyPolicy.Builder p = IdempotencyPolicy.builder(scope).store(store).ttl(ttl)
-        .onInProgress(inProgress).onDuplicate(duplicate).resultType(resultType);
+  private OperationPlan plan(
+      String scope, OnInProgress inProgress, OnDuplicate duplicate, Type resultType) {
+    IdempotencyPolicy.Builder p =
+        IdempotencyPolicy.builder(scope)
+            .store(store)
+            .ttl(ttl)
+            .onInProgress(inProgress)
+            .onDuplicate(duplicate)
+            .resultType(resultType);
     if (lease != null) {
       p.lease(lease);
     }
     if (waitTimeout != null) {
       p.waitTimeout(waitTimeout);
     }
-    return OperationPlan.of(p.build(), idempotency.config(), false, Thread.currentThread().getContextClassLoader());
+    return OperationPlan.of(
+        p.build(), idempotency.config(), false, Thread.currentThread().getContextClassLoader());
   }
 
-  /** The token, then a digest of the subject: binds the record to both without storing the subject. */
+  /**
+   * The token, then a digest of the subject: binds the record to both without storing the subject.
+   */
   private static String recordKey(String token, String subject) {
     return token + "." + Fingerprints.of(subject);
   }
@@ -225,7 +260,11 @@ public final class SubmitTokens {
     }
     for (int i = 0; i < token.length(); i++) {
       char c = token.charAt(i);
-      if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_')) {
+      if (!(c >= 'A' && c <= 'Z'
+          || c >= 'a' && c <= 'z'
+          || c >= '0' && c <= '9'
+          || c == '-'
+          || c == '_')) {
         return false;
       }
     }
@@ -234,11 +273,14 @@ public final class SubmitTokens {
 
   private static void checkScene(String scene) {
     if (scene == null || scene.isBlank()) {
-      throw new IllegalArgumentException("scene must not be blank: name the form, e.g. \"orders.new\"");
+      throw new IllegalArgumentException(
+          "scene must not be blank: name the form, e.g. \"orders.new\"");
     }
   }
 
-  /** Validating builder; unset durations take {@link #DEFAULT_TTL} and the configuration's defaults. */
+  /**
+   * Validating builder; unset durations take {@link #DEFAULT_TTL} and the configuration's defaults.
+   */
   public static final class Builder {
     private final Idempotency idempotency;
     private Duration ttl = DEFAULT_TTL;
@@ -272,23 +314,32 @@ public final class SubmitTokens {
 
     /** The named store (default {@code ""}: the default store). */
     public Builder store(String name) {
-      this.store = Objects.requireNonNull(name, "store name must not be null (\"\" = default store)");
+      this.store =
+          Objects.requireNonNull(name, "store name must not be null (\"\" = default store)");
       return this;
     }
 
-    /** A submit after the token was used: {@code REPLAY} the first outcome (default) or {@code REJECT} it. */
+    /**
+     * A submit after the token was used: {@code REPLAY} the first outcome (default) or {@code
+     * REJECT} it.
+     */
     public Builder onDuplicate(OnDuplicate onDuplicate) {
       this.onDuplicate = Objects.requireNonNull(onDuplicate, "onDuplicate");
       return this;
     }
 
-    /** A submit while another with the same token runs: {@code WAIT} for it (default) or {@code REJECT}. */
+    /**
+     * A submit while another with the same token runs: {@code WAIT} for it (default) or {@code
+     * REJECT}.
+     */
     public Builder onInProgress(OnInProgress onInProgress) {
       this.onInProgress = Objects.requireNonNull(onInProgress, "onInProgress");
       return this;
     }
 
-    /** @throws IdempotencyConfigurationException when the named store is not configured */
+    /**
+     * @throws IdempotencyConfigurationException when the named store is not configured
+     */
     public SubmitTokens build() {
       return new SubmitTokens(this);
     }

@@ -32,8 +32,11 @@ import org.junit.jupiter.api.Timeout;
 class AdministrationTest {
   private static final String SECRET = "4111111111111111";
   private static final String KEY = "card=" + SECRET;
-  private static final IdempotencyPolicy POLICY = IdempotencyPolicy.builder("payments.charge")
-      .resultType(Receipt.class).ttl(Duration.ofMinutes(10)).build();
+  private static final IdempotencyPolicy POLICY =
+      IdempotencyPolicy.builder("payments.charge")
+          .resultType(Receipt.class)
+          .ttl(Duration.ofMinutes(10))
+          .build();
 
   record Receipt(String id) implements Serializable {}
 
@@ -49,8 +52,13 @@ class AdministrationTest {
   @BeforeEach
   void setUp() {
     System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-    idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).store("archive", archive)
-        .listener(events::add).build());
+    idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .store("archive", archive)
+                .listener(events::add)
+                .build());
   }
 
   @AfterEach
@@ -85,16 +93,28 @@ class AdministrationTest {
     assertThat(view.fingerprinted()).isFalse();
     assertThat(view.expiresIn()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(10));
     assertThat(view.toString()).doesNotContain(SECRET).doesNotContain("r-1");
-    assertThat(idem.inspect(null, "payments.charge", KEY)).as("null is the default store too").contains(view);
+    assertThat(idem.inspect(null, "payments.charge", KEY))
+        .as("null is the default store too")
+        .contains(view);
   }
 
   @Test
   void inspectShowsARecordedFailureAndAFingerprint() {
-    IdempotencyPolicy recording = IdempotencyPolicy.builder("payments.refund").resultType(Receipt.class)
-        .recordFailures(IllegalStateException.class).build();
-    assertThatThrownBy(() -> idem.execute(recording, "k", new Receipt("payload"), () -> {
-      throw new IllegalStateException("card declined");
-    })).isInstanceOf(IllegalStateException.class);
+    IdempotencyPolicy recording =
+        IdempotencyPolicy.builder("payments.refund")
+            .resultType(Receipt.class)
+            .recordFailures(IllegalStateException.class)
+            .build();
+    assertThatThrownBy(
+            () ->
+                idem.execute(
+                    recording,
+                    "k",
+                    new Receipt("payload"),
+                    () -> {
+                      throw new IllegalStateException("card declined");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
 
     IdempotencyRecordView view = idem.inspect("", "payments.refund", "k").orElseThrow();
 
@@ -143,8 +163,11 @@ class AdministrationTest {
 
     assertThat(idem.inspect("", "payments.charge", KEY)).isEmpty();
     assertThat(charge(KEY).id()).as("the method runs again").isEqualTo("r-2");
-    IdempotencyEvent event = events.stream().filter(e -> e.type() == IdempotencyEvent.Type.FORCE_EXPIRED)
-        .findFirst().orElseThrow();
+    IdempotencyEvent event =
+        events.stream()
+            .filter(e -> e.type() == IdempotencyEvent.Type.FORCE_EXPIRED)
+            .findFirst()
+            .orElseThrow();
     assertThat(event.scope()).isEqualTo("payments.charge");
     assertThat(event.redactedKey()).isEqualTo(RecordKey.of("payments.charge", KEY).redactedKey());
     assertThat(event.duration()).isZero();
@@ -165,23 +188,34 @@ class AdministrationTest {
   void forceExpireOfAStuckCallLetsTheNextCallRunAndFencesTheStuckOne() throws Exception {
     CountDownLatch inside = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    Future<Receipt> stuck = pool.submit(() -> idem.execute(POLICY, "k", () -> {
-      inside.countDown();
-      finish.await(10, TimeUnit.SECONDS);
-      return new Receipt("stuck");
-    }));
+    Future<Receipt> stuck =
+        pool.submit(
+            () ->
+                idem.execute(
+                    POLICY,
+                    "k",
+                    () -> {
+                      inside.countDown();
+                      finish.await(10, TimeUnit.SECONDS);
+                      return new Receipt("stuck");
+                    }));
     assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
-    assertThat(idem.inspect("", "payments.charge", "k").orElseThrow().status()).isEqualTo(RecordStatus.IN_PROGRESS);
+    assertThat(idem.inspect("", "payments.charge", "k").orElseThrow().status())
+        .isEqualTo(RecordStatus.IN_PROGRESS);
 
     assertThat(idem.forceExpire("", "payments.charge", "k")).isTrue();
 
     assertThat(charge("k").id()).as("a second execution starts at once").isEqualTo("r-1");
     finish.countDown();
-    assertThat(stuck.get(5, TimeUnit.SECONDS).id()).as("the stuck call still returns its own result")
+    assertThat(stuck.get(5, TimeUnit.SECONDS).id())
+        .as("the stuck call still returns its own result")
         .isEqualTo("stuck");
-    assertThat(events).extracting(IdempotencyEvent::type).contains(IdempotencyEvent.Type.FORCE_EXPIRED,
-        IdempotencyEvent.Type.FENCED);
-    assertThat(charge("k").id()).as("the second execution's outcome is the one recorded").isEqualTo("r-1");
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
+        .contains(IdempotencyEvent.Type.FORCE_EXPIRED, IdempotencyEvent.Type.FENCED);
+    assertThat(charge("k").id())
+        .as("the second execution's outcome is the one recorded")
+        .isEqualTo("r-1");
   }
 
   @Test
@@ -190,21 +224,27 @@ class AdministrationTest {
     archive.claim(key, "o", null, Duration.ofSeconds(30));
     archive.complete(key, "o", new byte[] {'N'}, Duration.ofMinutes(1));
 
-    assertThat(idem.inspect("archive", "payments.charge", "k").orElseThrow().store()).isEqualTo("archive");
-    assertThat(idem.forceExpire("", "payments.charge", "k")).as("the default store has no such record").isFalse();
+    assertThat(idem.inspect("archive", "payments.charge", "k").orElseThrow().store())
+        .isEqualTo("archive");
+    assertThat(idem.forceExpire("", "payments.charge", "k"))
+        .as("the default store has no such record")
+        .isFalse();
     assertThat(idem.forceExpire("archive", "payments.charge", "k")).isTrue();
     assertThat(archive.size()).isZero();
     assertThatThrownBy(() -> idem.inspect("nope", "payments.charge", "k"))
-        .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("unknown store 'nope'");
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContaining("unknown store 'nope'");
     assertThatThrownBy(() -> idem.forceExpire("nope", "payments.charge", "k"))
         .isInstanceOf(IdempotencyConfigurationException.class);
   }
 
   @Test
   void blankScopesAndKeysAreRefused() {
-    assertThatThrownBy(() -> idem.inspect("", "", "k")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> idem.inspect("", "", "k"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("scope");
-    assertThatThrownBy(() -> idem.forceExpire("", "payments.charge", " ")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> idem.forceExpire("", "payments.charge", " "))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("key");
   }
 
@@ -212,10 +252,12 @@ class AdministrationTest {
   void storeFailuresBecomeStoreExceptionsThatNameNoKey() {
     store.failDelete = new IllegalStateException("connection reset while deleting " + KEY);
 
-    Throwable error = org.assertj.core.api.Assertions.catchThrowable(
-        () -> idem.forceExpire("", "payments.charge", KEY));
+    Throwable error =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () -> idem.forceExpire("", "payments.charge", KEY));
 
-    assertThat(error).isInstanceOf(IdempotencyStoreException.class)
+    assertThat(error)
+        .isInstanceOf(IdempotencyStoreException.class)
         .hasMessageContaining("force-expiring the record in the default store (TestStore) failed")
         .hasMessageContaining(IllegalStateException.class.getName())
         .hasMessageNotContaining(SECRET);
@@ -235,9 +277,15 @@ class AdministrationTest {
 
   @Test
   void aListenerThatThrowsDoesNotFailTheForceExpire() throws Exception {
-    Idempotency throwing = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(e -> {
-      throw new IllegalStateException("listener bug");
-    }).build());
+    Idempotency throwing =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .listener(
+                    e -> {
+                      throw new IllegalStateException("listener bug");
+                    })
+                .build());
     charge(KEY);
 
     assertThat(throwing.forceExpire("", "payments.charge", KEY)).isTrue();

@@ -7,9 +7,10 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code idempotent.store=fake}, found through the class loader {@link StoreCreationTest} builds. Creating the
- * store takes {@code idempotent.fake.delay}; {@code idempotent.fake.fail=bad-setting} is a wrong setting; while
- * {@link #reachable} is false the backend cannot be reached; otherwise it creates a {@link RealClockStore}.
+ * {@code idempotent.store=fake}, found through the class loader {@link StoreCreationTest} builds.
+ * Creating the store takes {@code idempotent.fake.delay}; {@code idempotent.fake.fail=bad-setting}
+ * is a wrong setting; while {@link #reachable} is false the backend cannot be reached; otherwise it
+ * creates a {@link RealClockStore}.
  */
 public final class FakeStoreProvider implements IdempotencyStoreProvider {
   static final AtomicInteger attempts = new AtomicInteger();

@@ -20,18 +20,25 @@ class IdempotencyConfigTest {
   @Test
   void badValuesFailAtBuildTimeNamingTheSetting() {
     assertThatThrownBy(() -> IdempotencyConfig.builder().defaultTtl(Duration.ZERO))
-        .hasMessageContaining("defaultTtl").hasMessageContaining("positive");
-    assertThatThrownBy(() -> IdempotencyConfig.builder().store(" ", new TestStore())).hasMessageContaining("store name");
+        .hasMessageContaining("defaultTtl")
+        .hasMessageContaining("positive");
+    assertThatThrownBy(() -> IdempotencyConfig.builder().store(" ", new TestStore()))
+        .hasMessageContaining("store name");
     assertThatThrownBy(() -> IdempotencyConfig.builder().build())
-        .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("no default store");
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContaining("no default store");
     assertThatThrownBy(() -> IdempotencyPolicy.builder("")).hasMessageContaining("scope");
   }
 
   @Test
   void fromCopiesEverySetting() {
     TestStore a = new TestStore();
-    IdempotencyConfig base = IdempotencyConfig.builder().defaultStore(a).store("x", a)
-        .defaultLease(Duration.ofSeconds(5)).build();
+    IdempotencyConfig base =
+        IdempotencyConfig.builder()
+            .defaultStore(a)
+            .store("x", a)
+            .defaultLease(Duration.ofSeconds(5))
+            .build();
     IdempotencyConfig copy = IdempotencyConfig.from(base).defaultTtl(Duration.ofMinutes(1)).build();
     assertThat(copy.defaultLease()).isEqualTo(Duration.ofSeconds(5));
     assertThat(copy.store("x")).isSameAs(a);

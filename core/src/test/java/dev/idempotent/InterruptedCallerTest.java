@@ -23,14 +23,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Calls from an interrupted thread, on a store that, like Redisson, fails every operation while the calling
- * thread's interrupt flag is set: an interrupt is never a store failure, the method never runs because of one,
- * and an outcome is not lost because the method's thread was interrupted.
+ * Calls from an interrupted thread, on a store that, like Redisson, fails every operation while the
+ * calling thread's interrupt flag is set: an interrupt is never a store failure, the method never
+ * runs because of one, and an outcome is not lost because the method's thread was interrupted.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class InterruptedCallerTest {
   private static final String SCOPE = "test.interrupted";
-  private static final IdempotencyPolicy POLICY = IdempotencyPolicy.builder(SCOPE).resultType(String.class).build();
+  private static final IdempotencyPolicy POLICY =
+      IdempotencyPolicy.builder(SCOPE).resultType(String.class).build();
 
   private final InterruptSensitiveStore store = new InterruptSensitiveStore();
   private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
@@ -42,8 +43,12 @@ class InterruptedCallerTest {
   }
 
   private Idempotency idempotency(StoreFailurePolicy failurePolicy) {
-    return Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .storeFailurePolicy(failurePolicy).build());
+    return Idempotency.create(
+        IdempotencyConfig.builder()
+            .defaultStore(store)
+            .listener(events::add)
+            .storeFailurePolicy(failurePolicy)
+            .build());
   }
 
   private String body() {
@@ -57,8 +62,8 @@ class InterruptedCallerTest {
 
   @ParameterizedTest
   @EnumSource(StoreFailurePolicy.class)
-  void interruptedCallOfACompletedKeyIsAnInterruptErrorAndNeverRunsTheMethodAgain(StoreFailurePolicy failurePolicy)
-      throws Exception {
+  void interruptedCallOfACompletedKeyIsAnInterruptErrorAndNeverRunsTheMethodAgain(
+      StoreFailurePolicy failurePolicy) throws Exception {
     Idempotency idem = idempotency(failurePolicy);
     assertThat(idem.execute(POLICY, "k", this::body)).isEqualTo("done-1");
     events.clear();
@@ -67,16 +72,24 @@ class InterruptedCallerTest {
     Throwable error = catchThrowable(() -> idem.execute(POLICY, "k", this::body));
     boolean stillInterrupted = Thread.interrupted();
 
-    assertThat(error).isInstanceOf(IdempotencyInterruptedException.class).hasMessageContaining("interrupted")
+    assertThat(error)
+        .isInstanceOf(IdempotencyInterruptedException.class)
+        .hasMessageContaining("interrupted")
         .hasMessageContaining(SCOPE);
     assertThat(((IdempotencyException) error).httpStatus()).isEqualTo(503);
     assertThat(stillInterrupted).as("the interrupt flag is still set").isTrue();
     assertThat(runs).as("executions").hasValue(1);
-    assertThat(eventTypes()).doesNotContain(IdempotencyEvent.Type.FAIL_OPEN, IdempotencyEvent.Type.STORE_ERROR);
-    assertThat(idem.execute(POLICY, "k", this::body)).as("a later call replays").isEqualTo("done-1");
+    assertThat(eventTypes())
+        .doesNotContain(IdempotencyEvent.Type.FAIL_OPEN, IdempotencyEvent.Type.STORE_ERROR);
+    assertThat(idem.execute(POLICY, "k", this::body))
+        .as("a later call replays")
+        .isEqualTo("done-1");
   }
 
-  /** Whether a store still answers on an interrupted thread varies; the executor decides before asking it. */
+  /**
+   * Whether a store still answers on an interrupted thread varies; the executor decides before
+   * asking it.
+   */
   @ParameterizedTest
   @EnumSource(StoreFailurePolicy.class)
   void aThreadInterruptedOnEntryNeverReachesTheStore(StoreFailurePolicy failurePolicy) {
@@ -87,7 +100,9 @@ class InterruptedCallerTest {
     Throwable error = catchThrowable(() -> idem.execute(POLICY, "fresh", this::body));
 
     assertThat(Thread.interrupted()).as("the interrupt flag is still set").isTrue();
-    assertThat(error).isInstanceOf(IdempotencyInterruptedException.class).hasMessageContaining("before the call");
+    assertThat(error)
+        .isInstanceOf(IdempotencyInterruptedException.class)
+        .hasMessageContaining("before the call");
     assertThat(store.inner.claims).as("claims made").hasValue(claimsBefore);
     assertThat(runs).hasValue(0);
   }
@@ -117,23 +132,32 @@ class InterruptedCallerTest {
 
     assertThat(error).isInstanceOf(IdempotencyInterruptedException.class);
     assertThat(store.inner.read(RecordKey.of(SCOPE, "fresh"))).as("no claim left behind").isEmpty();
-    assertThat(idem.execute(POLICY, "fresh", this::body)).as("a retry runs at once").isEqualTo("done-1");
+    assertThat(idem.execute(POLICY, "fresh", this::body))
+        .as("a retry runs at once")
+        .isEqualTo("done-1");
   }
 
   @Test
   void theOutcomeOfAMethodThatInterruptedItsThreadIsRecordedAtOnce() throws Exception {
     Idempotency idem = idempotency(StoreFailurePolicy.FAIL_CLOSED);
 
-    String result = idem.execute(POLICY, "k", () -> {
-      Thread.currentThread().interrupt(); // the method was interrupted and kept the flag, as it should
-      return body();
-    });
+    String result =
+        idem.execute(
+            POLICY,
+            "k",
+            () -> {
+              Thread.currentThread()
+                  .interrupt(); // the method was interrupted and kept the flag, as it should
+              return body();
+            });
     boolean stillInterrupted = Thread.interrupted();
 
     assertThat(result).isEqualTo("done-1");
     assertThat(stillInterrupted).as("the interrupt flag is still set").isTrue();
     IdempotencyRecord record = store.inner.read(RecordKey.of(SCOPE, "k")).orElseThrow();
-    assertThat(record.status()).as("recorded before the call returned").isEqualTo(RecordStatus.COMPLETED);
+    assertThat(record.status())
+        .as("recorded before the call returned")
+        .isEqualTo(RecordStatus.COMPLETED);
     assertThat(eventTypes()).containsExactly(IdempotencyEvent.Type.EXECUTED);
     assertThat(idem.execute(POLICY, "k", this::body)).isEqualTo("done-1");
     assertThat(runs).hasValue(1);
@@ -144,56 +168,81 @@ class InterruptedCallerTest {
     Idempotency idem = idempotency(StoreFailurePolicy.FAIL_CLOSED);
     IllegalStateException failure = new IllegalStateException("not recorded");
 
-    Throwable error = catchThrowable(() -> idem.execute(POLICY, "k", () -> {
-      Thread.currentThread().interrupt();
-      runs.incrementAndGet();
-      throw failure;
-    }));
+    Throwable error =
+        catchThrowable(
+            () ->
+                idem.execute(
+                    POLICY,
+                    "k",
+                    () -> {
+                      Thread.currentThread().interrupt();
+                      runs.incrementAndGet();
+                      throw failure;
+                    }));
     boolean stillInterrupted = Thread.interrupted();
 
     assertThat(error).isSameAs(failure);
     assertThat(stillInterrupted).isTrue();
-    assertThat(store.inner.read(RecordKey.of(SCOPE, "k"))).as("released before the call returned").isEmpty();
+    assertThat(store.inner.read(RecordKey.of(SCOPE, "k")))
+        .as("released before the call returned")
+        .isEmpty();
     assertThat(eventTypes()).doesNotContain(IdempotencyEvent.Type.STORE_ERROR);
-    assertThat(idem.execute(POLICY, "k", this::body)).as("a retry runs at once").isEqualTo("done-2");
+    assertThat(idem.execute(POLICY, "k", this::body))
+        .as("a retry runs at once")
+        .isEqualTo("done-2");
   }
 
   @Test
   void aWaiterInterruptedWhileWaitingGetsAnInterruptError() throws Exception {
     Idempotency idem = idempotency(StoreFailurePolicy.FAIL_OPEN);
-    IdempotencyPolicy wait = IdempotencyPolicy.builder(SCOPE).resultType(String.class)
-        .onInProgress(OnInProgress.WAIT).waitTimeout(Duration.ofSeconds(20)).build();
+    IdempotencyPolicy wait =
+        IdempotencyPolicy.builder(SCOPE)
+            .resultType(String.class)
+            .onInProgress(OnInProgress.WAIT)
+            .waitTimeout(Duration.ofSeconds(20))
+            .build();
     store.inner.claim(RecordKey.of(SCOPE, "held"), "holder", null, Duration.ofMinutes(5));
 
     AtomicReference<Throwable> error = new AtomicReference<>();
     AtomicBoolean flagAfter = new AtomicBoolean();
-    Thread waiter = new Thread(() -> {
-      error.set(catchThrowable(() -> idem.execute(wait, "held", this::body)));
-      flagAfter.set(Thread.currentThread().isInterrupted());
-    });
+    Thread waiter =
+        new Thread(
+            () -> {
+              error.set(catchThrowable(() -> idem.execute(wait, "held", this::body)));
+              flagAfter.set(Thread.currentThread().isInterrupted());
+            });
     waiter.start();
-    assertThat(store.waiting.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("the waiter waits").isTrue();
+    assertThat(store.waiting.await(10, java.util.concurrent.TimeUnit.SECONDS))
+        .as("the waiter waits")
+        .isTrue();
     waiter.interrupt();
     waiter.join(10_000);
 
     assertThat(waiter.isAlive()).isFalse();
-    assertThat(error.get()).isInstanceOf(IdempotencyInterruptedException.class)
+    assertThat(error.get())
+        .isInstanceOf(IdempotencyInterruptedException.class)
         .hasMessageContaining("interrupted while waiting");
     assertThat(flagAfter).isTrue();
     assertThat(runs).hasValue(0);
   }
 
   /**
-   * Delegates to a {@link TestStore}, but fails every operation while the calling thread is interrupted, as
-   * Redisson does: a {@code RuntimeException} caused by an {@code InterruptedException}, with the flag set again
-   * (or, with {@link #clearFlagWhenFailing}, cleared).
+   * Delegates to a {@link TestStore}, but fails every operation while the calling thread is
+   * interrupted, as Redisson does: a {@code RuntimeException} caused by an {@code
+   * InterruptedException}, with the flag set again (or, with {@link #clearFlagWhenFailing},
+   * cleared).
    */
   static final class InterruptSensitiveStore implements IdempotencyStore {
     final TestStore inner = new TestStore();
     volatile boolean clearFlagWhenFailing;
     volatile boolean claimThenFail;
-    /** Interrupts the calling thread inside {@code claim}: an interrupt that arrives while the claim is under way. */
+
+    /**
+     * Interrupts the calling thread inside {@code claim}: an interrupt that arrives while the claim
+     * is under way.
+     */
     volatile boolean interruptDuringClaim;
+
     /** Counted down when a caller starts waiting for a held key. */
     final java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
 

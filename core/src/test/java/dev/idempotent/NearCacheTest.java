@@ -27,10 +27,17 @@ import org.junit.jupiter.api.Timeout;
 /** The near cache of completed outcomes, through the programmatic API, on the fake-clock store. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class NearCacheTest {
-  private static final IdempotencyPolicy POLICY = IdempotencyPolicy.builder("orders.submit")
-      .resultType(Receipt.class).ttl(Duration.ofMinutes(10)).build();
-  private static final IdempotencyPolicy REJECT_IN_PROGRESS = IdempotencyPolicy.builder("orders.submit")
-      .resultType(Receipt.class).ttl(Duration.ofMinutes(10)).onInProgress(OnInProgress.REJECT).build();
+  private static final IdempotencyPolicy POLICY =
+      IdempotencyPolicy.builder("orders.submit")
+          .resultType(Receipt.class)
+          .ttl(Duration.ofMinutes(10))
+          .build();
+  private static final IdempotencyPolicy REJECT_IN_PROGRESS =
+      IdempotencyPolicy.builder("orders.submit")
+          .resultType(Receipt.class)
+          .ttl(Duration.ofMinutes(10))
+          .onInProgress(OnInProgress.REJECT)
+          .build();
 
   record Receipt(String id, int run) implements Serializable {}
 
@@ -46,12 +53,17 @@ class NearCacheTest {
   }
 
   private Idempotency cached(int maximumSize) {
-    return Idempotency.create(IdempotencyConfig.builder().defaultStore(store).timeSource(store)
-        .nearCache(maximumSize).build());
+    return Idempotency.create(
+        IdempotencyConfig.builder()
+            .defaultStore(store)
+            .timeSource(store)
+            .nearCache(maximumSize)
+            .build());
   }
 
   private Idempotency uncached() {
-    return Idempotency.create(IdempotencyConfig.builder().defaultStore(store).timeSource(store).build());
+    return Idempotency.create(
+        IdempotencyConfig.builder().defaultStore(store).timeSource(store).build());
   }
 
   private Receipt submit(Idempotency idem, String key) throws Exception {
@@ -87,7 +99,8 @@ class NearCacheTest {
   void anOwnCompletionIsNotKeptSinceItMayRollBackWithTheCallersTransaction() throws Exception {
     Idempotency idem = cached(100);
     submit(idem, "k1");
-    store.delete(RecordKey.of(POLICY.scope(), "k1")); // as a rolled-back completion leaves no record
+    store.delete(
+        RecordKey.of(POLICY.scope(), "k1")); // as a rolled-back completion leaves no record
 
     assertThat(submit(idem, "k1").run()).as("the method runs again").isEqualTo(2);
   }
@@ -122,7 +135,10 @@ class NearCacheTest {
     Idempotency idem = cached(100);
 
     for (int i = 0; i < 3; i++) {
-      assertThatThrownBy(() -> idem.execute(REJECT_IN_PROGRESS, "k1", () -> new Receipt("k1", runs.incrementAndGet())))
+      assertThatThrownBy(
+              () ->
+                  idem.execute(
+                      REJECT_IN_PROGRESS, "k1", () -> new Receipt("k1", runs.incrementAndGet())))
           .isInstanceOf(IdempotencyInProgressException.class);
     }
     assertThat(store.claims.get()).as("each attempt asks the store").isEqualTo(4);
@@ -134,8 +150,14 @@ class NearCacheTest {
 
   @Test
   void anEntryEndsWithTheRecordsTtlOnTheCachesClock() throws Exception {
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).timeSource(store)
-        .nearCache(100).nearCacheExpireAfter(Duration.ofHours(1)).build());
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .timeSource(store)
+                .nearCache(100)
+                .nearCacheExpireAfter(Duration.ofHours(1))
+                .build());
     Receipt first = recordAndKeep(idem, "k1");
 
     store.advance(Duration.ofMinutes(9));
@@ -145,7 +167,9 @@ class NearCacheTest {
     store.advance(Duration.ofMinutes(1).plusNanos(1));
     Receipt second = submit(idem, "k1");
     assertThat(store.claims.get()).as("the expired entry is not used").isEqualTo(3);
-    assertThat(second.run()).as("the record expired in the store too: the method runs again").isEqualTo(2);
+    assertThat(second.run())
+        .as("the record expired in the store too: the method runs again")
+        .isEqualTo(2);
   }
 
   @Test
@@ -154,7 +178,8 @@ class NearCacheTest {
     RecordKey key = RecordKey.of("s", "k");
     assertThat(cache.claim(key, "owner-1", "fp", Duration.ofMinutes(1)).isAcquired()).isTrue();
     assertThat(cache.complete(key, "owner-1", new byte[] {1, 2}, Duration.ofMinutes(10))).isTrue();
-    assertThat(cache.claim(key, "owner-2", "fp", Duration.ofMinutes(1)).existing().isCompleted()).isTrue();
+    assertThat(cache.claim(key, "owner-2", "fp", Duration.ofMinutes(1)).existing().isCompleted())
+        .isTrue();
     store.advance(Duration.ofMinutes(4));
 
     ClaimResult replay = cache.claim(key, "owner-3", "fp", Duration.ofMinutes(1));
@@ -170,8 +195,14 @@ class NearCacheTest {
 
   @Test
   void anEntryEndsAfterExpireAfterEvenWhenTheTtlIsLonger() throws Exception {
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).timeSource(store)
-        .nearCache(100).nearCacheExpireAfter(Duration.ofSeconds(30)).build());
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .timeSource(store)
+                .nearCache(100)
+                .nearCacheExpireAfter(Duration.ofSeconds(30))
+                .build());
     Receipt first = recordAndKeep(idem, "k1");
     store.advance(Duration.ofSeconds(29));
     submit(idem, "k1");
@@ -206,7 +237,9 @@ class NearCacheTest {
     }
     int before = store.claims.get();
     submit(idem, "hot");
-    assertThat(store.claims.get()).as("the key replayed between puts survives them").isEqualTo(before);
+    assertThat(store.claims.get())
+        .as("the key replayed between puts survives them")
+        .isEqualTo(before);
   }
 
   @Test
@@ -246,7 +279,9 @@ class NearCacheTest {
     store.failClaim = new IllegalStateException("down");
 
     assertThatThrownBy(() -> submit(idem, "k2")).isInstanceOf(IdempotencyStoreException.class);
-    assertThat(submit(idem, "k1")).as("a kept outcome is replayed during the outage").isEqualTo(kept);
+    assertThat(submit(idem, "k1"))
+        .as("a kept outcome is replayed during the outage")
+        .isEqualTo(kept);
     assertThat(runs.get()).isEqualTo(1);
   }
 
@@ -264,8 +299,13 @@ class NearCacheTest {
   @Test
   void aDeleteAnnouncedByTheStoreDropsTheEntry() throws Exception {
     AnnouncingStore announcing = new AnnouncingStore(store);
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(announcing).timeSource(store)
-        .nearCache(100).build());
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(announcing)
+                .timeSource(store)
+                .nearCache(100)
+                .build());
     recordAndKeep(idem, "k1");
     recordAndKeep(idem, "k2");
     RecordKey key = RecordKey.of(POLICY.scope(), "k1");
@@ -280,8 +320,13 @@ class NearCacheTest {
   @Test
   void possiblyMissedAnnouncementsDropEveryEntry() throws Exception {
     AnnouncingStore announcing = new AnnouncingStore(store);
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(announcing).timeSource(store)
-        .nearCache(100).build());
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(announcing)
+                .timeSource(store)
+                .nearCache(100)
+                .build());
     recordAndKeep(idem, "k1");
     recordAndKeep(idem, "k2");
     int claims = store.claims.get();
@@ -303,20 +348,25 @@ class NearCacheTest {
     store.complete(key, "owner-1", new byte[] {1}, Duration.ofMinutes(10));
     CountDownLatch answered = new CountDownLatch(1);
     CountDownLatch deleted = new CountDownLatch(1);
-    announcing.beforeClaimReturns = () -> {
-      answered.countDown();
-      await(deleted);
-    };
-    Future<ClaimResult> inFlight = pool.submit(() -> cache.claim(key, "owner-2", null, Duration.ofMinutes(1)));
+    announcing.beforeClaimReturns =
+        () -> {
+          answered.countDown();
+          await(deleted);
+        };
+    Future<ClaimResult> inFlight =
+        pool.submit(() -> cache.claim(key, "owner-2", null, Duration.ofMinutes(1)));
     await(answered);
     store.delete(key);
     announcing.announceDelete(key);
     deleted.countDown();
-    assertThat(inFlight.get().existing().isCompleted()).as("the reply read before the delete").isTrue();
+    assertThat(inFlight.get().existing().isCompleted())
+        .as("the reply read before the delete")
+        .isTrue();
     announcing.beforeClaimReturns = null;
 
     assertThat(cache.claim(key, "owner-3", null, Duration.ofMinutes(1)).isAcquired())
-        .as("the stale reply was not kept").isTrue();
+        .as("the stale reply was not kept")
+        .isTrue();
   }
 
   @Test
@@ -330,8 +380,13 @@ class NearCacheTest {
 
   @Test
   void oneStoreUnderSeveralNamesGetsOneCacheAndARebuiltConfigKeepsIt() {
-    IdempotencyConfig config = IdempotencyConfig.builder().defaultStore(store).store("orders", store)
-        .timeSource(store).nearCache(10).build();
+    IdempotencyConfig config =
+        IdempotencyConfig.builder()
+            .defaultStore(store)
+            .store("orders", store)
+            .timeSource(store)
+            .nearCache(10)
+            .build();
     assertThat(config.defaultStore()).isInstanceOf(NearCacheStore.class);
     assertThat(config.store("orders")).isSameAs(config.defaultStore());
 
@@ -346,9 +401,11 @@ class NearCacheTest {
   @Test
   void aNegativeMaximumSizeIsRejected() {
     assertThatThrownBy(() -> IdempotencyConfig.builder().nearCache(-1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0 (off) or positive");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0 (off) or positive");
     assertThatThrownBy(() -> IdempotencyConfig.builder().nearCacheExpireAfter(Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nearCacheExpireAfter");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("nearCacheExpireAfter");
   }
 
   private static void await(CountDownLatch latch) {

@@ -12,9 +12,9 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A small in-memory store on the real clock: a lease that is not renewed really ends, and another caller can
- * then take the key over. {@link #beforeRenew} runs before every renewal, outside the store's lock, to make
- * renewals slow, hang or throw.
+ * A small in-memory store on the real clock: a lease that is not renewed really ends, and another
+ * caller can then take the key over. {@link #beforeRenew} runs before every renewal, outside the
+ * store's lock, to make renewals slow, hang or throw.
  */
 public final class RealClockStore implements IdempotencyStore {
   /** What a renewal does first. */
@@ -23,7 +23,8 @@ public final class RealClockStore implements IdempotencyStore {
     void run() throws InterruptedException;
   }
 
-  private record Entry(RecordStatus status, String owner, String fingerprint, byte[] outcome, long expiresAt) {}
+  private record Entry(
+      RecordStatus status, String owner, String fingerprint, byte[] outcome, long expiresAt) {}
 
   private final Map<RecordKey, Entry> entries = new HashMap<>();
   public final AtomicInteger renewals = new AtomicInteger();
@@ -37,16 +38,25 @@ public final class RealClockStore implements IdempotencyStore {
   }
 
   @Override
-  public synchronized ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+  public synchronized ClaimResult claim(
+      RecordKey key, String ownerToken, String fingerprint, Duration lease) {
     claims.incrementAndGet();
     Entry e = entries.get(key);
     Entry l = live(key);
     if (l != null) {
       return ClaimResult.existing(toRecord(key, l));
     }
-    entries.put(key, new Entry(RecordStatus.IN_PROGRESS, ownerToken, fingerprint, null,
-        System.nanoTime() + lease.toNanos()));
-    return e != null && e.status == RecordStatus.IN_PROGRESS ? ClaimResult.tookOver() : ClaimResult.acquired();
+    entries.put(
+        key,
+        new Entry(
+            RecordStatus.IN_PROGRESS,
+            ownerToken,
+            fingerprint,
+            null,
+            System.nanoTime() + lease.toNanos()));
+    return e != null && e.status == RecordStatus.IN_PROGRESS
+        ? ClaimResult.tookOver()
+        : ClaimResult.acquired();
   }
 
   private IdempotencyRecord toRecord(RecordKey key, Entry e) {
@@ -62,13 +72,20 @@ public final class RealClockStore implements IdempotencyStore {
   }
 
   @Override
-  public synchronized boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+  public synchronized boolean complete(
+      RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
     if (!owned(key, ownerToken)) {
       return false;
     }
     Entry e = entries.get(key);
-    entries.put(key, new Entry(RecordStatus.COMPLETED, ownerToken, e.fingerprint, outcome.clone(),
-        System.nanoTime() + ttl.toNanos()));
+    entries.put(
+        key,
+        new Entry(
+            RecordStatus.COMPLETED,
+            ownerToken,
+            e.fingerprint,
+            outcome.clone(),
+            System.nanoTime() + ttl.toNanos()));
     return true;
   }
 
@@ -95,7 +112,9 @@ public final class RealClockStore implements IdempotencyStore {
         return false;
       }
       Entry e = entries.get(key);
-      entries.put(key, new Entry(e.status, e.owner, e.fingerprint, null, System.nanoTime() + lease.toNanos()));
+      entries.put(
+          key,
+          new Entry(e.status, e.owner, e.fingerprint, null, System.nanoTime() + lease.toNanos()));
       return true;
     }
   }

@@ -19,15 +19,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A store whose exceptions quote the key (as Redisson's list a command's arguments): the executor's own
- * messages and log lines, at every level, name such an exception by its class only, never by its message.
+ * A store whose exceptions quote the key (as Redisson's list a command's arguments): the executor's
+ * own messages and log lines, at every level, name such an exception by its class only, never by
+ * its message.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class StoreFailureMessagesTest {
   private static final String SECRET = "4111111111111111";
   private static final String RAW_KEY = "card=" + SECRET + ";user=alice@example.com";
-  private static final IdempotencyPolicy POLICY = IdempotencyPolicy.builder("payments").resultType(String.class)
-      .lease(Duration.ofMillis(300)).build();
+  private static final IdempotencyPolicy POLICY =
+      IdempotencyPolicy.builder("payments")
+          .resultType(String.class)
+          .lease(Duration.ofMillis(300))
+          .build();
 
   private final QuotingStore store = new QuotingStore();
   private final ByteArrayOutputStream log = new ByteArrayOutputStream();
@@ -50,48 +54,72 @@ class StoreFailureMessagesTest {
   }
 
   private static Idempotency idempotency(IdempotencyStore store, StoreFailurePolicy failurePolicy) {
-    return Idempotency.create(IdempotencyConfig.builder().defaultStore(store).storeFailurePolicy(failurePolicy)
-        .build());
+    return Idempotency.create(
+        IdempotencyConfig.builder().defaultStore(store).storeFailurePolicy(failurePolicy).build());
   }
 
   @Test
   void failClosedMessageNamesTheStoreExceptionByItsClassOnly() {
     store.failClaim = true;
-    Throwable error = catchThrowable(() -> idempotency(store, StoreFailurePolicy.FAIL_CLOSED)
-        .execute(POLICY, RAW_KEY, () -> "ran"));
+    Throwable error =
+        catchThrowable(
+            () ->
+                idempotency(store, StoreFailurePolicy.FAIL_CLOSED)
+                    .execute(POLICY, RAW_KEY, () -> "ran"));
 
-    assertThat(error).isInstanceOf(IdempotencyStoreException.class)
-        .hasMessageContaining(IllegalStateException.class.getName()).hasMessageNotContaining(SECRET);
+    assertThat(error)
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasMessageContaining(IllegalStateException.class.getName())
+        .hasMessageNotContaining(SECRET);
     assertThat(error.toString()).doesNotContain(SECRET);
-    assertThat(error.getCause()).as("the store's exception is attached for diagnosis").isSameAs(store.lastFailure);
+    assertThat(error.getCause())
+        .as("the store's exception is attached for diagnosis")
+        .isSameAs(store.lastFailure);
   }
 
   @Test
   void logLinesOfEveryStoreFailureNameTheExceptionByItsClassOnly() throws Exception {
     store.failClaim = true;
-    assertThat(idempotency(store, StoreFailurePolicy.FAIL_OPEN).execute(POLICY, RAW_KEY, () -> "ran"))
+    assertThat(
+            idempotency(store, StoreFailurePolicy.FAIL_OPEN).execute(POLICY, RAW_KEY, () -> "ran"))
         .isEqualTo("ran");
     store.failClaim = false;
 
     Idempotency idem = idempotency(store, StoreFailurePolicy.FAIL_CLOSED);
     store.failRenew = true;
     store.failComplete = true;
-    assertThat(idem.execute(POLICY, RAW_KEY + "-1", () -> {
-      Thread.sleep(400); // past a third of the lease: a renewal fails
-      return "ran";
-    })).isEqualTo("ran");
+    assertThat(
+            idem.execute(
+                POLICY,
+                RAW_KEY + "-1",
+                () -> {
+                  Thread.sleep(400); // past a third of the lease: a renewal fails
+                  return "ran";
+                }))
+        .isEqualTo("ran");
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!logged().contains("gave up recording") && System.nanoTime() < deadline) {
       Thread.sleep(50); // the background retries of the completion give up after the lease
     }
     store.failRelease = true;
-    catchThrowable(() -> idem.execute(POLICY, RAW_KEY + "-2", () -> {
-      throw new IllegalArgumentException("not recorded");
-    }));
+    catchThrowable(
+        () ->
+            idem.execute(
+                POLICY,
+                RAW_KEY + "-2",
+                () -> {
+                  throw new IllegalArgumentException("not recorded");
+                }));
 
     String logged = logged();
-    assertThat(logged).as("what was logged").contains("running unprotected", "renewing the lease",
-        "recording the outcome", "gave up recording", "releasing");
+    assertThat(logged)
+        .as("what was logged")
+        .contains(
+            "running unprotected",
+            "renewing the lease",
+            "recording the outcome",
+            "gave up recording",
+            "releasing");
     assertThat(logged).as("what was logged").doesNotContain(SECRET);
   }
 
@@ -106,8 +134,15 @@ class StoreFailureMessagesTest {
 
     private void failIf(boolean fail, String command, RecordKey key) {
       if (fail) {
-        lastFailure = new IllegalStateException("timeout of command " + command + ", params: [" + key.scope() + ":"
-            + key.key() + "]");
+        lastFailure =
+            new IllegalStateException(
+                "timeout of command "
+                    + command
+                    + ", params: ["
+                    + key.scope()
+                    + ":"
+                    + key.key()
+                    + "]");
         throw lastFailure;
       }
     }

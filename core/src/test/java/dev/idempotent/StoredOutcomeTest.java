@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the executor does with recorded outcomes that cannot be trusted (item: stored bytes are untrusted input)
- * and with outcomes that could not be read back (they are not recorded).
+ * What the executor does with recorded outcomes that cannot be trusted (item: stored bytes are
+ * untrusted input) and with outcomes that could not be read back (they are not recorded).
  */
 class StoredOutcomeTest {
   private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
@@ -45,7 +45,8 @@ class StoredOutcomeTest {
     @Override
     public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
       // no owner token, as the Redis store returns a completed record
-      return ClaimResult.existing(IdempotencyRecord.completed(key, null, null, outcome, Duration.ofHours(1)));
+      return ClaimResult.existing(
+          IdempotencyRecord.completed(key, null, null, outcome, Duration.ofHours(1)));
     }
 
     @Override
@@ -89,32 +90,50 @@ class StoredOutcomeTest {
     return bytes.toByteArray();
   }
 
-  /** Replays {@code outcome} for a policy; the method must not run, and the record must stay as it is. */
+  /**
+   * Replays {@code outcome} for a policy; the method must not run, and the record must stay as it
+   * is.
+   */
   private void assertRefused(byte[] outcome, IdempotencyPolicy policy, String... refusal) {
     PlantedStore store = new PlantedStore(outcome);
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .build());
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder().defaultStore(store).listener(events::add).build());
     String key = "card=4111111111111111";
-    assertThatThrownBy(() -> idem.execute(policy, key, () -> {
-      runs.incrementAndGet();
-      return null;
-    })).isInstanceOfSatisfying(IdempotencyOutcomeException.class, e -> {
-      assertThat(e.httpStatus()).isEqualTo(500);
-      assertThat(e.scope()).isEqualTo(policy.scope());
-      assertThat(e.redactedKey()).isEqualTo(RecordKey.redact(key));
-      assertThat(e.getMessage()).contains(policy.scope(), RecordKey.redact(key)).contains(refusal)
-          .doesNotContain("4111111111111111");
-    });
+    assertThatThrownBy(
+            () ->
+                idem.execute(
+                    policy,
+                    key,
+                    () -> {
+                      runs.incrementAndGet();
+                      return null;
+                    }))
+        .isInstanceOfSatisfying(
+            IdempotencyOutcomeException.class,
+            e -> {
+              assertThat(e.httpStatus()).isEqualTo(500);
+              assertThat(e.scope()).isEqualTo(policy.scope());
+              assertThat(e.redactedKey()).isEqualTo(RecordKey.redact(key));
+              assertThat(e.getMessage())
+                  .contains(policy.scope(), RecordKey.redact(key))
+                  .contains(refusal)
+                  .doesNotContain("4111111111111111");
+            });
     assertThat(runs).as("the method did not run again").hasValue(0);
     assertThat(store.completes).as("the record was not overwritten").hasValue(0);
     assertThat(store.releases).as("the record was not released").hasValue(0);
-    assertThat(events).extracting(IdempotencyEvent::type).containsExactly(IdempotencyEvent.Type.STORE_ERROR);
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
+        .containsExactly(IdempotencyEvent.Type.STORE_ERROR);
   }
 
   @Test
   void theUrlDnsPayloadFailsTheCallWithoutRunningTheMethod() throws IOException {
-    assertRefused(valueOutcome(Payloads.urlDns()),
-        IdempotencyPolicy.builder("replay.urldns").resultType(Map.class).build(), "java.net.URL");
+    assertRefused(
+        valueOutcome(Payloads.urlDns()),
+        IdempotencyPolicy.builder("replay.urldns").resultType(Map.class).build(),
+        "java.net.URL");
   }
 
   @Test
@@ -127,25 +146,34 @@ class StoredOutcomeTest {
   @Test
   void nestedHashSetsFailTheCallQuickly() throws IOException {
     byte[] bomb = Payloads.serialize(Payloads.nestedSets(40, 2));
-    org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(3), () ->
-        assertRefused(valueOutcome(bomb), IdempotencyPolicy.builder("replay.sets").build(), "hash"));
+    org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+        Duration.ofSeconds(3),
+        () ->
+            assertRefused(
+                valueOutcome(bomb), IdempotencyPolicy.builder("replay.sets").build(), "hash"));
   }
 
   @Test
   void aValueOfAnotherTypeThanTheMethodReturnsFailsTheCall() throws IOException {
     HashMap<String, String> map = new HashMap<>(Map.of("a", "b"));
-    assertRefused(valueOutcome(Payloads.serialize(map)),
+    assertRefused(
+        valueOutcome(Payloads.serialize(map)),
         IdempotencyPolicy.builder("replay.type").resultType(String.class).build(),
-        "java.util.HashMap", "java.lang.String");
+        "java.util.HashMap",
+        "java.lang.String");
   }
 
   @Test
   void aPrimitiveResultTypeAcceptsItsWrapperOnly() throws Exception {
-    assertRefused(valueOutcome(Payloads.serialize(7L)),
-        IdempotencyPolicy.builder("replay.int").resultType(int.class).build(), "java.lang.Long", "int");
+    assertRefused(
+        valueOutcome(Payloads.serialize(7L)),
+        IdempotencyPolicy.builder("replay.int").resultType(int.class).build(),
+        "java.lang.Long",
+        "int");
     TestStore store = new TestStore();
     Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
-    IdempotencyPolicy ints = IdempotencyPolicy.builder("replay.int.ok").resultType(int.class).build();
+    IdempotencyPolicy ints =
+        IdempotencyPolicy.builder("replay.int.ok").resultType(int.class).build();
     assertThat(idem.<Integer>execute(ints, "k", () -> 7)).isEqualTo(7);
     assertThat(idem.<Integer>execute(ints, "k", () -> 8)).isEqualTo(7);
   }
@@ -159,19 +187,31 @@ class StoredOutcomeTest {
   @Test
   void aRecordedFailureNotInRecordFailuresIsNotRebuilt() throws IOException {
     byte[] outcome = failureOutcome(IllegalStateException.class.getName(), "planted");
-    assertRefused(outcome, IdempotencyPolicy.builder("replay.failure")
-        .recordFailures(PaymentDeclinedException.class).build(), IllegalStateException.class.getName(),
+    assertRefused(
+        outcome,
+        IdempotencyPolicy.builder("replay.failure")
+            .recordFailures(PaymentDeclinedException.class)
+            .build(),
+        IllegalStateException.class.getName(),
         "recordFailures");
     events.clear();
-    assertRefused(outcome, IdempotencyPolicy.builder("replay.nofailures").build(),
-        IllegalStateException.class.getName(), "recordFailures");
+    assertRefused(
+        outcome,
+        IdempotencyPolicy.builder("replay.nofailures").build(),
+        IllegalStateException.class.getName(),
+        "recordFailures");
   }
 
   @Test
   void corruptRecordsFailTheCall() throws IOException {
-    assertRefused(new byte[0], IdempotencyPolicy.builder("replay.empty").build(), "not written by this library");
+    assertRefused(
+        new byte[0],
+        IdempotencyPolicy.builder("replay.empty").build(),
+        "not written by this library");
     events.clear();
-    assertRefused("Vgarbage".getBytes(StandardCharsets.US_ASCII), IdempotencyPolicy.builder("replay.garbage").build(),
+    assertRefused(
+        "Vgarbage".getBytes(StandardCharsets.US_ASCII),
+        IdempotencyPolicy.builder("replay.garbage").build(),
         "cannot read the recorded result back");
   }
 
@@ -179,12 +219,22 @@ class StoredOutcomeTest {
   void aSubclassOfARecordedFailureTypeIsRebuilt() {
     TestStore store = new TestStore();
     Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
-    IdempotencyPolicy p = IdempotencyPolicy.builder("failure.subclass").recordFailures(RuntimeException.class).build();
-    assertThatThrownBy(() -> idem.execute(p, "k", () -> {
-      throw new PaymentDeclinedException("no");
-    })).isInstanceOf(PaymentDeclinedException.class);
+    IdempotencyPolicy p =
+        IdempotencyPolicy.builder("failure.subclass")
+            .recordFailures(RuntimeException.class)
+            .build();
+    assertThatThrownBy(
+            () ->
+                idem.execute(
+                    p,
+                    "k",
+                    () -> {
+                      throw new PaymentDeclinedException("no");
+                    }))
+        .isInstanceOf(PaymentDeclinedException.class);
     assertThatThrownBy(() -> idem.execute(p, "k", () -> "x"))
-        .isExactlyInstanceOf(PaymentDeclinedException.class).hasMessage("no");
+        .isExactlyInstanceOf(PaymentDeclinedException.class)
+        .hasMessage("no");
   }
 
   // ---- outcomes that could not be read back are not recorded
@@ -213,8 +263,12 @@ class StoredOutcomeTest {
 
   private void assertNotRecorded(TestStore store, Class<?> type, String... fix) {
     assertThat(store.size()).as("the key was released").isZero();
-    assertThat(events).extracting(IdempotencyEvent::type).containsOnly(IdempotencyEvent.Type.STORE_ERROR);
-    assertThat(events.get(0).error()).hasMessageContaining(type.getName()).hasMessageContaining(fix[0]);
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
+        .containsOnly(IdempotencyEvent.Type.STORE_ERROR);
+    assertThat(events.get(0).error())
+        .hasMessageContaining(type.getName())
+        .hasMessageContaining(fix[0]);
     for (String f : fix) {
       assertThat(events.get(0).error()).hasMessageContaining(f);
     }
@@ -223,16 +277,24 @@ class StoredOutcomeTest {
   @Test
   void aResultHoldingAClassOutsideTheAllowListIsNotRecordedAndRepeatsRunAgain() {
     TestStore store = new TestStore();
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .build());
-    IdempotencyPolicy p = IdempotencyPolicy.builder("unrecordable.receipt").resultType(Receipt.class).build();
-    List<String> errors = errorsLogged("unrecordable.receipt", () -> {
-      for (int i = 0; i < 3; i++) {
-        Receipt r = call(idem, p, () -> new Receipt("r" + runs.incrementAndGet(),
-            new Payloads.Note("n")));
-        assertThat(r.id()).isEqualTo("r" + (i + 1));
-      }
-    });
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder().defaultStore(store).listener(events::add).build());
+    IdempotencyPolicy p =
+        IdempotencyPolicy.builder("unrecordable.receipt").resultType(Receipt.class).build();
+    List<String> errors =
+        errorsLogged(
+            "unrecordable.receipt",
+            () -> {
+              for (int i = 0; i < 3; i++) {
+                Receipt r =
+                    call(
+                        idem,
+                        p,
+                        () -> new Receipt("r" + runs.incrementAndGet(), new Payloads.Note("n")));
+                assertThat(r.id()).isEqualTo("r" + (i + 1));
+              }
+            });
     assertThat(runs).hasValue(3);
     assertNotRecorded(store, Payloads.Note.class, "idempotent.codec.allow");
     assertThat(events).hasSize(3);
@@ -245,15 +307,18 @@ class StoredOutcomeTest {
   @Test
   void aLaterResultOfAClassAlreadyShownReadableIsStillCheckedForItsContents() throws Exception {
     TestStore store = new TestStore();
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .build());
-    IdempotencyPolicy p = IdempotencyPolicy.builder("unrecordable.later").resultType(Flexible.class).build();
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder().defaultStore(store).listener(events::add).build());
+    IdempotencyPolicy p =
+        IdempotencyPolicy.builder("unrecordable.later").resultType(Flexible.class).build();
     idem.execute(p, "plain", () -> new Flexible("text"));
     assertThat(store.size()).isOne();
     Flexible r = idem.execute(p, "foreign", () -> new Flexible(new Payloads.Note("n")));
     assertThat(r.note()).isEqualTo(new Payloads.Note("n"));
     assertThat(store.size()).as("only the first outcome is recorded").isOne();
-    assertThat(events).extracting(IdempotencyEvent::type)
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
         .containsExactly(IdempotencyEvent.Type.EXECUTED, IdempotencyEvent.Type.STORE_ERROR);
     assertThat(events.get(1).error()).hasMessageContaining(Payloads.Note.class.getName());
   }
@@ -261,18 +326,26 @@ class StoredOutcomeTest {
   @Test
   void aResultThatCannotBeEncodedIsLoggedOncePerOperationAndType() {
     TestStore store = new TestStore();
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .build());
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder().defaultStore(store).listener(events::add).build());
     IdempotencyPolicy untyped = IdempotencyPolicy.builder("unrecordable.object").build();
-    List<String> errors = errorsLogged("unrecordable.object", () -> {
-      for (int i = 0; i < 3; i++) {
-        Object r = call(idem, untyped, () -> {
-          runs.incrementAndGet();
-          return new Object();
-        });
-        assertThat(r).isNotNull();
-      }
-    });
+    List<String> errors =
+        errorsLogged(
+            "unrecordable.object",
+            () -> {
+              for (int i = 0; i < 3; i++) {
+                Object r =
+                    call(
+                        idem,
+                        untyped,
+                        () -> {
+                          runs.incrementAndGet();
+                          return new Object();
+                        });
+                assertThat(r).isNotNull();
+              }
+            });
     assertThat(runs).hasValue(3);
     assertNotRecorded(store, Object.class, "Serializable", "jackson");
     assertThat(errors).hasSize(1);
@@ -293,9 +366,15 @@ class StoredOutcomeTest {
   @Test
   void aJacksonResultWithoutACreatorIsNotRecorded() {
     TestStore store = new TestStore();
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .codec(ResultCodec.jackson()).build());
-    IdempotencyPolicy p = IdempotencyPolicy.builder("unrecordable.jackson").resultType(NoCreator.class).build();
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .listener(events::add)
+                .codec(ResultCodec.jackson())
+                .build());
+    IdempotencyPolicy p =
+        IdempotencyPolicy.builder("unrecordable.jackson").resultType(NoCreator.class).build();
     for (int i = 0; i < 2; i++) {
       NoCreator r = call(idem, p, () -> new NoCreator("n" + runs.incrementAndGet(), 0));
       assertThat(r.getId()).isEqualTo("n" + (i + 1));
@@ -309,14 +388,20 @@ class StoredOutcomeTest {
   @Test
   void aJacksonResultDeclaredAsObjectThatReadsBackAsAMapIsNotRecorded() {
     TestStore store = new TestStore();
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .codec(ResultCodec.jackson()).build());
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .listener(events::add)
+                .codec(ResultCodec.jackson())
+                .build());
     IdempotencyPolicy untyped = IdempotencyPolicy.builder("unrecordable.untyped").build();
     Item first = call(idem, untyped, () -> new Item("a" + runs.incrementAndGet()));
     Item second = call(idem, untyped, () -> new Item("a" + runs.incrementAndGet()));
     assertThat(first.sku()).isEqualTo("a1");
     assertThat(second.sku()).isEqualTo("a2");
-    assertNotRecorded(store, Item.class, "reads it back as a java.util.LinkedHashMap", "declare the result type");
+    assertNotRecorded(
+        store, Item.class, "reads it back as a java.util.LinkedHashMap", "declare the result type");
   }
 
   public static final class NoUsableConstructorException extends RuntimeException {
@@ -328,16 +413,25 @@ class StoredOutcomeTest {
   @Test
   void aRecordedFailureWithoutAUsableConstructorIsNotRecorded() {
     TestStore store = new TestStore();
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .build());
-    IdempotencyPolicy p = IdempotencyPolicy.builder("unrecordable.failure")
-        .recordFailures(NoUsableConstructorException.class).build();
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder().defaultStore(store).listener(events::add).build());
+    IdempotencyPolicy p =
+        IdempotencyPolicy.builder("unrecordable.failure")
+            .recordFailures(NoUsableConstructorException.class)
+            .build();
     NoUsableConstructorException thrown = new NoUsableConstructorException("declined", 51);
     for (int i = 0; i < 2; i++) {
-      assertThatThrownBy(() -> idem.execute(p, "k", () -> {
-        runs.incrementAndGet();
-        throw thrown;
-      })).isSameAs(thrown);
+      assertThatThrownBy(
+              () ->
+                  idem.execute(
+                      p,
+                      "k",
+                      () -> {
+                        runs.incrementAndGet();
+                        throw thrown;
+                      }))
+          .isSameAs(thrown);
     }
     assertThat(runs).hasValue(2);
     assertNotRecorded(store, NoUsableConstructorException.class, "constructor");
@@ -346,19 +440,27 @@ class StoredOutcomeTest {
   @Test
   void resultsThatReadBackAreStillRecordedAndReplayed() {
     TestStore store = new TestStore();
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .codec(ResultCodec.javaSerialization("dev.idempotent.internal.codec.*")).build());
-    IdempotencyPolicy p = IdempotencyPolicy.builder("recordable.receipt").resultType(Receipt.class).build();
-    Receipt first = call(idem, p, () -> new Receipt("r" + runs.incrementAndGet(),
-        new Payloads.Note("n")));
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .listener(events::add)
+                .codec(ResultCodec.javaSerialization("dev.idempotent.internal.codec.*"))
+                .build());
+    IdempotencyPolicy p =
+        IdempotencyPolicy.builder("recordable.receipt").resultType(Receipt.class).build();
+    Receipt first =
+        call(idem, p, () -> new Receipt("r" + runs.incrementAndGet(), new Payloads.Note("n")));
     Receipt again = call(idem, p, () -> new Receipt("r" + runs.incrementAndGet(), null));
     assertThat(again).isEqualTo(first);
     assertThat(runs).hasValue(1);
-    assertThat(events).extracting(IdempotencyEvent::type)
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
         .containsExactly(IdempotencyEvent.Type.EXECUTED, IdempotencyEvent.Type.REPLAYED);
   }
 
-  private static <T> T call(Idempotency idem, IdempotencyPolicy p, java.util.concurrent.Callable<T> body) {
+  private static <T> T call(
+      Idempotency idem, IdempotencyPolicy p, java.util.concurrent.Callable<T> body) {
     try {
       return idem.execute(p, "k", body);
     } catch (Exception e) {

@@ -29,7 +29,9 @@ class SubmitTokensTest {
 
   @BeforeEach
   void setUp() {
-    idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).timeSource(store).build());
+    idem =
+        Idempotency.create(
+            IdempotencyConfig.builder().defaultStore(store).timeSource(store).build());
     tokens = SubmitTokens.create(idem);
   }
 
@@ -96,10 +98,18 @@ class SubmitTokensTest {
   @Test
   void aFailedSubmitDoesNotBurnTheToken() throws Exception {
     String t = tokens.issue("orders.new", "alice");
-    assertThatThrownBy(() -> tokens.execute("orders.new", "alice", t, () -> {
-      runs.incrementAndGet();
-      throw new IllegalArgumentException("quantity must be positive");
-    })).isInstanceOf(IllegalArgumentException.class).hasMessage("quantity must be positive");
+    assertThatThrownBy(
+            () ->
+                tokens.execute(
+                    "orders.new",
+                    "alice",
+                    t,
+                    () -> {
+                      runs.incrementAndGet();
+                      throw new IllegalArgumentException("quantity must be positive");
+                    }))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("quantity must be positive");
     assertThat(tokens.execute("orders.new", "alice", t, this::order)).isEqualTo("order-2");
     assertThat(tokens.execute("orders.new", "alice", t, this::order)).isEqualTo("order-2");
   }
@@ -111,14 +121,20 @@ class SubmitTokensTest {
     CountDownLatch inside = new CountDownLatch(1);
     List<Future<String>> results = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
-      results.add(pool.submit(() -> {
-        start.await();
-        return tokens.execute("orders.new", "alice", t, () -> {
-          inside.countDown();
-          Thread.sleep(100);
-          return order();
-        });
-      }));
+      results.add(
+          pool.submit(
+              () -> {
+                start.await();
+                return tokens.execute(
+                    "orders.new",
+                    "alice",
+                    t,
+                    () -> {
+                      inside.countDown();
+                      Thread.sleep(100);
+                      return order();
+                    });
+              }));
     }
     start.countDown();
     assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
@@ -142,7 +158,8 @@ class SubmitTokensTest {
   void requireGuardsAWovenOrProgrammaticCall() {
     String t = tokens.issue("orders.new", "alice");
     tokens.require("orders.new", "alice", t);
-    assertThatThrownBy(() -> tokens.require("orders.new", "mallory", t)).isInstanceOf(SubmitTokenException.class);
+    assertThatThrownBy(() -> tokens.require("orders.new", "mallory", t))
+        .isInstanceOf(SubmitTokenException.class);
   }
 
   @Test
@@ -156,7 +173,8 @@ class SubmitTokensTest {
 
   @Test
   void theBuilderRejectsBadSettings() {
-    assertThatThrownBy(() -> SubmitTokens.builder(idem).ttl(Duration.ZERO)).hasMessageContaining("ttl");
+    assertThatThrownBy(() -> SubmitTokens.builder(idem).ttl(Duration.ZERO))
+        .hasMessageContaining("ttl");
     assertThatThrownBy(() -> SubmitTokens.builder(idem).store("nope").build())
         .isInstanceOf(IdempotencyConfigurationException.class);
     assertThatThrownBy(() -> tokens.issue(" ", "alice")).hasMessageContaining("scene");

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /** A small synchronized store on a fake clock, with switches to make operations fail. */
 public final class TestStore implements IdempotencyStore, TimeSource {
-  private record Entry(RecordStatus status, String owner, String fingerprint, byte[] outcome, long expiresAt) {}
+  private record Entry(
+      RecordStatus status, String owner, String fingerprint, byte[] outcome, long expiresAt) {}
 
   private final Map<RecordKey, Entry> entries = new HashMap<>();
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
@@ -42,7 +43,8 @@ public final class TestStore implements IdempotencyStore, TimeSource {
   }
 
   @Override
-  public synchronized ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+  public synchronized ClaimResult claim(
+      RecordKey key, String ownerToken, String fingerprint, Duration lease) {
     claims.incrementAndGet();
     if (failClaim != null) {
       throw failClaim;
@@ -52,8 +54,13 @@ public final class TestStore implements IdempotencyStore, TimeSource {
     if (l != null) {
       return ClaimResult.existing(toRecord(key, l));
     }
-    entries.put(key, new Entry(RecordStatus.IN_PROGRESS, ownerToken, fingerprint, null, now.get() + lease.toNanos()));
-    return e != null && e.status == RecordStatus.IN_PROGRESS ? ClaimResult.tookOver() : ClaimResult.acquired();
+    entries.put(
+        key,
+        new Entry(
+            RecordStatus.IN_PROGRESS, ownerToken, fingerprint, null, now.get() + lease.toNanos()));
+    return e != null && e.status == RecordStatus.IN_PROGRESS
+        ? ClaimResult.tookOver()
+        : ClaimResult.acquired();
   }
 
   private IdempotencyRecord toRecord(RecordKey key, Entry e) {
@@ -69,7 +76,8 @@ public final class TestStore implements IdempotencyStore, TimeSource {
   }
 
   @Override
-  public synchronized boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+  public synchronized boolean complete(
+      RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
     if (failComplete != null) {
       throw failComplete;
     }
@@ -77,8 +85,14 @@ public final class TestStore implements IdempotencyStore, TimeSource {
       return false;
     }
     Entry e = entries.get(key);
-    entries.put(key, new Entry(RecordStatus.COMPLETED, ownerToken, e.fingerprint, outcome.clone(),
-        now.get() + ttl.toNanos()));
+    entries.put(
+        key,
+        new Entry(
+            RecordStatus.COMPLETED,
+            ownerToken,
+            e.fingerprint,
+            outcome.clone(),
+            now.get() + ttl.toNanos()));
     notifyAll();
     return true;
   }
@@ -101,7 +115,8 @@ public final class TestStore implements IdempotencyStore, TimeSource {
       return false;
     }
     Entry e = entries.get(key);
-    entries.put(key, new Entry(e.status, e.owner, e.fingerprint, null, now.get() + lease.toNanos()));
+    entries.put(
+        key, new Entry(e.status, e.owner, e.fingerprint, null, now.get() + lease.toNanos()));
     return true;
   }
 
@@ -126,7 +141,8 @@ public final class TestStore implements IdempotencyStore, TimeSource {
   }
 
   @Override
-  public synchronized void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
+  public synchronized void awaitChange(RecordKey key, Duration maxWait)
+      throws InterruptedException {
     long ms = Math.max(1, maxWait.toMillis());
     wait(ms);
   }
@@ -139,7 +155,8 @@ public final class TestStore implements IdempotencyStore, TimeSource {
   /** Replaces the owner of a live claim, as a takeover after lease end would. */
   public synchronized void stealClaim(RecordKey key, String newOwner) {
     Entry e = entries.get(key);
-    entries.put(key, new Entry(RecordStatus.IN_PROGRESS, newOwner, e.fingerprint, null, e.expiresAt));
+    entries.put(
+        key, new Entry(RecordStatus.IN_PROGRESS, newOwner, e.fingerprint, null, e.expiresAt));
   }
 
   public synchronized int size() {

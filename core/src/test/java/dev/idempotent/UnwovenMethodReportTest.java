@@ -23,11 +23,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A class compiled by plain javac (with the processor, as any build that has idempotent-core on its class path)
- * but never woven is reported at the library's first use and by {@link Idempotency#verify()}.
+ * A class compiled by plain javac (with the processor, as any build that has idempotent-core on its
+ * class path) but never woven is reported at the library's first use and by {@link
+ * Idempotency#verify()}.
  */
 class UnwovenMethodReportTest {
-  private static final String ORDERS = """
+  private static final String ORDERS =
+      """
       package unwoven;
 
       public class Orders {
@@ -46,19 +48,29 @@ class UnwovenMethodReportTest {
   void compileUnwovenClass() throws IOException {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-    JavaFileObject source = new SimpleJavaFileObject(
-        java.net.URI.create("string:///unwoven/Orders.java"), JavaFileObject.Kind.SOURCE) {
-      @Override
-      public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-        return ORDERS;
-      }
-    };
-    JavaCompiler.CompilationTask task = javac.getTask(null, null, diagnostics,
-        List.of("-d", classes.toString(), "-classpath", System.getProperty("java.class.path")), null,
-        List.of(source));
+    JavaFileObject source =
+        new SimpleJavaFileObject(
+            java.net.URI.create("string:///unwoven/Orders.java"), JavaFileObject.Kind.SOURCE) {
+          @Override
+          public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+            return ORDERS;
+          }
+        };
+    JavaCompiler.CompilationTask task =
+        javac.getTask(
+            null,
+            null,
+            diagnostics,
+            List.of("-d", classes.toString(), "-classpath", System.getProperty("java.class.path")),
+            null,
+            List.of(source));
     task.setProcessors(List.of(new IdempotentProcessor()));
-    assertThat(task.call()).as(diagnostics.getDiagnostics().stream().map(d -> d.getMessage(Locale.ROOT))
-        .collect(Collectors.joining("\n"))).isTrue();
+    assertThat(task.call())
+        .as(
+            diagnostics.getDiagnostics().stream()
+                .map(d -> d.getMessage(Locale.ROOT))
+                .collect(Collectors.joining("\n")))
+        .isTrue();
     loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, getClass().getClassLoader());
     previous = Thread.currentThread().getContextClassLoader();
     Thread.currentThread().setContextClassLoader(loader);
@@ -76,7 +88,8 @@ class UnwovenMethodReportTest {
 
   @Test
   void theRecordedMethodOfAnUnwovenClassIsReported() {
-    assertThat(WovenMethods.unwoven(loader)).containsExactly("unwoven.Orders.submit(java.lang.String)");
+    assertThat(WovenMethods.unwoven(loader))
+        .containsExactly("unwoven.Orders.submit(java.lang.String)");
   }
 
   @Test
@@ -102,7 +115,8 @@ class UnwovenMethodReportTest {
   void theBuildCheckFailsOnTheUnwovenMethod() {
     assertThatThrownBy(() -> WovenMethods.main(new String[0]))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("1 @Idempotent method(s) not woven: unwoven.Orders.submit(java.lang.String)");
+        .hasMessageContaining(
+            "1 @Idempotent method(s) not woven: unwoven.Orders.submit(java.lang.String)");
   }
 
   @Test

@@ -9,14 +9,15 @@ import java.io.ObjectOutputStream;
 import java.io.UncheckedIOException;
 
 /**
- * The outcome encoding of the baselines, the same as the library's default: one kind byte {@code 'V'}, then
- * Java serialization; reading back goes through an allow-list filter of the same form.
+ * The outcome encoding of the baselines, the same as the library's default: one kind byte {@code
+ * 'V'}, then Java serialization; reading back goes through an allow-list filter of the same form.
  */
 final class BaselineOutcomes {
   private static final byte VALUE = 'V';
-  private static final ObjectInputFilter FILTER = ObjectInputFilter.Config.createFilter(
-      "maxdepth=64;maxrefs=1000000;maxarray=67108864;java.lang.*;java.util.*;java.time.*;java.math.*;"
-          + "java.net.URI;java.net.URL;dev.idempotent.benchmarks.*;!*");
+  private static final ObjectInputFilter FILTER =
+      ObjectInputFilter.Config.createFilter(
+          "maxdepth=64;maxrefs=1000000;maxarray=67108864;java.lang.*;java.util.*;java.time.*;java.math.*;"
+              + "java.net.URI;java.net.URL;dev.idempotent.benchmarks.*;!*");
 
   private BaselineOutcomes() {}
 
@@ -35,7 +36,8 @@ final class BaselineOutcomes {
     if (outcome == null || outcome.length == 0 || outcome[0] != VALUE) {
       throw new IllegalStateException("not a recorded value");
     }
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(outcome, 1, outcome.length - 1))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(outcome, 1, outcome.length - 1))) {
       in.setObjectInputFilter(FILTER);
       return (Receipt) in.readObject();
     } catch (IOException e) {

@@ -20,18 +20,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A servlet request and response as light as a container's recycled ones, for driving a filter or a servlet
- * without a server: only what a POST with a JSON body and its answer need is implemented; any other call fails
- * naming the method, so a benchmark never measures a silent default. One pair per benchmark thread, reset before
- * each call.
+ * A servlet request and response as light as a container's recycled ones, for driving a filter or a
+ * servlet without a server: only what a POST with a JSON body and its answer need is implemented;
+ * any other call fails naming the method, so a benchmark never measures a silent default. One pair
+ * per benchmark thread, reset before each call.
  */
 public final class BenchExchange {
   /** The request side. */
   public final Request request = new Request();
+
   /** The response side. */
   public final Response response = new Response();
 
-  /** Resets both sides for a new POST of {@code body} to {@code path} with {@code idempotencyKey}. */
+  /**
+   * Resets both sides for a new POST of {@code body} to {@code path} with {@code idempotencyKey}.
+   */
   public BenchExchange post(String path, String idempotencyKey, byte[] body) {
     request.recycle(path, idempotencyKey, body);
     response.recycle();
@@ -39,57 +42,68 @@ public final class BenchExchange {
   }
 
   private static <T> T unsupported(Class<T> type) {
-    return type.cast(Proxy.newProxyInstance(BenchExchange.class.getClassLoader(), new Class<?>[] {type},
-        (proxy, method, args) -> {
-          throw new UnsupportedOperationException("the benchmark's " + type.getSimpleName() + " does not implement "
-              + method.getName() + ": add it to " + BenchExchange.class.getName());
-        }));
+    return type.cast(
+        Proxy.newProxyInstance(
+            BenchExchange.class.getClassLoader(),
+            new Class<?>[] {type},
+            (proxy, method, args) -> {
+              throw new UnsupportedOperationException(
+                  "the benchmark's "
+                      + type.getSimpleName()
+                      + " does not implement "
+                      + method.getName()
+                      + ": add it to "
+                      + BenchExchange.class.getName());
+            }));
   }
 
-  /** A POST request with a body, an optional {@code Idempotency-Key} header and request attributes. */
+  /**
+   * A POST request with a body, an optional {@code Idempotency-Key} header and request attributes.
+   */
   public static final class Request extends HttpServletRequestWrapper {
     private final Map<String, Object> attributes = new HashMap<>();
     private String path;
     private String key;
     private byte[] body;
     private int position;
-    private final ServletInputStream input = new ServletInputStream() {
-      @Override
-      public int read() {
-        return position < body.length ? body[position++] & 0xFF : -1;
-      }
+    private final ServletInputStream input =
+        new ServletInputStream() {
+          @Override
+          public int read() {
+            return position < body.length ? body[position++] & 0xFF : -1;
+          }
 
-      @Override
-      public int read(byte[] b, int off, int len) {
-        if (position >= body.length) {
-          return -1;
-        }
-        int n = Math.min(len, body.length - position);
-        System.arraycopy(body, position, b, off, n);
-        position += n;
-        return n;
-      }
+          @Override
+          public int read(byte[] b, int off, int len) {
+            if (position >= body.length) {
+              return -1;
+            }
+            int n = Math.min(len, body.length - position);
+            System.arraycopy(body, position, b, off, n);
+            position += n;
+            return n;
+          }
 
-      @Override
-      public int available() {
-        return body.length - position;
-      }
+          @Override
+          public int available() {
+            return body.length - position;
+          }
 
-      @Override
-      public boolean isFinished() {
-        return position >= body.length;
-      }
+          @Override
+          public boolean isFinished() {
+            return position >= body.length;
+          }
 
-      @Override
-      public boolean isReady() {
-        return true;
-      }
+          @Override
+          public boolean isReady() {
+            return true;
+          }
 
-      @Override
-      public void setReadListener(ReadListener listener) {
-        throw new UnsupportedOperationException("blocking reads only");
-      }
-    };
+          @Override
+          public void setReadListener(ReadListener listener) {
+            throw new UnsupportedOperationException("blocking reads only");
+          }
+        };
 
     Request() {
       super(unsupported(HttpServletRequest.class));
@@ -140,14 +154,17 @@ public final class BenchExchange {
 
     @Override
     public String getHeader(String name) {
-      return "Idempotency-Key".equalsIgnoreCase(name) ? key : "Content-Type".equalsIgnoreCase(name)
-          ? getContentType() : null;
+      return "Idempotency-Key".equalsIgnoreCase(name)
+          ? key
+          : "Content-Type".equalsIgnoreCase(name) ? getContentType() : null;
     }
 
     @Override
     public Enumeration<String> getHeaders(String name) {
       String value = getHeader(name);
-      return value == null ? Collections.emptyEnumeration() : Collections.enumeration(List.of(value));
+      return value == null
+          ? Collections.emptyEnumeration()
+          : Collections.enumeration(List.of(value));
     }
 
     @Override
@@ -207,8 +224,8 @@ public final class BenchExchange {
   }
 
   /**
-   * A response whose body goes into a container-like output buffer (copied in, then dropped as if sent); status and
-   * headers are kept so that a benchmark can check what it got.
+   * A response whose body goes into a container-like output buffer (copied in, then dropped as if
+   * sent); status and headers are kept so that a benchmark can check what it got.
    */
   public static final class Response extends HttpServletResponseWrapper {
     private final List<String[]> headers = new ArrayList<>();
@@ -216,29 +233,30 @@ public final class BenchExchange {
     private int status;
     private int sentLength;
     private long contentLength;
-    private final ServletOutputStream output = new ServletOutputStream() {
-      @Override
-      public void write(int b) {
-        sent[sentLength++ % sent.length] = (byte) b;
-      }
+    private final ServletOutputStream output =
+        new ServletOutputStream() {
+          @Override
+          public void write(int b) {
+            sent[sentLength++ % sent.length] = (byte) b;
+          }
 
-      @Override
-      public void write(byte[] b, int off, int len) {
-        int copied = Math.min(len, sent.length - sentLength % sent.length);
-        System.arraycopy(b, off, sent, sentLength % sent.length, copied);
-        sentLength += len;
-      }
+          @Override
+          public void write(byte[] b, int off, int len) {
+            int copied = Math.min(len, sent.length - sentLength % sent.length);
+            System.arraycopy(b, off, sent, sentLength % sent.length, copied);
+            sentLength += len;
+          }
 
-      @Override
-      public boolean isReady() {
-        return true;
-      }
+          @Override
+          public boolean isReady() {
+            return true;
+          }
 
-      @Override
-      public void setWriteListener(WriteListener listener) {
-        throw new UnsupportedOperationException("blocking writes only");
-      }
-    };
+          @Override
+          public void setWriteListener(WriteListener listener) {
+            throw new UnsupportedOperationException("blocking writes only");
+          }
+        };
 
     Response() {
       super(unsupported(HttpServletResponse.class));

@@ -35,9 +35,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
- * Runs every benchmark next to its hand-written baseline in one JMH session and prints (and writes to
- * {@code benchmark-report.md} next to the jar) a Markdown table of throughputs, ratios and the targets.
- * Measures and reports; never asserts.
+ * Runs every benchmark next to its hand-written baseline in one JMH session and prints (and writes
+ * to {@code benchmark-report.md} next to the jar) a Markdown table of throughputs, ratios and the
+ * targets. Measures and reports; never asserts.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]
@@ -50,9 +50,10 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *   --verbose    shows JMH's own output
  * </pre>
  *
- * Comparisons that need Redis, PostgreSQL or MariaDB are skipped, with a note, when the service does not answer
- * at {@code IDEMPOTENT_REDIS_URL}, {@code IDEMPOTENT_POSTGRES_URL}, {@code IDEMPOTENT_MARIADB_URL} (or their local
- * defaults). Plain JMH works too: {@code java -cp benchmarks.jar org.openjdk.jmh.Main MemoryStore -t 2}.
+ * Comparisons that need Redis, PostgreSQL or MariaDB are skipped, with a note, when the service
+ * does not answer at {@code IDEMPOTENT_REDIS_URL}, {@code IDEMPOTENT_POSTGRES_URL}, {@code
+ * IDEMPOTENT_MARIADB_URL} (or their local defaults). Plain JMH works too: {@code java -cp
+ * benchmarks.jar org.openjdk.jmh.Main MemoryStore -t 2}.
  */
 public final class BenchmarkReport {
   /** What a comparison is held to. */
@@ -75,7 +76,9 @@ public final class BenchmarkReport {
 
   /** A backend a comparison needs. */
   enum Service {
-    NONE(null), REDIS(BenchmarkSettings.REDIS_URL_VARIABLE), POSTGRESQL(BenchmarkSettings.POSTGRES_URL_VARIABLE),
+    NONE(null),
+    REDIS(BenchmarkSettings.REDIS_URL_VARIABLE),
+    POSTGRESQL(BenchmarkSettings.POSTGRES_URL_VARIABLE),
     MARIADB(BenchmarkSettings.MARIADB_URL_VARIABLE);
 
     final String variable;
@@ -86,41 +89,182 @@ public final class BenchmarkReport {
   }
 
   /** One of our benchmarks against its baseline, at several thread counts. */
-  record Comparison(String target, String title, Class<?> benchmarks, String ours, String baseline, Goal goal,
-      Service service, String database, int... threads) {}
+  record Comparison(
+      String target,
+      String title,
+      Class<?> benchmarks,
+      String ours,
+      String baseline,
+      Goal goal,
+      Service service,
+      String database,
+      int... threads) {}
 
   /** One measured row. */
-  record Row(Comparison comparison, int threads, RunResult ours, RunResult baseline, String forks, String error) {}
+  record Row(
+      Comparison comparison,
+      int threads,
+      RunResult ours,
+      RunResult baseline,
+      String forks,
+      String error) {}
 
-  static final List<Comparison> COMPARISONS = List.of(
-      new Comparison("1", "fresh key, memory store", MemoryStoreBenchmarks.class, "freshKeyWoven",
-          "freshKeyBaseline", Goal.COST_AT_MOST_1_3X, Service.NONE, null, 1, 2),
-      new Comparison("2", "replay, memory store", MemoryStoreBenchmarks.class, "replayWoven", "replayBaseline",
-          Goal.COST_AT_MOST_2X, Service.NONE, null, 1, 2),
-      new Comparison("3", "key expression", KeyExpressionBenchmarks.class, "compiledExpression", "handWritten",
-          Goal.COST_AT_MOST_2X, Service.NONE, null, 1, 2),
-      new Comparison("4", "fresh key, Redis", RedisStoreBenchmarks.class, "freshKeyWoven", "freshKeyBaseline",
-          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, null, 1, 16),
-      new Comparison("4", "replay, Redis", RedisStoreBenchmarks.class, "replayWoven", "replayBaseline",
-          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, null, 1, 16),
-      new Comparison("5", "fresh key, PostgreSQL", JdbcStoreBenchmarks.class, "freshKeyWoven", "freshKeyBaseline",
-          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.POSTGRESQL, "postgresql", 1, 16),
-      new Comparison("5", "fresh key, MariaDB", JdbcStoreBenchmarks.class, "freshKeyWoven", "freshKeyBaseline",
-          Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.MARIADB, "mariadb", 1, 16),
-      new Comparison("5", "fresh key, MariaDB, useAffectedRows", JdbcStoreBenchmarks.class, "freshKeyWoven",
-          "freshKeyBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.MARIADB, "mariadb-affected-rows", 1, 16),
-      new Comparison("6", "replay, Redis, near cache", RedisNearCacheBenchmarks.class, "replayNearCache",
-          "replayBaseline", Goal.THROUGHPUT_AT_LEAST_10X, Service.REDIS, null, 1, 16),
-      new Comparison("6", "fresh key, Redis, near cache", RedisNearCacheBenchmarks.class, "freshKeyNearCache",
-          "freshKeyBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, null, 1, 16),
-      new Comparison("7", "web filter POST, fresh key, memory store", WebFilterBenchmarks.class, "freshFilter",
-          "freshBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.NONE, "store=memory", 1, 2),
-      new Comparison("7", "web filter POST, replay, memory store", WebFilterBenchmarks.class, "replayFilter",
-          "replayBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.NONE, "store=memory", 1, 2),
-      new Comparison("7", "web filter POST, fresh key, Redis", WebFilterBenchmarks.class, "freshFilter",
-          "freshBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, "store=redis", 1, 16),
-      new Comparison("7", "web filter POST, replay, Redis", WebFilterBenchmarks.class, "replayFilter",
-          "replayBaseline", Goal.THROUGHPUT_AT_LEAST_90_PERCENT, Service.REDIS, "store=redis", 1, 16));
+  static final List<Comparison> COMPARISONS =
+      List.of(
+          new Comparison(
+              "1",
+              "fresh key, memory store",
+              MemoryStoreBenchmarks.class,
+              "freshKeyWoven",
+              "freshKeyBaseline",
+              Goal.COST_AT_MOST_1_3X,
+              Service.NONE,
+              null,
+              1,
+              2),
+          new Comparison(
+              "2",
+              "replay, memory store",
+              MemoryStoreBenchmarks.class,
+              "replayWoven",
+              "replayBaseline",
+              Goal.COST_AT_MOST_2X,
+              Service.NONE,
+              null,
+              1,
+              2),
+          new Comparison(
+              "3",
+              "key expression",
+              KeyExpressionBenchmarks.class,
+              "compiledExpression",
+              "handWritten",
+              Goal.COST_AT_MOST_2X,
+              Service.NONE,
+              null,
+              1,
+              2),
+          new Comparison(
+              "4",
+              "fresh key, Redis",
+              RedisStoreBenchmarks.class,
+              "freshKeyWoven",
+              "freshKeyBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.REDIS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "4",
+              "replay, Redis",
+              RedisStoreBenchmarks.class,
+              "replayWoven",
+              "replayBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.REDIS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "5",
+              "fresh key, PostgreSQL",
+              JdbcStoreBenchmarks.class,
+              "freshKeyWoven",
+              "freshKeyBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.POSTGRESQL,
+              "postgresql",
+              1,
+              16),
+          new Comparison(
+              "5",
+              "fresh key, MariaDB",
+              JdbcStoreBenchmarks.class,
+              "freshKeyWoven",
+              "freshKeyBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.MARIADB,
+              "mariadb",
+              1,
+              16),
+          new Comparison(
+              "5",
+              "fresh key, MariaDB, useAffectedRows",
+              JdbcStoreBenchmarks.class,
+              "freshKeyWoven",
+              "freshKeyBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.MARIADB,
+              "mariadb-affected-rows",
+              1,
+              16),
+          new Comparison(
+              "6",
+              "replay, Redis, near cache",
+              RedisNearCacheBenchmarks.class,
+              "replayNearCache",
+              "replayBaseline",
+              Goal.THROUGHPUT_AT_LEAST_10X,
+              Service.REDIS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "6",
+              "fresh key, Redis, near cache",
+              RedisNearCacheBenchmarks.class,
+              "freshKeyNearCache",
+              "freshKeyBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.REDIS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "7",
+              "web filter POST, fresh key, memory store",
+              WebFilterBenchmarks.class,
+              "freshFilter",
+              "freshBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.NONE,
+              "store=memory",
+              1,
+              2),
+          new Comparison(
+              "7",
+              "web filter POST, replay, memory store",
+              WebFilterBenchmarks.class,
+              "replayFilter",
+              "replayBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.NONE,
+              "store=memory",
+              1,
+              2),
+          new Comparison(
+              "7",
+              "web filter POST, fresh key, Redis",
+              WebFilterBenchmarks.class,
+              "freshFilter",
+              "freshBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.REDIS,
+              "store=redis",
+              1,
+              16),
+          new Comparison(
+              "7",
+              "web filter POST, replay, Redis",
+              WebFilterBenchmarks.class,
+              "replayFilter",
+              "replayBaseline",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.REDIS,
+              "store=redis",
+              1,
+              16));
 
   private final boolean quick;
   private final boolean gc;
@@ -155,7 +299,9 @@ public final class BenchmarkReport {
         }
         case "--forks" -> {
           if (i + 1 >= args.length || !args[i + 1].matches("[1-9][0-9]?")) {
-            usage("--forks needs the number of forks per side of a server row, 1 to 99, e.g. --forks 3");
+            usage(
+                "--forks needs the number of forks per side of a server row, 1 to 99, e.g. --forks"
+                    + " 3");
           }
           forks = Integer.parseInt(args[++i]);
         }
@@ -172,7 +318,8 @@ public final class BenchmarkReport {
     if (problem != null) {
       System.err.println(problem);
     }
-    System.err.println("usage: java -jar benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]");
+    System.err.println(
+        "usage: java -jar benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]");
     System.exit(problem == null ? 0 : 2);
   }
 
@@ -198,8 +345,13 @@ public final class BenchmarkReport {
         System.out.println("  " + summary(row));
         if (row.forks() != null) {
           System.out.println("  forks in the order run: " + row.forks());
-          notes.add(String.format(Locale.ROOT, "%s, %d thread(s), forks in the order run (ops/s): %s", name, threads,
-              row.forks()));
+          notes.add(
+              String.format(
+                  Locale.ROOT,
+                  "%s, %d thread(s), forks in the order run (ops/s): %s",
+                  name,
+                  threads,
+                  row.forks()));
         }
       }
     }
@@ -215,9 +367,11 @@ public final class BenchmarkReport {
   private Row measure(Comparison c, int threads) {
     try {
       if (c.service() == Service.NONE) {
-        Collection<RunResult> results = new Runner(options(c, threads, c.ours() + "|" + c.baseline(), quick ? 1 : 2)
-            .build()).run();
-        return new Row(c, threads, find(results, c.ours()), find(results, c.baseline()), null, null);
+        Collection<RunResult> results =
+            new Runner(options(c, threads, c.ours() + "|" + c.baseline(), quick ? 1 : 2).build())
+                .run();
+        return new Row(
+            c, threads, find(results, c.ours()), find(results, c.baseline()), null, null);
       }
       return measureInterleaved(c, threads);
     } catch (RunnerException | IllegalStateException e) {
@@ -230,10 +384,11 @@ public final class BenchmarkReport {
   }
 
   /**
-   * A server's speed drifts over minutes (disk flushes, background cleanup, other tenants of the machine), and
-   * JMH runs all forks of one benchmark before the next. For a server, forks of ours and of the baseline
-   * therefore alternate, one JVM each, in the order baseline, ours, ours, baseline, baseline, ours, ...: a drift
-   * hits both sides alike. The forks of each side are then pooled into one result, as JMH would have.
+   * A server's speed drifts over minutes (disk flushes, background cleanup, other tenants of the
+   * machine), and JMH runs all forks of one benchmark before the next. For a server, forks of ours
+   * and of the baseline therefore alternate, one JVM each, in the order baseline, ours, ours,
+   * baseline, baseline, ours, ...: a drift hits both sides alike. The forks of each side are then
+   * pooled into one result, as JMH would have.
    */
   private Row measureInterleaved(Comparison c, int threads) throws RunnerException {
     int forksPerSide = forks > 0 ? forks : quick ? 1 : 4;
@@ -246,7 +401,9 @@ public final class BenchmarkReport {
       boolean oursNext = fork % 4 == 1 || fork % 4 == 2;
       String method = oursNext ? c.ours() : c.baseline();
       RunResult result = find(new Runner(options(c, threads, method, 1).build()).run(), method);
-      order.append(order.length() == 0 ? "" : ", ").append(oursNext ? "ours " : "baseline ")
+      order
+          .append(order.length() == 0 ? "" : ", ")
+          .append(oursNext ? "ours " : "baseline ")
           .append(ops(result));
       if (oursNext) {
         oursParams = result.getParams();
@@ -256,28 +413,37 @@ public final class BenchmarkReport {
         baseline.addAll(result.getBenchmarkResults());
       }
     }
-    return new Row(c, threads, new RunResult(oursParams, ours), new RunResult(baselineParams, baseline),
-        order.toString(), null);
+    return new Row(
+        c,
+        threads,
+        new RunResult(oursParams, ours),
+        new RunResult(baselineParams, baseline),
+        order.toString(),
+        null);
   }
 
   private ChainedOptionsBuilder options(Comparison c, int threads, String methods, int forks) {
-    // Round trips to a server warm up more slowly (driver, server caches, JIT of the network stack).
+    // Round trips to a server warm up more slowly (driver, server caches, JIT of the network
+    // stack).
     boolean remote = c.service() != Service.NONE;
-    ChainedOptionsBuilder options = new OptionsBuilder()
-        .include("^" + Pattern.quote(c.benchmarks().getName()) + "\\.(" + methods + ")$")
-        .threads(threads)
-        .forks(forks)
-        .warmupIterations(quick ? (remote ? 3 : 2) : 5)
-        .warmupTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 2))
-        .measurementIterations(quick ? 3 : 5)
-        .measurementTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 3))
-        .timeUnit(TimeUnit.SECONDS)
-        .shouldFailOnError(true)
-        .verbosity(verbose ? VerboseMode.NORMAL : VerboseMode.SILENT);
+    ChainedOptionsBuilder options =
+        new OptionsBuilder()
+            .include("^" + Pattern.quote(c.benchmarks().getName()) + "\\.(" + methods + ")$")
+            .threads(threads)
+            .forks(forks)
+            .warmupIterations(quick ? (remote ? 3 : 2) : 5)
+            .warmupTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 2))
+            .measurementIterations(quick ? 3 : 5)
+            .measurementTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 3))
+            .timeUnit(TimeUnit.SECONDS)
+            .shouldFailOnError(true)
+            .verbosity(verbose ? VerboseMode.NORMAL : VerboseMode.SILENT);
     if (c.database() != null) {
-      // "name=value" sets another @Param than the JDBC benchmarks' database (the web benchmarks' store)
+      // "name=value" sets another @Param than the JDBC benchmarks' database (the web benchmarks'
+      // store)
       int eq = c.database().indexOf('=');
-      options.param(eq < 0 ? "database" : c.database().substring(0, eq), c.database().substring(eq + 1));
+      options.param(
+          eq < 0 ? "database" : c.database().substring(0, eq), c.database().substring(eq + 1));
     }
     if (gc) {
       options.addProfiler(GCProfiler.class);
@@ -295,13 +461,15 @@ public final class BenchmarkReport {
     throw new IllegalStateException("JMH returned no result for " + method);
   }
 
-  // ---- service probes --------------------------------------------------------------------------------------
+  // ---- service probes
+  // --------------------------------------------------------------------------------------
 
   private static boolean answers(Service service, List<String> notes) {
     return switch (service) {
       case NONE -> true;
       case REDIS -> redisAnswers(BenchmarkSettings.address(service.variable), notes);
-      case POSTGRESQL, MARIADB -> databaseAnswers(BenchmarkSettings.address(service.variable), notes);
+      case POSTGRESQL, MARIADB ->
+          databaseAnswers(BenchmarkSettings.address(service.variable), notes);
     };
   }
 
@@ -333,57 +501,100 @@ public final class BenchmarkReport {
     try (Connection c = DriverManager.getConnection(url)) {
       return c.isValid(3);
     } catch (SQLException e) {
-      notes.add(redactedUrl(url) + " did not answer: " + e.getMessage().replaceAll("(?i)password=[^&;\\s]*",
-          "password=***"));
+      notes.add(
+          redactedUrl(url)
+              + " did not answer: "
+              + e.getMessage().replaceAll("(?i)password=[^&;\\s]*", "password=***"));
       return false;
     }
   }
 
   private static String redactedUrl(String url) {
-    return url.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("//([^/@:]*):[^/@]*@", "//$1:***@");
+    return url.replaceAll("(?i)(password=)[^&;]*", "$1***")
+        .replaceAll("//([^/@:]*):[^/@]*@", "//$1:***@");
   }
 
-  // ---- the table -------------------------------------------------------------------------------------------
+  // ---- the table
+  // -------------------------------------------------------------------------------------------
 
   private String summary(Row row) {
     if (row.error() != null) {
       return row.error();
     }
-    return String.format(Locale.ROOT, "ours %s ops/s, baseline %s ops/s: %s %s", ops(row.ours()),
-        ops(row.baseline()), ratioText(row), verdict(row));
+    return String.format(
+        Locale.ROOT,
+        "ours %s ops/s, baseline %s ops/s: %s %s",
+        ops(row.ours()),
+        ops(row.baseline()),
+        ratioText(row),
+        verdict(row));
   }
 
   private String render(List<Row> rows, List<String> notes, Instant started) {
     StringBuilder sb = new StringBuilder();
     sb.append("# Benchmark report\n\n");
-    sb.append(String.format(Locale.ROOT, "%s mode, %s, Java %s (%s), %d cores, %s; started %s, took %d s.%n%n",
-        quick ? "Quick" : "Full", (quick ? "1 fork, 2 x 1 s warm-up and 3 x 1 s measurement in memory, 3 x 2 s and 3 x 2 s"
-            + " on a server" : "5 x 2 s warm-up, 5 x 3 s measurement, 2 forks in memory and 4 forks per side on a server")
-            + (forks > 0 ? "; " + forks + " forks per side on a server" : ""),
-        System.getProperty("java.version"), System.getProperty("java.vm.name"),
-        Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
-        started.truncatedTo(ChronoUnit.SECONDS), Instant.now().getEpochSecond() - started.getEpochSecond()));
-    sb.append("Throughput in operations per second (± the 99.9% error where JMH gives one). Cost ratio = baseline"
-        + " throughput / ours; throughput ratio = ours / baseline. Measured, never asserted: on a busy machine"
-        + " the numbers move between runs. On a server, forks of ours and of the baseline alternate (baseline, ours,"
-        + " ours, baseline, ...), so that a drift of the server's speed hits both sides alike.\n\n");
-    sb.append("| # | Benchmark | Threads | Ours (ops/s) | Baseline (ops/s) | Ratio | Target | Result |");
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "%s mode, %s, Java %s (%s), %d cores, %s; started %s, took %d s.%n%n",
+            quick ? "Quick" : "Full",
+            (quick
+                    ? "1 fork, 2 x 1 s warm-up and 3 x 1 s measurement in memory, 3 x 2 s and 3 x 2"
+                        + " s on a server"
+                    : "5 x 2 s warm-up, 5 x 3 s measurement, 2 forks in memory and 4 forks per side"
+                        + " on a server")
+                + (forks > 0 ? "; " + forks + " forks per side on a server" : ""),
+            System.getProperty("java.version"),
+            System.getProperty("java.vm.name"),
+            Runtime.getRuntime().availableProcessors(),
+            System.getProperty("os.name"),
+            started.truncatedTo(ChronoUnit.SECONDS),
+            Instant.now().getEpochSecond() - started.getEpochSecond()));
+    sb.append(
+        "Throughput in operations per second (± the 99.9% error where JMH gives one). Cost ratio ="
+            + " baseline throughput / ours; throughput ratio = ours / baseline. Measured, never"
+            + " asserted: on a busy machine the numbers move between runs. On a server, forks of"
+            + " ours and of the baseline alternate (baseline, ours, ours, baseline, ...), so that a"
+            + " drift of the server's speed hits both sides alike.\n\n");
+    sb.append(
+        "| # | Benchmark | Threads | Ours (ops/s) | Baseline (ops/s) | Ratio | Target | Result |");
     sb.append(gc ? " Ours B/op | Baseline B/op |\n" : "\n");
-    sb.append("|---|-----------|--------:|-------------:|-----------------:|------:|--------|--------|");
+    sb.append(
+        "|---|-----------|--------:|-------------:|-----------------:|------:|--------|--------|");
     sb.append(gc ? "----------:|--------------:|\n" : "\n");
     for (Row row : rows) {
       Comparison c = row.comparison();
-      sb.append("| ").append(c.target()).append(" | ").append(c.title()).append(" | ").append(row.threads())
+      sb.append("| ")
+          .append(c.target())
+          .append(" | ")
+          .append(c.title())
+          .append(" | ")
+          .append(row.threads())
           .append(" | ");
       if (row.error() != null) {
-        sb.append(row.error().replace('|', '/')).append(" | | | ").append(c.goal().text).append(" | ERROR |");
+        sb.append(row.error().replace('|', '/'))
+            .append(" | | | ")
+            .append(c.goal().text)
+            .append(" | ERROR |");
         sb.append(gc ? " | |\n" : "\n");
         continue;
       }
-      sb.append(opsWithError(row.ours())).append(" | ").append(opsWithError(row.baseline())).append(" | ")
-          .append(ratioText(row)).append(" | ").append(c.goal().text).append(" | ").append(verdict(row)).append(" |");
+      sb.append(opsWithError(row.ours()))
+          .append(" | ")
+          .append(opsWithError(row.baseline()))
+          .append(" | ")
+          .append(ratioText(row))
+          .append(" | ")
+          .append(c.goal().text)
+          .append(" | ")
+          .append(verdict(row))
+          .append(" |");
       if (gc) {
-        sb.append(' ').append(allocated(row.ours())).append(" | ").append(allocated(row.baseline())).append(" |");
+        sb.append(' ')
+            .append(allocated(row.ours()))
+            .append(" | ")
+            .append(allocated(row.baseline()))
+            .append(" |");
       }
       sb.append('\n');
     }
@@ -403,22 +614,23 @@ public final class BenchmarkReport {
   }
 
   private static String ratioText(Row row) {
-    return String.format(Locale.ROOT, "%s %.2fx",
-        isCost(row) ? "cost" : "throughput", ratio(row));
+    return String.format(Locale.ROOT, "%s %.2fx", isCost(row) ? "cost" : "throughput", ratio(row));
   }
 
   private static boolean isCost(Row row) {
-    return row.comparison().goal() == Goal.COST_AT_MOST_2X || row.comparison().goal() == Goal.COST_AT_MOST_1_3X;
+    return row.comparison().goal() == Goal.COST_AT_MOST_2X
+        || row.comparison().goal() == Goal.COST_AT_MOST_1_3X;
   }
 
   private static String verdict(Row row) {
     double r = ratio(row);
-    boolean pass = switch (row.comparison().goal()) {
-      case COST_AT_MOST_2X -> r <= 2.0;
-      case COST_AT_MOST_1_3X -> r <= 1.3;
-      case THROUGHPUT_AT_LEAST_90_PERCENT -> r >= 0.9;
-      case THROUGHPUT_AT_LEAST_10X -> r >= 10.0;
-    };
+    boolean pass =
+        switch (row.comparison().goal()) {
+          case COST_AT_MOST_2X -> r <= 2.0;
+          case COST_AT_MOST_1_3X -> r <= 1.3;
+          case THROUGHPUT_AT_LEAST_90_PERCENT -> r >= 0.9;
+          case THROUGHPUT_AT_LEAST_10X -> r >= 10.0;
+        };
     return pass ? "PASS" : "MISS";
   }
 
@@ -432,7 +644,8 @@ public final class BenchmarkReport {
     if (Double.isNaN(error) || primary.getScore() == 0) {
       return ops(r);
     }
-    return String.format(Locale.ROOT, "%,.0f ± %.0f%%", primary.getScore(), 100 * error / primary.getScore());
+    return String.format(
+        Locale.ROOT, "%,.0f ± %.0f%%", primary.getScore(), 100 * error / primary.getScore());
   }
 
   private static String allocated(RunResult r) {
@@ -446,7 +659,9 @@ public final class BenchmarkReport {
 
   private static Path reportFile() {
     try {
-      Path location = Path.of(BenchmarkReport.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path location =
+          Path.of(
+              BenchmarkReport.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       Path dir = Files.isRegularFile(location) ? location.getParent() : location.getParent();
       return dir.resolve("benchmark-report.md");
     } catch (Exception e) {

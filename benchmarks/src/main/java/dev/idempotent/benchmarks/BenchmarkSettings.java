@@ -7,12 +7,16 @@ import java.util.Map;
 final class BenchmarkSettings {
   /** The lease of a claim; the library's default, used by the baselines too. */
   static final Duration LEASE = Duration.ofSeconds(30);
+
   /** The ttl of {@link OrderService#submit}, used by the fresh-key baselines too. */
   static final Duration FRESH_TTL = Duration.ofSeconds(30);
+
   /** The ttl of {@link OrderService#submitRetained}, used by the replay baselines too. */
   static final Duration RETAINED_TTL = Duration.ofHours(1);
+
   /** The amount every benchmarked call charges. */
   static final long AMOUNT = 1299;
+
   /** The number of recorded keys a replay benchmark cycles through (a power of two). */
   static final int REPLAY_KEYS = 1024;
 
@@ -20,10 +24,11 @@ final class BenchmarkSettings {
   static final String POSTGRES_URL_VARIABLE = "IDEMPOTENT_POSTGRES_URL";
   static final String MARIADB_URL_VARIABLE = "IDEMPOTENT_MARIADB_URL";
 
-  private static final Map<String, String> DEFAULTS = Map.of(
-      REDIS_URL_VARIABLE, "redis://127.0.0.1:6379",
-      POSTGRES_URL_VARIABLE, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
-      MARIADB_URL_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+  private static final Map<String, String> DEFAULTS =
+      Map.of(
+          REDIS_URL_VARIABLE, "redis://127.0.0.1:6379",
+          POSTGRES_URL_VARIABLE, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+          MARIADB_URL_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
 
   private BenchmarkSettings() {}
 
@@ -34,16 +39,21 @@ final class BenchmarkSettings {
   }
 
   /**
-   * The JDBC URL of a {@code database} parameter value; {@code mariadb-affected-rows} is the MariaDB URL with
-   * {@code useAffectedRows=true}, the setting of the store's own auto-configured pool.
+   * The JDBC URL of a {@code database} parameter value; {@code mariadb-affected-rows} is the
+   * MariaDB URL with {@code useAffectedRows=true}, the setting of the store's own auto-configured
+   * pool.
    */
   static String jdbcUrl(String database) {
     return switch (database) {
       case "postgresql" -> address(POSTGRES_URL_VARIABLE);
       case "mariadb" -> address(MARIADB_URL_VARIABLE);
-      case "mariadb-affected-rows" -> withProperty(address(MARIADB_URL_VARIABLE), "useAffectedRows=true");
-      default -> throw new IllegalArgumentException("unknown database '" + database
-          + "': use postgresql, mariadb or mariadb-affected-rows");
+      case "mariadb-affected-rows" ->
+          withProperty(address(MARIADB_URL_VARIABLE), "useAffectedRows=true");
+      default ->
+          throw new IllegalArgumentException(
+              "unknown database '"
+                  + database
+                  + "': use postgresql, mariadb or mariadb-affected-rows");
     };
   }
 

@@ -11,10 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * The web baseline: the same endpoint with the store calls written by hand, what an application would write
- * without the filter. It claims the {@code Idempotency-Key} through the store SPI, runs the endpoint, records the
- * status, content type and body in one array ({@code complete}) and sends them; a completed key is replayed from
- * the record, a key in progress gets 409.
+ * The web baseline: the same endpoint with the store calls written by hand, what an application
+ * would write without the filter. It claims the {@code Idempotency-Key} through the store SPI, runs
+ * the endpoint, records the status, content type and body in one array ({@code complete}) and sends
+ * them; a completed key is replayed from the record, a key in progress gets 409.
  */
 final class HandWrittenServlet {
   private static final String SCOPE = "bench.web.baseline";
@@ -29,7 +29,8 @@ final class HandWrittenServlet {
     this.ttl = ttl;
   }
 
-  void service(HttpServletRequest request, HttpServletResponse response, String owner, byte[] scratch)
+  void service(
+      HttpServletRequest request, HttpServletResponse response, String owner, byte[] scratch)
       throws IOException {
     String key = request.getHeader("Idempotency-Key");
     RecordKey recordKey = RecordKey.of(SCOPE, key);
@@ -45,7 +46,8 @@ final class HandWrittenServlet {
     }
     OrderEndpoint.readBody(request.getInputStream(), scratch);
     byte[] body = OrderEndpoint.responseBody(key);
-    store.complete(recordKey, owner, encode(OrderEndpoint.CREATED, OrderEndpoint.CONTENT_TYPE, body), ttl);
+    store.complete(
+        recordKey, owner, encode(OrderEndpoint.CREATED, OrderEndpoint.CONTENT_TYPE, body), ttl);
     response.setStatus(OrderEndpoint.CREATED);
     response.setContentType(OrderEndpoint.CONTENT_TYPE);
     response.setContentLength(body.length);

@@ -8,10 +8,11 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 /**
- * The hand-written JDBC baseline: the minimum statements on the same pool and table as the store, each on a
- * connection taken from the pool for that statement (a claim and its completion are separated by the method
- * body): one claim {@code INSERT} that does nothing when the key exists, and one owner-checked completion
- * {@code UPDATE}, in the store's table layout (the scope as its 64-bit id, status codes).
+ * The hand-written JDBC baseline: the minimum statements on the same pool and table as the store,
+ * each on a connection taken from the pool for that statement (a claim and its completion are
+ * separated by the method body): one claim {@code INSERT} that does nothing when the key exists,
+ * and one owner-checked completion {@code UPDATE}, in the store's table layout (the scope as its
+ * 64-bit id, status codes).
  */
 final class JdbcBaseline {
   static final String SCOPE = "bench.baseline";
@@ -33,19 +34,27 @@ final class JdbcBaseline {
     if ("postgresql".equals(database)) {
       String later = "statement_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 microsecond'";
       binaryKeys = false;
-      claimSql = "INSERT INTO " + table + columns + later + ") ON CONFLICT (scope_id, idem_key) DO NOTHING";
-      completeSql = "UPDATE " + table + " SET status = 2, outcome = ?, expires_at = " + later + owned;
+      claimSql =
+          "INSERT INTO "
+              + table
+              + columns
+              + later
+              + ") ON CONFLICT (scope_id, idem_key) DO NOTHING";
+      completeSql =
+          "UPDATE " + table + " SET status = 2, outcome = ?, expires_at = " + later + owned;
     } else {
       String later = "TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6))";
       binaryKeys = true;
       claimSql = "INSERT IGNORE INTO " + table + columns + later + ")";
-      completeSql = "UPDATE " + table + " SET status = 2, outcome = ?, expires_at = " + later + owned;
+      completeSql =
+          "UPDATE " + table + " SET status = 2, outcome = ?, expires_at = " + later + owned;
     }
   }
 
   /** Claims {@code key} for {@code owner}, runs the body, records the outcome. */
   Receipt submit(String key, String owner, long amountCents) throws SQLException {
-    try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(claimSql)) {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement(claimSql)) {
       ps.setLong(1, SCOPE_ID);
       bindKey(ps, 2, key);
       ps.setString(3, owner);
@@ -56,7 +65,8 @@ final class JdbcBaseline {
     }
     Receipt receipt = Receipt.issue(key, amountCents);
     byte[] outcome = BaselineOutcomes.encode(receipt);
-    try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(completeSql)) {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement(completeSql)) {
       ps.setBytes(1, outcome);
       ps.setLong(2, ttlMicros);
       ps.setLong(3, SCOPE_ID);

@@ -17,23 +17,25 @@ import java.util.concurrent.atomic.LongAdder;
  * Whether the JDBC store's cost stays flat as its table grows, on one database:
  *
  * <ol>
- *   <li>fresh-key throughput (claim, then complete, of a new key: one idempotent call) through the store on
- *       {@code threads} threads, on an empty table (after a warm-up of the same length, whose rows are
- *       truncated);</li>
- *   <li>the same after {@code live} completed records, live for a day, are loaded into the table (in chunks of
- *       a million, each sorted by key, spread over the whole key space) and statistics refreshed;</li>
- *   <li>with a backlog of {@code backlog} expired records and 1,000 new records a second arriving through the
- *       store (with a 20 s retention, so that they keep expiring too), the latency of those arriving calls and
- *       the saturated fresh-key throughput, first without a purge, then with the purge paced to twice the
- *       arrival rate, then with it unpaced ({@code purgeExpired(1000)} back to back); the purge's rate is the
- *       rows it deleted per second of the phase.</li>
+ *   <li>fresh-key throughput (claim, then complete, of a new key: one idempotent call) through the
+ *       store on {@code threads} threads, on an empty table (after a warm-up of the same length,
+ *       whose rows are truncated);
+ *   <li>the same after {@code live} completed records, live for a day, are loaded into the table
+ *       (in chunks of a million, each sorted by key, spread over the whole key space) and
+ *       statistics refreshed;
+ *   <li>with a backlog of {@code backlog} expired records and 1,000 new records a second arriving
+ *       through the store (with a 20 s retention, so that they keep expiring too), the latency of
+ *       those arriving calls and the saturated fresh-key throughput, first without a purge, then
+ *       with the purge paced to twice the arrival rate, then with it unpaced ({@code
+ *       purgeExpired(1000)} back to back); the purge's rate is the rows it deleted per second of
+ *       the phase.
  * </ol>
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.JdbcLargeTableRun
  *     postgresql|mariadb [live=10000000] [seconds=20] [threads=4] [backlog=1000000]</pre>
  *
- * <p>The database is the one of {@code IDEMPOTENT_POSTGRES_URL} or {@code IDEMPOTENT_MARIADB_URL}; its table
- * {@value #TABLE} is dropped first and left in place at the end, for inspection.
+ * <p>The database is the one of {@code IDEMPOTENT_POSTGRES_URL} or {@code IDEMPOTENT_MARIADB_URL};
+ * its table {@value #TABLE} is dropped first and left in place at the end, for inspection.
  */
 public final class JdbcLargeTableRun {
   static final String TABLE = "bench_large_record";
@@ -42,7 +44,10 @@ public final class JdbcLargeTableRun {
   private static final Duration LEASE = Duration.ofMinutes(1);
   private static final Duration LIVE_TTL = Duration.ofDays(1);
   private static final Duration ARRIVAL_TTL = Duration.ofSeconds(20);
-  /** The rate of the paced purge: twice the arrival rate, so that it catches up with a backlog too. */
+
+  /**
+   * The rate of the paced purge: twice the arrival rate, so that it catches up with a backlog too.
+   */
   private static final int PACED_PURGE = 2 * ARRIVALS_PER_SECOND;
 
   private JdbcLargeTableRun() {}
@@ -58,21 +63,29 @@ public final class JdbcLargeTableRun {
     try (HikariDataSource ds = JdbcRows.pool(url, threads + 8)) {
       JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + TABLE);
       JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + TABLE + "_scope");
-      try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).table(TABLE).createTable(true).build()) {
+      try (JdbcIdempotencyStore store =
+          JdbcIdempotencyStore.builder(ds).table(TABLE).createTable(true).build()) {
         freshKeyThroughput(store, threads, seconds); // warm-up: JIT, pool, caches
         JdbcRows.execute(ds, "TRUNCATE TABLE " + TABLE);
         analyze(ds, postgres);
         double empty = freshKeyThroughput(store, threads, seconds);
-        System.out.printf("%s: fresh-key calls/s on an empty table: %,.0f (%d threads, %d s)%n", database, empty,
-            threads, seconds);
+        System.out.printf(
+            "%s: fresh-key calls/s on an empty table: %,.0f (%d threads, %d s)%n",
+            database, empty, threads, seconds);
         long loadStart = System.nanoTime();
         load(ds, postgres, live, "ord-", "interval '1 day'", "INTERVAL 1 DAY");
         analyze(ds, postgres);
-        System.out.printf("%s: loaded %,d live records in %.0f s; table and indexes %,d bytes (%.1f per record)%n",
-            database, live, (System.nanoTime() - loadStart) / 1e9, JdbcRows.tableBytes(ds, url, TABLE),
+        System.out.printf(
+            "%s: loaded %,d live records in %.0f s; table and indexes %,d bytes (%.1f per"
+                + " record)%n",
+            database,
+            live,
+            (System.nanoTime() - loadStart) / 1e9,
+            JdbcRows.tableBytes(ds, url, TABLE),
             (double) JdbcRows.tableBytes(ds, url, TABLE) / Math.max(1, live));
         double full = freshKeyThroughput(store, threads, seconds);
-        System.out.printf("%s: fresh-key calls/s with %,d live records: %,.0f = %.2fx of the empty table%n",
+        System.out.printf(
+            "%s: fresh-key calls/s with %,d live records: %,.0f = %.2fx of the empty table%n",
             database, live, full, full / empty);
 
         load(ds, postgres, backlog, "old-", "interval '-1 hour'", "INTERVAL -1 HOUR");
@@ -80,16 +93,28 @@ public final class JdbcLargeTableRun {
         System.out.printf("%s: backlog of %,d expired records loaded%n", database, backlog);
         Phase without = phase(store, threads, seconds, -1);
         report(database, "without purge", without, without);
-        report(database, "purge paced to " + PACED_PURGE + " rows/s", phase(store, threads, seconds, PACED_PURGE),
+        report(
+            database,
+            "purge paced to " + PACED_PURGE + " rows/s",
+            phase(store, threads, seconds, PACED_PURGE),
             without);
         report(database, "purge unpaced", phase(store, threads, seconds, 0), without);
       }
     }
   }
 
-  /** Inserts {@code rows} completed records, in chunks sorted by key, expiring at now plus the given interval. */
-  private static void load(HikariDataSource ds, boolean postgres, long rows, String keyPrefix, String pgInterval,
-      String myInterval) throws Exception {
+  /**
+   * Inserts {@code rows} completed records, in chunks sorted by key, expiring at now plus the given
+   * interval.
+   */
+  private static void load(
+      HikariDataSource ds,
+      boolean postgres,
+      long rows,
+      String keyPrefix,
+      String pgInterval,
+      String myInterval)
+      throws Exception {
     long scopeId = JdbcRows.scopeId(JdbcRows.SCOPE);
     if (!postgres) {
       JdbcRows.execute(ds, "SET SESSION sql_log_bin = 0");
@@ -98,17 +123,43 @@ public final class JdbcLargeTableRun {
       long n = Math.min(CHUNK, rows - from);
       String sql;
       if (postgres) {
-        sql = "INSERT INTO " + TABLE + " (scope_id, expires_at, status, idem_key, owner, fingerprint, outcome)"
-            + " SELECT " + scopeId + ", statement_timestamp() + " + pgInterval + " + (g % 10000) * interval '1 ms', 2,"
-            + " '" + keyPrefix + "' || substr(md5(g::text), 1, 16), 'k3j4h5g6f7d8s:' || to_hex(g), NULL,"
-            + " decode(substr(md5(g::text || 'o') || md5(g::text), 1, 50), 'hex')"
-            + " FROM generate_series(" + (from + 1) + ", " + (from + n) + ") g ORDER BY 4";
+        sql =
+            "INSERT INTO "
+                + TABLE
+                + " (scope_id, expires_at, status, idem_key, owner, fingerprint, outcome)"
+                + " SELECT "
+                + scopeId
+                + ", statement_timestamp() + "
+                + pgInterval
+                + " + (g % 10000) * interval '1 ms', 2,"
+                + " '"
+                + keyPrefix
+                + "' || substr(md5(g::text), 1, 16), 'k3j4h5g6f7d8s:' || to_hex(g), NULL,"
+                + " decode(substr(md5(g::text || 'o') || md5(g::text), 1, 50), 'hex')"
+                + " FROM generate_series("
+                + (from + 1)
+                + ", "
+                + (from + n)
+                + ") g ORDER BY 4";
       } else {
-        sql = "INSERT INTO " + TABLE + " (scope_id, expires_at, status, idem_key, owner, fingerprint, outcome)"
-            + " SELECT " + scopeId + ", UTC_TIMESTAMP(6) + " + myInterval + " + INTERVAL (g MOD 10000) * 1000"
-            + " MICROSECOND, 2, CONCAT('" + keyPrefix + "', LEFT(MD5(g), 16)), CONCAT('k3j4h5g6f7d8s:', HEX(g)),"
-            + " NULL, UNHEX(LEFT(CONCAT(MD5(CONCAT(g, 'o')), MD5(g)), 50))"
-            + " FROM (SELECT seq + " + from + " AS g FROM seq_1_to_" + n + ") s ORDER BY 4";
+        sql =
+            "INSERT INTO "
+                + TABLE
+                + " (scope_id, expires_at, status, idem_key, owner, fingerprint, outcome)"
+                + " SELECT "
+                + scopeId
+                + ", UTC_TIMESTAMP(6) + "
+                + myInterval
+                + " + INTERVAL (g MOD 10000) * 1000"
+                + " MICROSECOND, 2, CONCAT('"
+                + keyPrefix
+                + "', LEFT(MD5(g), 16)), CONCAT('k3j4h5g6f7d8s:', HEX(g)),"
+                + " NULL, UNHEX(LEFT(CONCAT(MD5(CONCAT(g, 'o')), MD5(g)), 50))"
+                + " FROM (SELECT seq + "
+                + from
+                + " AS g FROM seq_1_to_"
+                + n
+                + ") s ORDER BY 4";
       }
       JdbcRows.execute(ds, sql);
     }
@@ -126,13 +177,16 @@ public final class JdbcLargeTableRun {
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       String prefix = JdbcRows.ownerPrefix(new Random());
-      Thread w = new Thread(() -> {
-        long n = 0;
-        while (measuring.get()) {
-          callOnce(store, prefix + Long.toString(++n, 36), LIVE_TTL);
-          calls.increment();
-        }
-      }, "fresh-key-" + t);
+      Thread w =
+          new Thread(
+              () -> {
+                long n = 0;
+                while (measuring.get()) {
+                  callOnce(store, prefix + Long.toString(++n, 36), LIVE_TTL);
+                  calls.increment();
+                }
+              },
+              "fresh-key-" + t);
       workers.add(w);
     }
     workers.forEach(Thread::start);
@@ -160,20 +214,31 @@ public final class JdbcLargeTableRun {
     store.complete(key, owner, outcome, ttl);
   }
 
-  private record Phase(double meanMillis, double p99Millis, double throughput, long purged, double purgeRate) {}
+  private record Phase(
+      double meanMillis, double p99Millis, double throughput, long purged, double purgeRate) {}
 
   private static void report(String database, String name, Phase phase, Phase without) {
-    System.out.printf("%s: 1,000 arrivals/s, %s: arrival call mean %.2f ms (%.2fx), p99 %.2f ms; saturated"
-        + " fresh-key calls/s %,.0f (%.2fx); purge deleted %,d rows, %,.0f rows/s over the phase (%.1fx the arrival"
-        + " rate)%n", database, name, phase.meanMillis, phase.meanMillis / without.meanMillis, phase.p99Millis,
-        phase.throughput, phase.throughput / without.throughput, phase.purged, phase.purgeRate,
+    System.out.printf(
+        "%s: 1,000 arrivals/s, %s: arrival call mean %.2f ms (%.2fx), p99 %.2f ms; saturated"
+            + " fresh-key calls/s %,.0f (%.2fx); purge deleted %,d rows, %,.0f rows/s over the"
+            + " phase (%.1fx the arrival rate)%n",
+        database,
+        name,
+        phase.meanMillis,
+        phase.meanMillis / without.meanMillis,
+        phase.p99Millis,
+        phase.throughput,
+        phase.throughput / without.throughput,
+        phase.purged,
+        phase.purgeRate,
         phase.purgeRate / ARRIVALS_PER_SECOND);
   }
 
   /**
-   * 1,000 arrivals a second for the whole phase; their latency over the first half, the saturated fresh-key
-   * throughput over the second. With {@code purgeRate} 0, {@code purgeExpired(1000)} (batches back to back)
-   * throughout; above 0, {@code purgeBatch(1000)} paced to that many rows a second; below 0, no purge.
+   * 1,000 arrivals a second for the whole phase; their latency over the first half, the saturated
+   * fresh-key throughput over the second. With {@code purgeRate} 0, {@code purgeExpired(1000)}
+   * (batches back to back) throughout; above 0, {@code purgeBatch(1000)} paced to that many rows a
+   * second; below 0, no purge.
    */
   private static Phase phase(JdbcIdempotencyStore store, int threads, int seconds, int purgeRate)
       throws Exception {
@@ -181,20 +246,24 @@ public final class JdbcLargeTableRun {
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong purged = new AtomicLong();
     long phaseStart = System.nanoTime();
-    Thread purger = new Thread(() -> {
-      while (running.get()) {
-        int n = purgeRate > 0 ? store.purgeBatch(1000) : store.purgeExpired(1000);
-        purged.addAndGet(n);
-        if (n == 0) {
-          sleep(100);
-        } else if (purgeRate > 0) {
-          long due = phaseStart + purged.get() * 1_000_000_000L / purgeRate - System.nanoTime();
-          if (due > 0) {
-            sleep(due / 1_000_000, (int) (due % 1_000_000));
-          }
-        }
-      }
-    }, "purge");
+    Thread purger =
+        new Thread(
+            () -> {
+              while (running.get()) {
+                int n = purgeRate > 0 ? store.purgeBatch(1000) : store.purgeExpired(1000);
+                purged.addAndGet(n);
+                if (n == 0) {
+                  sleep(100);
+                } else if (purgeRate > 0) {
+                  long due =
+                      phaseStart + purged.get() * 1_000_000_000L / purgeRate - System.nanoTime();
+                  if (due > 0) {
+                    sleep(due / 1_000_000, (int) (due % 1_000_000));
+                  }
+                }
+              }
+            },
+            "purge");
     int arrivalThreads = 4;
     long[][] latencies = new long[arrivalThreads][ARRIVALS_PER_SECOND / arrivalThreads * seconds];
     int[] counts = new int[arrivalThreads];
@@ -203,24 +272,28 @@ public final class JdbcLargeTableRun {
     for (int t = 0; t < arrivalThreads; t++) {
       int thread = t;
       String prefix = JdbcRows.ownerPrefix(new Random());
-      arrivals.add(new Thread(() -> {
-        long interval = 1_000_000_000L * arrivalThreads / ARRIVALS_PER_SECOND;
-        long next = start + thread * interval / arrivalThreads;
-        long n = 0;
-        while (running.get()) {
-          long wait = next - System.nanoTime();
-          if (wait > 0) {
-            sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-          }
-          next += interval;
-          long t0 = System.nanoTime();
-          callOnce(store, prefix + Long.toString(++n, 36), ARRIVAL_TTL);
-          long took = System.nanoTime() - t0;
-          if (t0 - start < seconds * 500_000_000L && counts[thread] < latencies[thread].length) {
-            latencies[thread][counts[thread]++] = took;
-          }
-        }
-      }, "arrivals-" + t));
+      arrivals.add(
+          new Thread(
+              () -> {
+                long interval = 1_000_000_000L * arrivalThreads / ARRIVALS_PER_SECOND;
+                long next = start + thread * interval / arrivalThreads;
+                long n = 0;
+                while (running.get()) {
+                  long wait = next - System.nanoTime();
+                  if (wait > 0) {
+                    sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                  }
+                  next += interval;
+                  long t0 = System.nanoTime();
+                  callOnce(store, prefix + Long.toString(++n, 36), ARRIVAL_TTL);
+                  long took = System.nanoTime() - t0;
+                  if (t0 - start < seconds * 500_000_000L
+                      && counts[thread] < latencies[thread].length) {
+                    latencies[thread][counts[thread]++] = took;
+                  }
+                }
+              },
+              "arrivals-" + t));
     }
     if (purge) {
       purger.start();
@@ -243,7 +316,10 @@ public final class JdbcLargeTableRun {
     }
     Arrays.sort(all);
     double mean = Arrays.stream(all).average().orElse(0) / 1e6;
-    double p99 = all.length == 0 ? 0 : all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6;
+    double p99 =
+        all.length == 0
+            ? 0
+            : all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6;
     double rate = purged.get() / ((System.nanoTime() - phaseStart) / 1e9);
     return new Phase(mean, p99, throughput, purged.get(), rate);
   }

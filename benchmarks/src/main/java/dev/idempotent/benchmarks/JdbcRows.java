@@ -16,7 +16,8 @@ import java.util.Random;
 /** What the JDBC size and large-table runs share: realistic record values, pools, sizes and DDL. */
 final class JdbcRows {
   /** A scope as the aspect names it: the method's signature. */
-  static final String SCOPE = "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)";
+  static final String SCOPE =
+      "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)";
 
   private JdbcRows() {}
 
@@ -32,7 +33,8 @@ final class JdbcRows {
   /** The id the store writes for {@code scope}: the first 64 bits of its SHA-256, signed. */
   static long scopeId(String scope) {
     try {
-      byte[] sha = MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8));
+      byte[] sha =
+          MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8));
       return ByteBuffer.wrap(sha, 0, Long.BYTES).getLong();
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
@@ -44,7 +46,10 @@ final class JdbcRows {
     return String.format("ord-%016x", random.nextLong());
   }
 
-  /** An owner token shaped like the ones the executor makes: 64 random bits in base 36, then a counter. */
+  /**
+   * An owner token shaped like the ones the executor makes: 64 random bits in base 36, then a
+   * counter.
+   */
   static String ownerPrefix(Random random) {
     return Long.toUnsignedString(random.nextLong(), 36) + ":";
   }
@@ -61,13 +66,16 @@ final class JdbcRows {
   }
 
   static void execute(HikariDataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement()) {
       st.execute(sql);
     }
   }
 
   static long queryLong(HikariDataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     }
@@ -75,8 +83,8 @@ final class JdbcRows {
 
   /**
    * The bytes of {@code table} with all its indexes, after statistics are refreshed: PostgreSQL
-   * {@code pg_total_relation_size} after {@code VACUUM ANALYZE}, InnoDB the pages of all its indexes (the
-   * clustered one holds the rows) times the page size, after {@code ANALYZE TABLE}.
+   * {@code pg_total_relation_size} after {@code VACUUM ANALYZE}, InnoDB the pages of all its
+   * indexes (the clustered one holds the rows) times the page size, after {@code ANALYZE TABLE}.
    */
   static long tableBytes(HikariDataSource ds, String url, String table) throws SQLException {
     if (isPostgres(url)) {
@@ -84,9 +92,11 @@ final class JdbcRows {
       return queryLong(ds, "SELECT pg_total_relation_size('" + table + "')");
     }
     execute(ds, "ANALYZE TABLE " + table);
-    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT SUM(stat_value) *"
-        + " @@innodb_page_size FROM mysql.innodb_index_stats WHERE database_name = DATABASE() AND table_name = ?"
-        + " AND stat_name = 'size'")) {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT SUM(stat_value) * @@innodb_page_size FROM mysql.innodb_index_stats WHERE"
+                    + " database_name = DATABASE() AND table_name = ? AND stat_name = 'size'")) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -95,15 +105,26 @@ final class JdbcRows {
     }
   }
 
-  /** The bytes of {@code table}'s secondary indexes (all but the primary key), as {@link #tableBytes} counts. */
-  static long secondaryIndexBytes(HikariDataSource ds, String url, String table) throws SQLException {
+  /**
+   * The bytes of {@code table}'s secondary indexes (all but the primary key), as {@link
+   * #tableBytes} counts.
+   */
+  static long secondaryIndexBytes(HikariDataSource ds, String url, String table)
+      throws SQLException {
     if (isPostgres(url)) {
-      return queryLong(ds, "SELECT COALESCE(SUM(pg_relation_size(indexrelid)), 0) FROM pg_index WHERE indrelid = '"
-          + table + "'::regclass AND NOT indisprimary");
+      return queryLong(
+          ds,
+          "SELECT COALESCE(SUM(pg_relation_size(indexrelid)), 0) FROM pg_index WHERE indrelid = '"
+              + table
+              + "'::regclass AND NOT indisprimary");
     }
-    return queryLong(ds, "SELECT COALESCE(SUM(stat_value), 0) * @@innodb_page_size FROM mysql.innodb_index_stats"
-        + " WHERE database_name = DATABASE() AND table_name = '" + table + "' AND stat_name = 'size'"
-        + " AND index_name <> 'PRIMARY'");
+    return queryLong(
+        ds,
+        "SELECT COALESCE(SUM(stat_value), 0) * @@innodb_page_size FROM mysql.innodb_index_stats"
+            + " WHERE database_name = DATABASE() AND table_name = '"
+            + table
+            + "' AND stat_name = 'size'"
+            + " AND index_name <> 'PRIMARY'");
   }
 
   /** Rewrites {@code table} compactly: {@code VACUUM FULL} or {@code OPTIMIZE TABLE}. */
@@ -111,27 +132,44 @@ final class JdbcRows {
     execute(ds, isPostgres(url) ? "VACUUM FULL " + table : "OPTIMIZE TABLE " + table);
   }
 
-  /** The record table of earlier versions, with the scope text in every row and in the primary key. */
+  /**
+   * The record table of earlier versions, with the scope text in every row and in the primary key.
+   */
   static String earlierLayoutDdl(String url, String table) {
     if (isPostgres(url)) {
-      return "CREATE TABLE " + table + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
-          + " status VARCHAR(16) NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BYTEA,"
-          + " expires_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL,"
-          + " CONSTRAINT " + table + "_pk PRIMARY KEY (scope, idem_key)); CREATE INDEX " + table + "_expires_at_idx"
-          + " ON " + table + " (expires_at)";
+      return "CREATE TABLE "
+          + table
+          + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL, status VARCHAR(16) NOT"
+          + " NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BYTEA,"
+          + " expires_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL, updated_at"
+          + " TIMESTAMPTZ NOT NULL, CONSTRAINT "
+          + table
+          + "_pk PRIMARY KEY (scope, idem_key)); CREATE INDEX "
+          + table
+          + "_expires_at_idx"
+          + " ON "
+          + table
+          + " (expires_at)";
     }
-    return "CREATE TABLE " + table + " (scope VARBINARY(1020) NOT NULL, idem_key VARBINARY(1020) NOT NULL,"
-        + " status VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, owner VARCHAR(255) CHARACTER SET"
-        + " utf8mb4 COLLATE utf8mb4_bin NOT NULL, fingerprint VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-        + " NULL, outcome LONGBLOB NULL, expires_at DATETIME(6) NOT NULL, created_at DATETIME(6) NOT NULL,"
-        + " updated_at DATETIME(6) NOT NULL, PRIMARY KEY (scope, idem_key),"
-        + " INDEX " + table + "_expires_at_idx (expires_at)) ENGINE=InnoDB";
+    return "CREATE TABLE "
+        + table
+        + " (scope VARBINARY(1020) NOT NULL, idem_key VARBINARY(1020) NOT NULL, status VARCHAR(16)"
+        + " CHARACTER SET ascii COLLATE ascii_bin NOT NULL, owner VARCHAR(255) CHARACTER SET"
+        + " utf8mb4 COLLATE utf8mb4_bin NOT NULL, fingerprint VARCHAR(255) CHARACTER SET utf8mb4"
+        + " COLLATE utf8mb4_bin NULL, outcome LONGBLOB NULL, expires_at DATETIME(6) NOT NULL,"
+        + " created_at DATETIME(6) NOT NULL, updated_at DATETIME(6) NOT NULL, PRIMARY KEY (scope,"
+        + " idem_key), INDEX "
+        + table
+        + "_expires_at_idx (expires_at)) ENGINE=InnoDB";
   }
 
   /** The least a record can be: the user's key as the primary key, and the encoded outcome. */
   static String minimalDdl(String url, String table) {
-    return isPostgres(url) ? "CREATE TABLE " + table + " (idem_key VARCHAR(255) PRIMARY KEY, outcome BYTEA)"
-        : "CREATE TABLE " + table + " (idem_key VARBINARY(1020) NOT NULL PRIMARY KEY, outcome LONGBLOB)"
+    return isPostgres(url)
+        ? "CREATE TABLE " + table + " (idem_key VARCHAR(255) PRIMARY KEY, outcome BYTEA)"
+        : "CREATE TABLE "
+            + table
+            + " (idem_key VARBINARY(1020) NOT NULL PRIMARY KEY, outcome LONGBLOB)"
             + " ENGINE=InnoDB";
   }
 }

@@ -28,16 +28,19 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Target 5: a woven call on the JDBC store against a hand-written claim {@code INSERT} and completion
- * {@code UPDATE} on the same HikariCP pool and table. The database comes from {@code IDEMPOTENT_POSTGRES_URL}
- * or {@code IDEMPOTENT_MARIADB_URL} (local defaults). The benchmark works in its own table
- * {@value #TABLE}, emptied before and after each trial. {@code mariadb-affected-rows} runs both sides on
- * MariaDB connections that count affected rows ({@code useAffectedRows=true}).
+ * Target 5: a woven call on the JDBC store against a hand-written claim {@code INSERT} and
+ * completion {@code UPDATE} on the same HikariCP pool and table. The database comes from {@code
+ * IDEMPOTENT_POSTGRES_URL} or {@code IDEMPOTENT_MARIADB_URL} (local defaults). The benchmark works
+ * in its own table {@value #TABLE}, emptied before and after each trial. {@code
+ * mariadb-affected-rows} runs both sides on MariaDB connections that count affected rows ({@code
+ * useAffectedRows=true}).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class JdbcStoreBenchmarks {
@@ -61,14 +64,21 @@ public class JdbcStoreBenchmarks {
     try {
       pool = new HikariDataSource(hikari);
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot reach " + database + "; set " + BenchmarkSettings.jdbcVariable(database)
-          + ": " + e, e);
+      throw new IllegalStateException(
+          "cannot reach "
+              + database
+              + "; set "
+              + BenchmarkSettings.jdbcVariable(database)
+              + ": "
+              + e,
+          e);
     }
     store = JdbcIdempotencyStore.builder(pool).table(TABLE).createTable(true).build();
     emptyTable();
     Idempotency.install(IdempotencyConfig.builder().defaultStore(store).build());
     service = new OrderService();
-    WeavingCheck.requireReplay("OrderService.submit", service::submit, "weaving-check-" + System.nanoTime());
+    WeavingCheck.requireReplay(
+        "OrderService.submit", service::submit, "weaving-check-" + System.nanoTime());
     baseline = new JdbcBaseline(pool, database, TABLE, LEASE, FRESH_TTL);
   }
 
@@ -96,12 +106,13 @@ public class JdbcStoreBenchmarks {
   }
 
   /**
-   * Empties the table with {@code TRUNCATE}: a {@code DELETE} of the previous trial's rows would leave the
-   * database cleaning them up (InnoDB purge, PostgreSQL vacuum) during the next trial, which JMH runs after it:
-   * the woven trials always follow a baseline one.
+   * Empties the table with {@code TRUNCATE}: a {@code DELETE} of the previous trial's rows would
+   * leave the database cleaning them up (InnoDB purge, PostgreSQL vacuum) during the next trial,
+   * which JMH runs after it: the woven trials always follow a baseline one.
    */
   private void emptyTable() throws SQLException {
-    try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = pool.getConnection();
+        Statement st = c.createStatement()) {
       st.executeUpdate("TRUNCATE TABLE " + TABLE);
     }
   }

@@ -15,13 +15,16 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Target 3: a compiled key expression against the same key written by hand. Both read the arguments from the
- * same array (as the woven aspect hands them over), so neither can be folded into a constant.
+ * Target 3: a compiled key expression against the same key written by hand. Both read the arguments
+ * from the same array (as the woven aspect hands them over), so neither can be folded into a
+ * constant.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class KeyExpressionBenchmarks {
@@ -37,7 +40,8 @@ public class KeyExpressionBenchmarks {
     Object compiled = compiledExpression();
     String hand = handWritten();
     if (!hand.equals(compiled)) {
-      throw new IllegalStateException("the expression and the hand-written key differ: " + compiled + " vs " + hand);
+      throw new IllegalStateException(
+          "the expression and the hand-written key differ: " + compiled + " vs " + hand);
     }
   }
 

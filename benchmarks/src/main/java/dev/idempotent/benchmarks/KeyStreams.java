@@ -8,9 +8,14 @@ import org.openjdk.jmh.annotations.State;
 
 /** Per-thread key sources of the benchmarks. */
 public final class KeyStreams {
-  /** Distinguishes this JVM (one JMH fork) from earlier ones, whose records may still be in a shared backend. */
-  private static final String RUN = Long.toString(System.currentTimeMillis(), 36)
-      + Long.toString(System.nanoTime() & 0xFFFFF, 36);
+  /**
+   * Distinguishes this JVM (one JMH fork) from earlier ones, whose records may still be in a shared
+   * backend.
+   */
+  private static final String RUN =
+      Long.toString(System.currentTimeMillis(), 36)
+          + Long.toString(System.nanoTime() & 0xFFFFF, 36);
+
   private static final AtomicInteger THREADS = new AtomicInteger();
 
   private KeyStreams() {}

@@ -24,14 +24,17 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Targets 1 and 2: a woven call on the memory store against a hand-written Caffeine claim/complete pair
- * (fresh keys), and a woven replay against a hand-written {@code getIfPresent} and decoding. Both caches hold
- * at most {@value #MAXIMUM_SIZE} records, so memory stays flat however many fresh keys a run makes.
+ * Targets 1 and 2: a woven call on the memory store against a hand-written Caffeine claim/complete
+ * pair (fresh keys), and a woven replay against a hand-written {@code getIfPresent} and decoding.
+ * Both caches hold at most {@value #MAXIMUM_SIZE} records, so memory stays flat however many fresh
+ * keys a run makes.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class MemoryStoreBenchmarks {
@@ -56,7 +59,8 @@ public class MemoryStoreBenchmarks {
       service.submitRetained(key, AMOUNT);
       retainedBaseline.submit(key, AMOUNT);
     }
-    WeavingCheck.requireRecorded("OrderService.submitRetained", service::submitRetained, replayKeys[0], AMOUNT);
+    WeavingCheck.requireRecorded(
+        "OrderService.submitRetained", service::submitRetained, replayKeys[0], AMOUNT);
   }
 
   @TearDown(Level.Trial)
@@ -77,7 +81,10 @@ public class MemoryStoreBenchmarks {
     return freshBaseline.submit(keys.next(), AMOUNT);
   }
 
-  /** Target 2, ours: a woven call of a key that already completed (claim answers the record, decode). */
+  /**
+   * Target 2, ours: a woven call of a key that already completed (claim answers the record,
+   * decode).
+   */
   @Benchmark
   public Receipt replayWoven(KeyStreams.ReplayCursor cursor) {
     return service.submitRetained(cursor.next(replayKeys), AMOUNT);

@@ -4,16 +4,20 @@ import dev.idempotent.Idempotent;
 
 /**
  * The woven side of every store benchmark: plain {@code @Idempotent} methods, compiled and woven by
- * {@code aspectj-maven-plugin} exactly as in a user's build. Both run {@link Receipt#issue}, the same body the
- * hand-written baselines run.
+ * {@code aspectj-maven-plugin} exactly as in a user's build. Both run {@link Receipt#issue}, the
+ * same body the hand-written baselines run.
  */
 public class OrderService {
   /** Scope of {@link #submit}. */
   public static final String SUBMIT_SCOPE = "bench.submit";
+
   /** Scope of {@link #submitRetained}. */
   public static final String RETAINED_SCOPE = "bench.retained";
 
-  /** Fresh-key benchmarks: a short ttl keeps a shared backend (Redis, a table) from growing without bound. */
+  /**
+   * Fresh-key benchmarks: a short ttl keeps a shared backend (Redis, a table) from growing without
+   * bound.
+   */
   @Idempotent(scope = SUBMIT_SCOPE, key = "#orderId", ttl = "30s")
   public Receipt submit(String orderId, long amountCents) {
     return Receipt.issue(orderId, amountCents);

@@ -14,28 +14,32 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
 /**
- * Bytes per completed record on Redis: {@code MEMORY USAGE} averaged over N records, and the growth of
- * {@code used_memory} divided by N (which also counts the keyspace and expiry dictionaries), for the minimal record
- * an application could keep ({@code SET <user key> <outcome>}), the record of the earlier layout (a hash named after
- * the whole scope, holding status, owner token and outcome) and the record the store writes now. Records have a
- * method signature as scope, 20-character keys, 25-byte outcomes and owner tokens as the executor makes them; each
- * layout is measured without and with a payload fingerprint (22 characters, as the executor's).
+ * Bytes per completed record on Redis: {@code MEMORY USAGE} averaged over N records, and the growth
+ * of {@code used_memory} divided by N (which also counts the keyspace and expiry dictionaries), for
+ * the minimal record an application could keep ({@code SET <user key> <outcome>}), the record of
+ * the earlier layout (a hash named after the whole scope, holding status, owner token and outcome)
+ * and the record the store writes now. Records have a method signature as scope, 20-character keys,
+ * 25-byte outcomes and owner tokens as the executor makes them; each layout is measured without and
+ * with a payload fingerprint (22 characters, as the executor's).
  *
- * <p>Point it at a database of a Redis server of your own ({@code used_memory} is server-wide), which must be
- * empty; the records it writes are deleted afterwards.
+ * <p>Point it at a database of a Redis server of your own ({@code used_memory} is server-wide),
+ * which must be empty; the records it writes are deleted afterwards.
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.RecordSizeReport [redis-url] [records]
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.RecordSizeReport [redis-url] [records]
  * </pre>
  */
 public final class RecordSizeReport {
-  static final String SCOPE = "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)";
+  static final String SCOPE =
+      "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)";
   static final String FINGERPRINT = "Xk3v9QpL2mN8rT5wY7zA1b";
   private static final long TTL_MS = Duration.ofHours(1).toMillis();
 
   private RecordSizeReport() {}
 
   public static void main(String[] args) throws Exception {
-    String url = args.length > 0 ? args[0] : BenchmarkSettings.address(BenchmarkSettings.REDIS_URL_VARIABLE);
+    String url =
+        args.length > 0 ? args[0] : BenchmarkSettings.address(BenchmarkSettings.REDIS_URL_VARIABLE);
     int records = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
     RedissonClient redisson = Redisson.create(RespPipe.redissonConfig(url, 1));
     try (RespPipe pipe = new RespPipe(url)) {
@@ -43,32 +47,55 @@ public final class RecordSizeReport {
       RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(redisson).build();
       RecordLayout layout = new RecordLayout(RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
       String ownerPrefix = Long.toUnsignedString(new java.util.Random(42).nextLong(), 36) + ":";
-      System.out.printf("Redis record size, %,d records, scope of %d characters, 20-character keys, 25-byte "
-          + "outcomes%n%n", records, SCOPE.length());
-      System.out.println("| record | fingerprint | MEMORY USAGE per record | used_memory growth per record | "
-          + "against minimal |");
+      System.out.printf(
+          "Redis record size, %,d records, scope of %d characters, 20-character keys, 25-byte "
+              + "outcomes%n%n",
+          records, SCOPE.length());
+      System.out.println(
+          "| record | fingerprint | MEMORY USAGE per record | used_memory growth per record | "
+              + "against minimal |");
       System.out.println("|---|---|--:|--:|--:|");
       for (String fingerprint : new String[] {null, FINGERPRINT}) {
         String fp = fingerprint == null ? "no" : "yes";
-        double[] minimal = measure(pipe, records, i -> {
-          String name = userKey(i);
-          byte[] value = fingerprint == null ? outcome(i) : concat(bytes(fingerprint), outcome(i));
-          return new Object[][] {{"SET", name, value}};
-        }, RecordSizeReport::userKey);
+        double[] minimal =
+            measure(
+                pipe,
+                records,
+                i -> {
+                  String name = userKey(i);
+                  byte[] value =
+                      fingerprint == null ? outcome(i) : concat(bytes(fingerprint), outcome(i));
+                  return new Object[][] {{"SET", name, value}};
+                },
+                RecordSizeReport::userKey);
         row("minimal `SET <key> <outcome>`", fp, minimal, minimal);
-        double[] minimalWithTtl = measure(pipe, records, i -> {
-          byte[] value = fingerprint == null ? outcome(i) : concat(bytes(fingerprint), outcome(i));
-          return new Object[][] {{"SET", userKey(i), value, "PX", TTL_MS}};
-        }, RecordSizeReport::userKey);
+        double[] minimalWithTtl =
+            measure(
+                pipe,
+                records,
+                i -> {
+                  byte[] value =
+                      fingerprint == null ? outcome(i) : concat(bytes(fingerprint), outcome(i));
+                  return new Object[][] {{"SET", userKey(i), value, "PX", TTL_MS}};
+                },
+                RecordSizeReport::userKey);
         row("minimal with a ttl `SET <key> <outcome> PX <ttl>`", fp, minimalWithTtl, minimal);
-        double[] earlier = measure(pipe, records, i -> {
-          String name = layout.legacyName(RecordKey.of(SCOPE, userKey(i)));
-          String owner = ownerPrefix + Long.toString(i + 1, 36);
-          Object[] hset = fingerprint == null
-              ? new Object[] {"HSET", name, "s", "C", "o", owner, "r", outcome(i)}
-              : new Object[] {"HSET", name, "s", "C", "o", owner, "f", fingerprint, "r", outcome(i)};
-          return new Object[][] {hset, {"PEXPIRE", name, TTL_MS}};
-        }, i -> layout.legacyName(RecordKey.of(SCOPE, userKey(i))));
+        double[] earlier =
+            measure(
+                pipe,
+                records,
+                i -> {
+                  String name = layout.legacyName(RecordKey.of(SCOPE, userKey(i)));
+                  String owner = ownerPrefix + Long.toString(i + 1, 36);
+                  Object[] hset =
+                      fingerprint == null
+                          ? new Object[] {"HSET", name, "s", "C", "o", owner, "r", outcome(i)}
+                          : new Object[] {
+                            "HSET", name, "s", "C", "o", owner, "f", fingerprint, "r", outcome(i)
+                          };
+                  return new Object[][] {hset, {"PEXPIRE", name, TTL_MS}};
+                },
+                i -> layout.legacyName(RecordKey.of(SCOPE, userKey(i))));
         row("earlier layout (hash)", fp, earlier, minimal);
         double[] current = measureStore(pipe, store, layout, records, ownerPrefix, fingerprint);
         row("store (compact string)", fp, current, minimal);
@@ -80,21 +107,30 @@ public final class RecordSizeReport {
   }
 
   private static void row(String what, String fp, double[] m, double[] minimal) {
-    System.out.printf("| %s | %s | %.1f B | %.1f B | %.2fx |%n", what, fp, m[0], m[1], m[0] / minimal[0]);
+    System.out.printf(
+        "| %s | %s | %.1f B | %.1f B | %.2fx |%n", what, fp, m[0], m[1], m[0] / minimal[0]);
   }
 
   static void requireEmpty(RespPipe pipe, String url) throws IOException {
     long keys = Long.parseLong(pipe.command("DBSIZE"));
     if (keys != 0) {
-      throw new IllegalStateException("the database at " + url + " holds " + keys + " keys: point the run at an "
-          + "empty database of a Redis server of your own (for example redis-server --port 6390 --save \"\" "
-          + "--appendonly no, and redis://127.0.0.1:6390)");
+      throw new IllegalStateException(
+          "the database at "
+              + url
+              + " holds "
+              + keys
+              + " keys: point the run at an empty database of a Redis server of your own (for"
+              + " example redis-server --port 6390 --save \"\" --appendonly no, and"
+              + " redis://127.0.0.1:6390)");
     }
   }
 
-  /** {MEMORY USAGE per record, used_memory growth per record} of the records {@code write} makes. */
-  private static double[] measure(RespPipe pipe, int records, IntFunction<Object[][]> write,
-      IntFunction<String> name) throws IOException {
+  /**
+   * {MEMORY USAGE per record, used_memory growth per record} of the records {@code write} makes.
+   */
+  private static double[] measure(
+      RespPipe pipe, int records, IntFunction<Object[][]> write, IntFunction<String> name)
+      throws IOException {
     long before = pipe.info("memory", "used_memory");
     for (int i = 0; i < records; i++) {
       for (Object[] command : write.apply(i)) {
@@ -108,8 +144,14 @@ public final class RecordSizeReport {
     return summarize(pipe, records, before, name);
   }
 
-  private static double[] measureStore(RespPipe pipe, RedissonIdempotencyStore store, RecordLayout layout,
-      int records, String ownerPrefix, String fingerprint) throws IOException {
+  private static double[] measureStore(
+      RespPipe pipe,
+      RedissonIdempotencyStore store,
+      RecordLayout layout,
+      int records,
+      String ownerPrefix,
+      String fingerprint)
+      throws IOException {
     long before = pipe.info("memory", "used_memory");
     for (int i = 0; i < records; i++) {
       RecordKey key = RecordKey.of(SCOPE, userKey(i));
@@ -119,11 +161,12 @@ public final class RecordSizeReport {
         throw new IllegalStateException("the store lost its claim of " + key);
       }
     }
-    return summarize(pipe, records, before, i -> layout.recordName(RecordKey.of(SCOPE, userKey(i))));
+    return summarize(
+        pipe, records, before, i -> layout.recordName(RecordKey.of(SCOPE, userKey(i))));
   }
 
-  private static double[] summarize(RespPipe pipe, int records, long before, IntFunction<String> name)
-      throws IOException {
+  private static double[] summarize(
+      RespPipe pipe, int records, long before, IntFunction<String> name) throws IOException {
     long after = pipe.info("memory", "used_memory");
     long usage = 0;
     List<String> names = new ArrayList<>(records);
@@ -146,7 +189,9 @@ public final class RecordSizeReport {
 
   /** 25 bytes, as an encoded small return value, different per record. */
   static byte[] outcome(long i) {
-    byte[] b = ("{\"id\":" + (100_000_000 + i) + ",\"ok\":true}      ").getBytes(StandardCharsets.US_ASCII);
+    byte[] b =
+        ("{\"id\":" + (100_000_000 + i) + ",\"ok\":true}      ")
+            .getBytes(StandardCharsets.US_ASCII);
     return Arrays.copyOf(b, 25);
   }
 

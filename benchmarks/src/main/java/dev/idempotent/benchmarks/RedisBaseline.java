@@ -8,22 +8,24 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 
 /**
- * The hand-written Redis baseline: the minimum an application would send, through the same
- * {@link RedissonClient} as the store. A claim is one {@code EVALSHA} (a set-if-absent of the owner field in a
- * hash, with a lease expiry), a completion one owner-checked {@code EVALSHA}, a replay one {@code EVALSHA}
- * reading the outcome field.
+ * The hand-written Redis baseline: the minimum an application would send, through the same {@link
+ * RedissonClient} as the store. A claim is one {@code EVALSHA} (a set-if-absent of the owner field
+ * in a hash, with a lease expiry), a completion one owner-checked {@code EVALSHA}, a replay one
+ * {@code EVALSHA} reading the outcome field.
  */
 final class RedisBaseline {
   static final String KEY_PREFIX = "bench:base:";
 
-  private static final String CLAIM = """
+  private static final String CLAIM =
+      """
       if redis.call('HSETNX', KEYS[1], 'o', ARGV[1]) == 1 then
         redis.call('PEXPIRE', KEYS[1], ARGV[2])
         return 1
       end
       return 0
       """;
-  private static final String COMPLETE = """
+  private static final String COMPLETE =
+      """
       if redis.call('HGET', KEYS[1], 'o') == ARGV[1] then
         redis.call('HSET', KEYS[1], 'r', ARGV[3])
         redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -31,7 +33,8 @@ final class RedisBaseline {
       end
       return 0
       """;
-  private static final String READ = """
+  private static final String READ =
+      """
       return redis.call('HGET', KEYS[1], 'r')
       """;
 
@@ -51,19 +54,37 @@ final class RedisBaseline {
     this.ttlMillis = ascii(Long.toString(ttl.toMillis()));
   }
 
-  /** Claims {@code key} for {@code owner}, runs the body, records the outcome; a taken key is replayed. */
+  /**
+   * Claims {@code key} for {@code owner}, runs the body, records the outcome; a taken key is
+   * replayed.
+   */
   Receipt submit(String key, String owner, long amountCents) {
     String name = KEY_PREFIX + key;
     byte[] ownerBytes = owner.getBytes(StandardCharsets.UTF_8);
-    Long claimed = script.evalSha(name, RScript.Mode.READ_WRITE, claimSha, RScript.ReturnType.LONG,
-        List.of(name), ownerBytes, leaseMillis);
+    Long claimed =
+        script.evalSha(
+            name,
+            RScript.Mode.READ_WRITE,
+            claimSha,
+            RScript.ReturnType.LONG,
+            List.of(name),
+            ownerBytes,
+            leaseMillis);
     if (claimed != 1) {
       return replay(key);
     }
     Receipt receipt = Receipt.issue(key, amountCents);
     byte[] outcome = BaselineOutcomes.encode(receipt);
-    Long completed = script.evalSha(name, RScript.Mode.READ_WRITE, completeSha, RScript.ReturnType.LONG,
-        List.of(name), ownerBytes, ttlMillis, outcome);
+    Long completed =
+        script.evalSha(
+            name,
+            RScript.Mode.READ_WRITE,
+            completeSha,
+            RScript.ReturnType.LONG,
+            List.of(name),
+            ownerBytes,
+            ttlMillis,
+            outcome);
     if (completed != 1) {
       throw new IllegalStateException("the baseline lost its claim of " + key);
     }
@@ -73,7 +94,9 @@ final class RedisBaseline {
   /** The recorded receipt of a completed key. */
   Receipt replay(String key) {
     String name = KEY_PREFIX + key;
-    byte[] outcome = script.evalSha(name, RScript.Mode.READ_ONLY, readSha, RScript.ReturnType.VALUE, List.of(name));
+    byte[] outcome =
+        script.evalSha(
+            name, RScript.Mode.READ_ONLY, readSha, RScript.ReturnType.VALUE, List.of(name));
     if (outcome == null) {
       throw new IllegalStateException("no completed record of " + key);
     }

@@ -13,21 +13,25 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
 /**
- * Fresh-key throughput of the Redis store on an empty database and with many completed records in it: measures
- * claim-and-complete of new keys for a while, loads {@code keys} completed records in the store's layout (pipelined
- * {@code SET name value PX ttl}, the exact names and values the store writes: a method signature as scope,
- * 20-character keys, 25-byte outcomes), measures again, and reports the ratio and the memory per loaded record
- * ({@code used_memory} growth divided by the records).
+ * Fresh-key throughput of the Redis store on an empty database and with many completed records in
+ * it: measures claim-and-complete of new keys for a while, loads {@code keys} completed records in
+ * the store's layout (pipelined {@code SET name value PX ttl}, the exact names and values the store
+ * writes: a method signature as scope, 20-character keys, 25-byte outcomes), measures again, and
+ * reports the ratio and the memory per loaded record ({@code used_memory} growth divided by the
+ * records).
  *
- * <p>Run it against an empty database of a Redis server of your own, started for the run without persistence:
+ * <p>Run it against an empty database of a Redis server of your own, started for the run without
+ * persistence:
+ *
  * <pre>
  * redis-server --port 6390 --save "" --appendonly no --daemonize yes
  * java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.RedisLargeKeyspaceRun \
  *     redis://127.0.0.1:6390 10000000 20 16
  * redis-cli -p 6390 shutdown nosave
  * </pre>
- * Arguments: the server, the records to load (default 10,000,000), seconds per measurement after 5 s of warm-up
- * (default 20) and calling threads (default 16).
+ *
+ * Arguments: the server, the records to load (default 10,000,000), seconds per measurement after 5
+ * s of warm-up (default 20) and calling threads (default 16).
  */
 public final class RedisLargeKeyspaceRun {
   private static final Duration LOADED_TTL = Duration.ofHours(6);
@@ -55,21 +59,30 @@ public final class RedisLargeKeyspaceRun {
       double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
       long dbAfter = Long.parseLong(pipe.command("DBSIZE"));
       long memAfter = pipe.info("memory", "used_memory");
-      String sample = layout.recordName(RecordKey.of(RecordSizeReport.SCOPE, RecordSizeReport.userKey(keys / 2)));
+      String sample =
+          layout.recordName(
+              RecordKey.of(RecordSizeReport.SCOPE, RecordSizeReport.userKey(keys / 2)));
       String usage = pipe.command("MEMORY", "USAGE", sample, "SAMPLES", "0");
       long sampleUsage = usage == null ? 0 : Long.parseLong(usage);
       double full = freshKeysPerSecond(store, run + "b", seconds, threads);
 
-      System.out.printf("%nRedis store, fresh keys (claim + complete), %d threads, %d s per measurement%n%n",
+      System.out.printf(
+          "%nRedis store, fresh keys (claim + complete), %d threads, %d s per measurement%n%n",
           threads, seconds);
       System.out.println("| records in the database | fresh keys/s | against empty |");
       System.out.println("|--:|--:|--:|");
       System.out.printf("| %,d | %,.0f | 1.00x |%n", dbBefore, empty);
       System.out.printf("| %,d | %,.0f | %.2fx |%n", dbAfter, full, full / empty);
-      System.out.printf("%nloaded %,d records in %.1f s (%,.0f/s); used_memory grew by %,d bytes: %.1f B per record"
-          + " (MEMORY USAGE of one: %d B); used_memory now %,d bytes%n", dbAfter - dbBefore, loadSeconds,
-          (dbAfter - dbBefore) / loadSeconds, memAfter - memBefore,
-          (double) (memAfter - memBefore) / Math.max(1, dbAfter - dbBefore), sampleUsage, memAfter);
+      System.out.printf(
+          "%nloaded %,d records in %.1f s (%,.0f/s); used_memory grew by %,d bytes: %.1f B per"
+              + " record (MEMORY USAGE of one: %d B); used_memory now %,d bytes%n",
+          dbAfter - dbBefore,
+          loadSeconds,
+          (dbAfter - dbBefore) / loadSeconds,
+          memAfter - memBefore,
+          (double) (memAfter - memBefore) / Math.max(1, dbAfter - dbBefore),
+          sampleUsage,
+          memAfter);
     } finally {
       redisson.shutdown();
     }
@@ -79,23 +92,30 @@ public final class RedisLargeKeyspaceRun {
   private static void load(RespPipe pipe, RecordLayout layout, long keys) throws Exception {
     byte[] owner = RecordLayout.ownerDigest("loaded-owner");
     String ttl = Long.toString(LOADED_TTL.toMillis());
-    pipe.stream(keys, i -> {
-      String name = layout.recordName(RecordKey.of(RecordSizeReport.SCOPE, RecordSizeReport.userKey(i)));
-      byte[] outcome = RecordSizeReport.outcome(i);
-      byte[] value = new byte[3 + outcome.length];
-      value[0] = 'c';
-      value[1] = owner[0];
-      value[2] = owner[1];
-      System.arraycopy(outcome, 0, value, 3, outcome.length);
-      if (i % 1_000_000 == 999_999) {
-        System.out.printf("loading: %,d sent%n", i + 1);
-      }
-      return new Object[] {"SET", name, value, "PX", ttl};
-    });
+    pipe.stream(
+        keys,
+        i -> {
+          String name =
+              layout.recordName(RecordKey.of(RecordSizeReport.SCOPE, RecordSizeReport.userKey(i)));
+          byte[] outcome = RecordSizeReport.outcome(i);
+          byte[] value = new byte[3 + outcome.length];
+          value[0] = 'c';
+          value[1] = owner[0];
+          value[2] = owner[1];
+          System.arraycopy(outcome, 0, value, 3, outcome.length);
+          if (i % 1_000_000 == 999_999) {
+            System.out.printf("loading: %,d sent%n", i + 1);
+          }
+          return new Object[] {"SET", name, value, "PX", ttl};
+        });
   }
 
-  /** Claims and completes new keys from {@code threads} threads; calls per second over {@code seconds}. */
-  private static double freshKeysPerSecond(RedissonIdempotencyStore store, String run, int seconds, int threads)
+  /**
+   * Claims and completes new keys from {@code threads} threads; calls per second over {@code
+   * seconds}.
+   */
+  private static double freshKeysPerSecond(
+      RedissonIdempotencyStore store, String run, int seconds, int threads)
       throws InterruptedException {
     AtomicBoolean counting = new AtomicBoolean();
     AtomicBoolean running = new AtomicBoolean(true);
@@ -105,24 +125,28 @@ public final class RedisLargeKeyspaceRun {
     byte[] outcome = RecordSizeReport.outcome(7);
     for (int t = 0; t < threads; t++) {
       String keyPrefix = "fresh-" + run + t + "-";
-      Thread worker = new Thread(() -> {
-        try {
-          long n = 0;
-          while (running.get()) {
-            RecordKey key = RecordKey.of(RecordSizeReport.SCOPE, keyPrefix + n);
-            String owner = "owner-" + keyPrefix + n++;
-            if (!store.claim(key, owner, null, BenchmarkSettings.LEASE).isAcquired()
-                || !store.complete(key, owner, outcome, FRESH_TTL)) {
-              throw new IllegalStateException("a fresh key was not claimed and completed: " + key);
-            }
-            if (counting.get()) {
-              calls.incrementAndGet();
-            }
-          }
-        } finally {
-          done.countDown();
-        }
-      }, "fresh-keys-" + t);
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  long n = 0;
+                  while (running.get()) {
+                    RecordKey key = RecordKey.of(RecordSizeReport.SCOPE, keyPrefix + n);
+                    String owner = "owner-" + keyPrefix + n++;
+                    if (!store.claim(key, owner, null, BenchmarkSettings.LEASE).isAcquired()
+                        || !store.complete(key, owner, outcome, FRESH_TTL)) {
+                      throw new IllegalStateException(
+                          "a fresh key was not claimed and completed: " + key);
+                    }
+                    if (counting.get()) {
+                      calls.incrementAndGet();
+                    }
+                  }
+                } finally {
+                  done.countDown();
+                }
+              },
+              "fresh-keys-" + t);
       worker.start();
       workers.add(worker);
     }

@@ -28,20 +28,25 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * The Redis store with the near cache on ({@code IdempotencyConfig.Builder.nearCache}), against the same
- * hand-written baselines as {@link RedisStoreBenchmarks}: a woven replay, answered from memory, against the
- * one-round-trip replay baseline (one reading {@code EVALSHA}); and a woven call with a fresh key (which the cache
- * cannot answer, and which it then keeps) against the claim-and-complete baseline. Redis is found through
- * {@code IDEMPOTENT_REDIS_URL} (default {@code redis://127.0.0.1:6379}).
+ * The Redis store with the near cache on ({@code IdempotencyConfig.Builder.nearCache}), against the
+ * same hand-written baselines as {@link RedisStoreBenchmarks}: a woven replay, answered from
+ * memory, against the one-round-trip replay baseline (one reading {@code EVALSHA}); and a woven
+ * call with a fresh key (which the cache cannot answer, and which it then keeps) against the
+ * claim-and-complete baseline. Redis is found through {@code IDEMPOTENT_REDIS_URL} (default {@code
+ * redis://127.0.0.1:6379}).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class RedisNearCacheBenchmarks {
-  /** Room for every replay key, and for the fresh keys of a few seconds, which push the oldest out. */
+  /**
+   * Room for every replay key, and for the fresh keys of a few seconds, which push the oldest out.
+   */
   static final int NEAR_CACHE_SIZE = 10_000;
 
   private RedissonClient redisson;
@@ -58,12 +63,15 @@ public class RedisNearCacheBenchmarks {
     try {
       redisson = Redisson.create(config);
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot reach Redis; set " + REDIS_URL_VARIABLE + ": " + e, e);
+      throw new IllegalStateException(
+          "cannot reach Redis; set " + REDIS_URL_VARIABLE + ": " + e, e);
     }
     store = RedissonIdempotencyStore.builder(redisson).keyPrefix("bench:idem:").build();
-    Idempotency.install(IdempotencyConfig.builder().defaultStore(store).nearCache(NEAR_CACHE_SIZE).build());
+    Idempotency.install(
+        IdempotencyConfig.builder().defaultStore(store).nearCache(NEAR_CACHE_SIZE).build());
     service = new OrderService();
-    WeavingCheck.requireReplay("OrderService.submit", service::submit, "weaving-check-" + System.nanoTime());
+    WeavingCheck.requireReplay(
+        "OrderService.submit", service::submit, "weaving-check-" + System.nanoTime());
     freshBaseline = new RedisBaseline(redisson, LEASE, FRESH_TTL);
     retainedBaseline = new RedisBaseline(redisson, LEASE, RETAINED_TTL);
     replayKeys = KeyStreams.replayKeys(REPLAY_KEYS);
@@ -71,7 +79,8 @@ public class RedisNearCacheBenchmarks {
       service.submitRetained(replayKeys[i], AMOUNT);
       retainedBaseline.submit(replayKeys[i], "setup-" + i, AMOUNT);
     }
-    WeavingCheck.requireRecorded("OrderService.submitRetained", service::submitRetained, replayKeys[0], AMOUNT);
+    WeavingCheck.requireRecorded(
+        "OrderService.submitRetained", service::submitRetained, replayKeys[0], AMOUNT);
   }
 
   @TearDown(Level.Trial)
@@ -81,7 +90,10 @@ public class RedisNearCacheBenchmarks {
     redisson.shutdown();
   }
 
-  /** Fresh key, ours with the near cache: claim and completion in Redis, the outcome then kept in memory. */
+  /**
+   * Fresh key, ours with the near cache: claim and completion in Redis, the outcome then kept in
+   * memory.
+   */
   @Benchmark
   public Receipt freshKeyNearCache(KeyStreams.FreshKeys keys) {
     return service.submit(keys.next(), AMOUNT);

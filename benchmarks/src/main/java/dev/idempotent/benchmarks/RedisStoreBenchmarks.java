@@ -28,15 +28,17 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Target 4: a woven call on the Redis store against a hand-written baseline of one claim {@code EVALSHA} and
- * one completion {@code EVALSHA} through the same client; and a woven replay against one reading
- * {@code EVALSHA}. Redis is found through {@code IDEMPOTENT_REDIS_URL} (default {@code redis://127.0.0.1:6379}).
- * Fresh records expire after 30 s, so Redis memory stays bounded.
+ * Target 4: a woven call on the Redis store against a hand-written baseline of one claim {@code
+ * EVALSHA} and one completion {@code EVALSHA} through the same client; and a woven replay against
+ * one reading {@code EVALSHA}. Redis is found through {@code IDEMPOTENT_REDIS_URL} (default {@code
+ * redis://127.0.0.1:6379}). Fresh records expire after 30 s, so Redis memory stays bounded.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class RedisStoreBenchmarks {
@@ -54,12 +56,14 @@ public class RedisStoreBenchmarks {
     try {
       redisson = Redisson.create(config);
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot reach Redis; set " + REDIS_URL_VARIABLE + ": " + e, e);
+      throw new IllegalStateException(
+          "cannot reach Redis; set " + REDIS_URL_VARIABLE + ": " + e, e);
     }
     store = RedissonIdempotencyStore.builder(redisson).keyPrefix("bench:idem:").build();
     Idempotency.install(IdempotencyConfig.builder().defaultStore(store).build());
     service = new OrderService();
-    WeavingCheck.requireReplay("OrderService.submit", service::submit, "weaving-check-" + System.nanoTime());
+    WeavingCheck.requireReplay(
+        "OrderService.submit", service::submit, "weaving-check-" + System.nanoTime());
     freshBaseline = new RedisBaseline(redisson, LEASE, FRESH_TTL);
     retainedBaseline = new RedisBaseline(redisson, LEASE, RETAINED_TTL);
     replayKeys = KeyStreams.replayKeys(REPLAY_KEYS);
@@ -67,7 +71,8 @@ public class RedisStoreBenchmarks {
       service.submitRetained(replayKeys[i], AMOUNT);
       retainedBaseline.submit(replayKeys[i], "setup-" + i, AMOUNT);
     }
-    WeavingCheck.requireRecorded("OrderService.submitRetained", service::submitRetained, replayKeys[0], AMOUNT);
+    WeavingCheck.requireRecorded(
+        "OrderService.submitRetained", service::submitRetained, replayKeys[0], AMOUNT);
   }
 
   @TearDown(Level.Trial)

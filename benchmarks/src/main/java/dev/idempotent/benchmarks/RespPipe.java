@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongFunction;
 
 /**
- * A plain RESP connection for loading many keys fast and for server commands: commands are written in batches and
- * their replies read after each batch, as {@code redis-cli --pipe} does. Not thread-safe.
+ * A plain RESP connection for loading many keys fast and for server commands: commands are written
+ * in batches and their replies read after each batch, as {@code redis-cli --pipe} does. Not
+ * thread-safe.
  */
 final class RespPipe implements AutoCloseable {
   private final Socket socket;
@@ -35,7 +36,9 @@ final class RespPipe implements AutoCloseable {
     }
   }
 
-  /** Queues one command; its reply is read (and an error reply thrown) by the next {@link #sync()}. */
+  /**
+   * Queues one command; its reply is read (and an error reply thrown) by the next {@link #sync()}.
+   */
   void send(Object... args) throws IOException {
     out.write('*');
     writeNumber(args.length);
@@ -60,21 +63,24 @@ final class RespPipe implements AutoCloseable {
   }
 
   /**
-   * Sends {@code count} commands made by {@code command} while another thread reads their replies, so that writing
-   * and reading overlap; throws the first error reply. Nothing may be pending.
+   * Sends {@code count} commands made by {@code command} while another thread reads their replies,
+   * so that writing and reading overlap; throws the first error reply. Nothing may be pending.
    */
   void stream(long count, LongFunction<Object[]> command) throws Exception {
     sync();
     AtomicReference<Exception> failure = new AtomicReference<>();
-    Thread reader = new Thread(() -> {
-      try {
-        for (long i = 0; i < count; i++) {
-          readReply();
-        }
-      } catch (Exception e) {
-        failure.set(e);
-      }
-    }, "resp-replies");
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                for (long i = 0; i < count; i++) {
+                  readReply();
+                }
+              } catch (Exception e) {
+                failure.set(e);
+              }
+            },
+            "resp-replies");
     reader.start();
     for (long i = 0; i < count && failure.get() == null; i++) {
       send(command.apply(i));
@@ -149,8 +155,12 @@ final class RespPipe implements AutoCloseable {
     String path = uri.getPath();
     int db = path != null && path.length() > 1 ? Integer.parseInt(path.substring(1)) : 0;
     org.redisson.config.Config config = new org.redisson.config.Config();
-    config.useSingleServer().setAddress(uri.getScheme() + "://" + uri.getHost() + ":" + uri.getPort())
-        .setDatabase(db).setConnectionMinimumIdleSize(connections).setConnectionPoolSize(Math.max(2, connections * 2));
+    config
+        .useSingleServer()
+        .setAddress(uri.getScheme() + "://" + uri.getHost() + ":" + uri.getPort())
+        .setDatabase(db)
+        .setConnectionMinimumIdleSize(connections)
+        .setConnectionPoolSize(Math.max(2, connections * 2));
     return config;
   }
 

@@ -16,15 +16,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Bytes per record of the JDBC store's table (rows and all indexes) on PostgreSQL and MariaDB, for the table
- * layout of earlier versions, the current one, and a minimal table holding only the user's key (its primary key)
- * and the encoded outcome. The same records go into each: completed ones of one realistic scope (a method
- * signature), 20-character user keys, 25-byte outcomes, no fingerprint; the two store layouts are written
- * through the store (claim, then complete), the minimal table by plain inserts, all in the same random key order.
- * Sizes are given as written (after {@code VACUUM}/{@code ANALYZE}) and rebuilt ({@code VACUUM FULL} /
- * {@code OPTIMIZE TABLE}).
+ * Bytes per record of the JDBC store's table (rows and all indexes) on PostgreSQL and MariaDB, for
+ * the table layout of earlier versions, the current one, and a minimal table holding only the
+ * user's key (its primary key) and the encoded outcome. The same records go into each: completed
+ * ones of one realistic scope (a method signature), 20-character user keys, 25-byte outcomes, no
+ * fingerprint; the two store layouts are written through the store (claim, then complete), the
+ * minimal table by plain inserts, all in the same random key order. Sizes are given as written
+ * (after {@code VACUUM}/{@code ANALYZE}) and rebuilt ({@code VACUUM FULL} / {@code OPTIMIZE
+ * TABLE}).
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.RowSizeReport [records]</pre>
+ * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.RowSizeReport [records]
+ * </pre>
  */
 public final class RowSizeReport {
   private static final String EARLIER = "bench_size_earlier";
@@ -36,10 +38,12 @@ public final class RowSizeReport {
 
   public static void main(String[] args) throws Exception {
     int records = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
-    System.out.printf("%,d completed records, scope %s (%d characters), 20-character keys, 25-byte outcomes%n%n",
+    System.out.printf(
+        "%,d completed records, scope %s (%d characters), 20-character keys, 25-byte outcomes%n%n",
         records, JdbcRows.SCOPE, JdbcRows.SCOPE.length());
-    System.out.println("| database | table | bytes/record as written | ratio to minimal | bytes/record rebuilt"
-        + " | ratio to minimal | of which secondary indexes, rebuilt |");
+    System.out.println(
+        "| database | table | bytes/record as written | ratio to minimal | bytes/record rebuilt"
+            + " | ratio to minimal | of which secondary indexes, rebuilt |");
     System.out.println("|---|---|--:|--:|--:|--:|--:|");
     run("PostgreSQL", BenchmarkSettings.address(BenchmarkSettings.POSTGRES_URL_VARIABLE), records);
     run("MariaDB", BenchmarkSettings.address(BenchmarkSettings.MARIADB_URL_VARIABLE), records);
@@ -55,53 +59,71 @@ public final class RowSizeReport {
       }
       JdbcRows.execute(ds, JdbcRows.minimalDdl(url, MINIMAL));
       try (JdbcIdempotencyStore earlier = JdbcIdempotencyStore.builder(ds).table(EARLIER).build();
-          JdbcIdempotencyStore current = JdbcIdempotencyStore.builder(ds).table(CURRENT).createTable(true).build()) {
+          JdbcIdempotencyStore current =
+              JdbcIdempotencyStore.builder(ds).table(CURRENT).createTable(true).build()) {
         writeThroughStore(earlier, records);
         writeThroughStore(current, records);
       }
       writeMinimal(ds, url, records);
-      long[] written = {JdbcRows.tableBytes(ds, url, EARLIER),
-          JdbcRows.tableBytes(ds, url, CURRENT) + JdbcRows.tableBytes(ds, url, CURRENT + "_scope"),
-          JdbcRows.tableBytes(ds, url, MINIMAL)};
+      long[] written = {
+        JdbcRows.tableBytes(ds, url, EARLIER),
+        JdbcRows.tableBytes(ds, url, CURRENT) + JdbcRows.tableBytes(ds, url, CURRENT + "_scope"),
+        JdbcRows.tableBytes(ds, url, MINIMAL)
+      };
       for (String t : List.of(EARLIER, CURRENT, MINIMAL)) {
         JdbcRows.rebuild(ds, url, t);
       }
-      long[] rebuilt = {JdbcRows.tableBytes(ds, url, EARLIER),
-          JdbcRows.tableBytes(ds, url, CURRENT) + JdbcRows.tableBytes(ds, url, CURRENT + "_scope"),
-          JdbcRows.tableBytes(ds, url, MINIMAL)};
+      long[] rebuilt = {
+        JdbcRows.tableBytes(ds, url, EARLIER),
+        JdbcRows.tableBytes(ds, url, CURRENT) + JdbcRows.tableBytes(ds, url, CURRENT + "_scope"),
+        JdbcRows.tableBytes(ds, url, MINIMAL)
+      };
       String[] tables = {EARLIER, CURRENT, MINIMAL};
-      String[] names = {"earlier layout", "current layout (with its scope table)", "minimal (key, outcome)"};
+      String[] names = {
+        "earlier layout", "current layout (with its scope table)", "minimal (key, outcome)"
+      };
       for (int i = 0; i < 3; i++) {
-        System.out.printf("| %s | %s | %.1f | %.2fx | %.1f | %.2fx | %.1f |%n", name, names[i],
-            (double) written[i] / records, (double) written[i] / written[2], (double) rebuilt[i] / records,
-            (double) rebuilt[i] / rebuilt[2], (double) JdbcRows.secondaryIndexBytes(ds, url, tables[i]) / records);
+        System.out.printf(
+            "| %s | %s | %.1f | %.2fx | %.1f | %.2fx | %.1f |%n",
+            name,
+            names[i],
+            (double) written[i] / records,
+            (double) written[i] / written[2],
+            (double) rebuilt[i] / records,
+            (double) rebuilt[i] / rebuilt[2],
+            (double) JdbcRows.secondaryIndexBytes(ds, url, tables[i]) / records);
       }
     } catch (Exception e) {
       System.out.printf("| %s | skipped: %s |%n", name, e);
     }
   }
 
-  /** Claims and completes {@code records} keys, on {@value #THREADS} threads, each its share in key order. */
+  /**
+   * Claims and completes {@code records} keys, on {@value #THREADS} threads, each its share in key
+   * order.
+   */
   private static void writeThroughStore(JdbcIdempotencyStore store, int records) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     try {
       List<Future<?>> done = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
         int thread = t;
-        done.add(pool.submit(() -> {
-          Random random = new Random(thread);
-          String prefix = JdbcRows.ownerPrefix(random);
-          for (int i = thread; i < records; i += THREADS) {
-            Random values = new Random(i);
-            RecordKey key = RecordKey.of(JdbcRows.SCOPE, JdbcRows.userKey(values));
-            String owner = prefix + Long.toString(i / THREADS + 1, 36);
-            store.claim(key, owner, null, Duration.ofMinutes(1));
-            if (!store.complete(key, owner, JdbcRows.outcome(values), Duration.ofDays(1))) {
-              throw new IllegalStateException("completion of " + key + " refused");
-            }
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  Random random = new Random(thread);
+                  String prefix = JdbcRows.ownerPrefix(random);
+                  for (int i = thread; i < records; i += THREADS) {
+                    Random values = new Random(i);
+                    RecordKey key = RecordKey.of(JdbcRows.SCOPE, JdbcRows.userKey(values));
+                    String owner = prefix + Long.toString(i / THREADS + 1, 36);
+                    store.claim(key, owner, null, Duration.ofMinutes(1));
+                    if (!store.complete(key, owner, JdbcRows.outcome(values), Duration.ofDays(1))) {
+                      throw new IllegalStateException("completion of " + key + " refused");
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : done) {
         f.get();
@@ -111,9 +133,11 @@ public final class RowSizeReport {
     }
   }
 
-  private static void writeMinimal(HikariDataSource ds, String url, int records) throws SQLException {
+  private static void writeMinimal(HikariDataSource ds, String url, int records)
+      throws SQLException {
     try (Connection c = ds.getConnection();
-        PreparedStatement ps = c.prepareStatement("INSERT INTO " + MINIMAL + " (idem_key, outcome) VALUES (?, ?)")) {
+        PreparedStatement ps =
+            c.prepareStatement("INSERT INTO " + MINIMAL + " (idem_key, outcome) VALUES (?, ?)")) {
       for (int i = 0; i < records; i++) {
         Random values = new Random(i);
         String key = JdbcRows.userKey(values);

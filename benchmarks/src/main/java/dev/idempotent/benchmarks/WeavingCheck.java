@@ -1,8 +1,8 @@
 package dev.idempotent.benchmarks;
 
 /**
- * Fails a benchmark's set-up unless the {@code @Idempotent} method really is woven: a repeat of a key must get
- * the recorded receipt, not run the body again with its new arguments.
+ * Fails a benchmark's set-up unless the {@code @Idempotent} method really is woven: a repeat of a
+ * key must get the recorded receipt, not run the body again with its new arguments.
  */
 final class WeavingCheck {
   /** A woven method of {@link OrderService}. */
@@ -13,13 +13,21 @@ final class WeavingCheck {
 
   private WeavingCheck() {}
 
-  /** Calls {@code method} twice with one key and different amounts; the second must replay the first. */
+  /**
+   * Calls {@code method} twice with one key and different amounts; the second must replay the
+   * first.
+   */
   static void requireReplay(String name, Submission method, String key) {
     Receipt first = method.submit(key, 100);
     Receipt repeat = method.submit(key, 200);
     if (first.amountCents() != 100 || repeat.amountCents() != 100) {
-      throw new IllegalStateException(name + " is not woven (or does not replay): a repeat of one key returned "
-          + repeat + " after " + first + "; rebuild with mvn -pl benchmarks -am clean package -DskipTests");
+      throw new IllegalStateException(
+          name
+              + " is not woven (or does not replay): a repeat of one key returned "
+              + repeat
+              + " after "
+              + first
+              + "; rebuild with mvn -pl benchmarks -am clean package -DskipTests");
     }
   }
 
@@ -27,7 +35,8 @@ final class WeavingCheck {
   static void requireRecorded(String name, Submission method, String key, long recordedAmount) {
     Receipt repeat = method.submit(key, recordedAmount + 1);
     if (repeat.amountCents() != recordedAmount) {
-      throw new IllegalStateException(name + " did not replay the recorded receipt of a prepared key: got " + repeat);
+      throw new IllegalStateException(
+          name + " did not replay the recorded receipt of a prepared key: got " + repeat);
     }
   }
 }

@@ -36,17 +36,20 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Target 6: a POST through {@link IdempotencyFilter} (buffer the request, fingerprint it, claim, run the servlet
- * into a captured response, record status, headers and body, send) against the same endpoint with the store
- * calls written by hand ({@link HandWrittenServlet}: claim, run, record status and body, send), fresh keys and
- * replays, on the memory store or on Redis ({@code IDEMPOTENT_REDIS_URL}, as the Redis benchmarks). No servlet
- * container: both sides get the same light request and response ({@link BenchExchange}), so what differs is the
- * filter against the hand-written calls.
+ * Target 6: a POST through {@link IdempotencyFilter} (buffer the request, fingerprint it, claim,
+ * run the servlet into a captured response, record status, headers and body, send) against the same
+ * endpoint with the store calls written by hand ({@link HandWrittenServlet}: claim, run, record
+ * status and body, send), fresh keys and replays, on the memory store or on Redis ({@code
+ * IDEMPOTENT_REDIS_URL}, as the Redis benchmarks). No servlet container: both sides get the same
+ * light request and response ({@link BenchExchange}), so what differs is the filter against the
+ * hand-written calls.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class WebFilterBenchmarks {
@@ -105,18 +108,31 @@ public class WebFilterBenchmarks {
         try {
           redisson = Redisson.create(config);
         } catch (RuntimeException e) {
-          throw new IllegalStateException("cannot reach Redis; set " + REDIS_URL_VARIABLE + ": " + e, e);
+          throw new IllegalStateException(
+              "cannot reach Redis; set " + REDIS_URL_VARIABLE + ": " + e, e);
         }
         filterStore = RedissonIdempotencyStore.builder(redisson).keyPrefix("bench:web:").build();
         baselineStore = filterStore;
       }
-      default -> throw new IllegalArgumentException("unknown store '" + store + "': use memory or redis");
+      default ->
+          throw new IllegalArgumentException("unknown store '" + store + "': use memory or redis");
     }
-    Idempotency idempotency = Idempotency.create(IdempotencyConfig.builder().defaultStore(filterStore).build());
-    freshFilter = IdempotencyFilter.builder().idempotency(idempotency).paths(OrderEndpoint.PATH).ttl(FRESH_TTL)
-        .lease(LEASE).build();
-    retainedFilter = IdempotencyFilter.builder().idempotency(idempotency).paths(OrderEndpoint.PATH)
-        .ttl(RETAINED_TTL).lease(LEASE).build();
+    Idempotency idempotency =
+        Idempotency.create(IdempotencyConfig.builder().defaultStore(filterStore).build());
+    freshFilter =
+        IdempotencyFilter.builder()
+            .idempotency(idempotency)
+            .paths(OrderEndpoint.PATH)
+            .ttl(FRESH_TTL)
+            .lease(LEASE)
+            .build();
+    retainedFilter =
+        IdempotencyFilter.builder()
+            .idempotency(idempotency)
+            .paths(OrderEndpoint.PATH)
+            .ttl(RETAINED_TTL)
+            .lease(LEASE)
+            .build();
     freshBaseline = new HandWrittenServlet(baselineStore, LEASE, FRESH_TTL);
     retainedBaseline = new HandWrittenServlet(baselineStore, LEASE, RETAINED_TTL);
     replayKeys = KeyStreams.replayKeys(REPLAY_KEYS);
@@ -124,28 +140,68 @@ public class WebFilterBenchmarks {
     Exchanges setup = new Exchanges();
     for (int i = 0; i < replayKeys.length; i++) {
       replayBodies[i] = OrderEndpoint.requestBody(replayKeys[i]);
-      retainedFilter.doFilter(setup.exchange.post(OrderEndpoint.PATH, replayKeys[i], replayBodies[i]).request,
-          setup.exchange.response, setup.servlet);
-      require(setup.exchange.response, OrderEndpoint.CREATED, false, "the filter's first call of " + replayKeys[i]);
-      retainedBaseline.service(setup.exchange.post(OrderEndpoint.PATH, replayKeys[i], replayBodies[i]).request,
-          setup.exchange.response, "setup-" + i, setup.scratch);
-      require(setup.exchange.response, OrderEndpoint.CREATED, false, "the baseline's first call of " + replayKeys[i]);
+      retainedFilter.doFilter(
+          setup.exchange.post(OrderEndpoint.PATH, replayKeys[i], replayBodies[i]).request,
+          setup.exchange.response,
+          setup.servlet);
+      require(
+          setup.exchange.response,
+          OrderEndpoint.CREATED,
+          false,
+          "the filter's first call of " + replayKeys[i]);
+      retainedBaseline.service(
+          setup.exchange.post(OrderEndpoint.PATH, replayKeys[i], replayBodies[i]).request,
+          setup.exchange.response,
+          "setup-" + i,
+          setup.scratch);
+      require(
+          setup.exchange.response,
+          OrderEndpoint.CREATED,
+          false,
+          "the baseline's first call of " + replayKeys[i]);
     }
-    retainedFilter.doFilter(setup.exchange.post(OrderEndpoint.PATH, replayKeys[0], replayBodies[0]).request,
-        setup.exchange.response, setup.servlet);
-    require(setup.exchange.response, OrderEndpoint.CREATED, true, "the filter's repeat of " + replayKeys[0]);
-    retainedBaseline.service(setup.exchange.post(OrderEndpoint.PATH, replayKeys[0], replayBodies[0]).request,
-        setup.exchange.response, "setup-repeat", setup.scratch);
-    require(setup.exchange.response, OrderEndpoint.CREATED, true, "the baseline's repeat of " + replayKeys[0]);
+    retainedFilter.doFilter(
+        setup.exchange.post(OrderEndpoint.PATH, replayKeys[0], replayBodies[0]).request,
+        setup.exchange.response,
+        setup.servlet);
+    require(
+        setup.exchange.response,
+        OrderEndpoint.CREATED,
+        true,
+        "the filter's repeat of " + replayKeys[0]);
+    retainedBaseline.service(
+        setup.exchange.post(OrderEndpoint.PATH, replayKeys[0], replayBodies[0]).request,
+        setup.exchange.response,
+        "setup-repeat",
+        setup.scratch);
+    require(
+        setup.exchange.response,
+        OrderEndpoint.CREATED,
+        true,
+        "the baseline's repeat of " + replayKeys[0]);
   }
 
-  /** Fails the set-up unless the response is {@code status}, replayed or not as expected, with a JSON body. */
-  private static void require(BenchExchange.Response response, int status, boolean replayed, String what) {
+  /**
+   * Fails the set-up unless the response is {@code status}, replayed or not as expected, with a
+   * JSON body.
+   */
+  private static void require(
+      BenchExchange.Response response, int status, boolean replayed, String what) {
     boolean isReplay = "true".equals(response.getHeader(IdempotencyFilter.REPLAYED_HEADER));
-    if (response.getStatus() != status || isReplay != replayed || response.sentLength() == 0
+    if (response.getStatus() != status
+        || isReplay != replayed
+        || response.sentLength() == 0
         || response.firstByte() != '{') {
-      throw new IllegalStateException(what + " answered " + response.getStatus() + (isReplay ? " (replayed)" : "")
-          + " with " + response.sentLength() + " body bytes; expected " + status + (replayed ? " replayed" : ""));
+      throw new IllegalStateException(
+          what
+              + " answered "
+              + response.getStatus()
+              + (isReplay ? " (replayed)" : "")
+              + " with "
+              + response.sentLength()
+              + " body bytes; expected "
+              + status
+              + (replayed ? " replayed" : ""));
     }
   }
 
@@ -162,7 +218,8 @@ public class WebFilterBenchmarks {
 
   /** Ours, fresh: a POST with a new key through the filter. */
   @Benchmark
-  public int freshFilter(Exchanges t, KeyStreams.FreshKeys keys) throws IOException, ServletException {
+  public int freshFilter(Exchanges t, KeyStreams.FreshKeys keys)
+      throws IOException, ServletException {
     String key = keys.next();
     BenchExchange e = t.exchange.post(OrderEndpoint.PATH, key, OrderEndpoint.requestBody(key));
     freshFilter.doFilter(e.request, e.response, t.servlet);
@@ -180,7 +237,8 @@ public class WebFilterBenchmarks {
 
   /** Ours, replay: a repeat of a recorded POST through the filter. */
   @Benchmark
-  public int replayFilter(Exchanges t, KeyStreams.ReplayCursor cursor) throws IOException, ServletException {
+  public int replayFilter(Exchanges t, KeyStreams.ReplayCursor cursor)
+      throws IOException, ServletException {
     int i = cursor.nextIndex(replayKeys.length);
     BenchExchange e = t.exchange.post(OrderEndpoint.PATH, replayKeys[i], replayBodies[i]);
     retainedFilter.doFilter(e.request, e.response, t.servlet);

@@ -12,12 +12,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records an outcome whose first {@code complete} failed (store down or timed out) after the method ran.
- * The caller already has its result; this keeps trying in the background, on one daemon thread for the JVM,
- * with a doubling pause (100 ms up to 2 s), until the claim's lease would have ended. After that another
- * caller may hold the key, and {@code complete} is owner-checked anyway, so a late attempt can never
- * overwrite someone else's record. Without it, an outage during completion means the key runs again once its
- * lease ends.
+ * Records an outcome whose first {@code complete} failed (store down or timed out) after the method
+ * ran. The caller already has its result; this keeps trying in the background, on one daemon thread
+ * for the JVM, with a doubling pause (100 ms up to 2 s), until the claim's lease would have ended.
+ * After that another caller may hold the key, and {@code complete} is owner-checked anyway, so a
+ * late attempt can never overwrite someone else's record. Without it, an outage during completion
+ * means the key runs again once its lease ends.
  */
 final class CompletionRetries {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
@@ -32,16 +32,35 @@ final class CompletionRetries {
   }
 
   /** Outcome of the retries: recorded, refused (fenced) or given up. */
-  enum Result { RECORDED, FENCED, GAVE_UP }
-
-  void retry(IdempotencyStore store, RecordKey key, String owner, byte[] outcome, Duration ttl, Duration lease,
-      Consumer<Result> done) {
-    long giveUpAt = System.nanoTime() + lease.toNanos();
-    schedule(() -> attempt(store, key, owner, outcome, ttl, giveUpAt, FIRST_PAUSE_MILLIS, done), FIRST_PAUSE_MILLIS);
+  enum Result {
+    RECORDED,
+    FENCED,
+    GAVE_UP
   }
 
-  private void attempt(IdempotencyStore store, RecordKey key, String owner, byte[] outcome, Duration ttl,
-      long giveUpAt, long pause, Consumer<Result> done) {
+  void retry(
+      IdempotencyStore store,
+      RecordKey key,
+      String owner,
+      byte[] outcome,
+      Duration ttl,
+      Duration lease,
+      Consumer<Result> done) {
+    long giveUpAt = System.nanoTime() + lease.toNanos();
+    schedule(
+        () -> attempt(store, key, owner, outcome, ttl, giveUpAt, FIRST_PAUSE_MILLIS, done),
+        FIRST_PAUSE_MILLIS);
+  }
+
+  private void attempt(
+      IdempotencyStore store,
+      RecordKey key,
+      String owner,
+      byte[] outcome,
+      Duration ttl,
+      long giveUpAt,
+      long pause,
+      Consumer<Result> done) {
     Result result;
     try {
       result = store.complete(key, owner, outcome, ttl) ? Result.RECORDED : Result.FENCED;
@@ -51,8 +70,11 @@ final class CompletionRetries {
         schedule(() -> attempt(store, key, owner, outcome, ttl, giveUpAt, next, done), next);
         return;
       }
-      LOG.error("gave up recording the outcome of {} after its lease: a repeat will run the method again: {}",
-          key, IdempotencyExecutor.describe(e));
+      LOG.error(
+          "gave up recording the outcome of {} after its lease: a repeat will run the method again:"
+              + " {}",
+          key,
+          IdempotencyExecutor.describe(e));
       result = Result.GAVE_UP;
     }
     try {
@@ -63,15 +85,17 @@ final class CompletionRetries {
   }
 
   /**
-   * Stops the retry thread; outcomes still waiting to be recorded are dropped (logged), so their keys run again
-   * once their leases end. The next {@link #retry} starts the thread again.
+   * Stops the retry thread; outcomes still waiting to be recorded are dropped (logged), so their
+   * keys run again once their leases end. The next {@link #retry} starts the thread again.
    */
   synchronized void shutdown() {
     ScheduledExecutorService s = scheduler;
     scheduler = null;
     int dropped = LibraryThreads.stop(s).size();
     if (dropped > 0) {
-      LOG.warn("stopped with {} outcomes not yet recorded: their keys run again once their leases end", dropped);
+      LOG.warn(
+          "stopped with {} outcomes not yet recorded: their keys run again once their leases end",
+          dropped);
     }
   }
 
@@ -81,7 +105,9 @@ final class CompletionRetries {
       synchronized (this) {
         s = scheduler;
         if (s == null) {
-          s = Executors.newSingleThreadScheduledExecutor(LibraryThreads.named("idempotent-completion-retry"));
+          s =
+              Executors.newSingleThreadScheduledExecutor(
+                  LibraryThreads.named("idempotent-completion-retry"));
           scheduler = s;
         }
       }
@@ -89,8 +115,9 @@ final class CompletionRetries {
     try {
       s.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
-      LOG.warn("an outcome was not recorded because the library is shutting down (Idempotency.shutdown()): its key "
-          + "runs again once its lease ends");
+      LOG.warn(
+          "an outcome was not recorded because the library is shutting down"
+              + " (Idempotency.shutdown()): its key runs again once its lease ends");
     }
   }
 }

@@ -20,20 +20,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The store that {@code idempotent.store} describes, created by its provider on first use. It stands in the
- * configuration when the backend could not be reached at start-up, so that the application starts and each call
- * meets the outage as a store failure under the store-failure policy (fail-closed: 503; fail-open: the method
- * runs), as it would if the backend went down later.
+ * The store that {@code idempotent.store} describes, created by its provider on first use. It
+ * stands in the configuration when the backend could not be reached at start-up, so that the
+ * application starts and each call meets the outage as a store failure under the store-failure
+ * policy (fail-closed: 503; fail-open: the method runs), as it would if the backend went down
+ * later.
  *
- * <p>Creation: one attempt in flight at a time, shared by every caller that needs the store meanwhile. After a
- * failed attempt the failure is remembered and re-thrown at once to every caller for a backoff (1 s, doubling up
- * to 30 s) before the next attempt, so an unreachable backend costs one attempt per backoff, not one per call.
- * A provider's {@link IdempotencyConfigurationException} or {@link IllegalArgumentException} (a wrong setting),
- * or a missing class, is a configuration error; anything else it throws means the backend is unreachable and is
- * re-thrown as an {@link IllegalStateException}, which the executor reports as a store failure.
+ * <p>Creation: one attempt in flight at a time, shared by every caller that needs the store
+ * meanwhile. After a failed attempt the failure is remembered and re-thrown at once to every caller
+ * for a backoff (1 s, doubling up to 30 s) before the next attempt, so an unreachable backend costs
+ * one attempt per backoff, not one per call. A provider's {@link IdempotencyConfigurationException}
+ * or {@link IllegalArgumentException} (a wrong setting), or a missing class, is a configuration
+ * error; anything else it throws means the backend is unreachable and is re-thrown as an {@link
+ * IllegalStateException}, which the executor reports as a store failure.
  *
- * <p>The real store's {@code maxKeyLength()} is not known before it exists, so this one accepts any length and
- * fits each key to the real store here: the record key is the one the executor would have made.
+ * <p>The real store's {@code maxKeyLength()} is not known before it exists, so this one accepts any
+ * length and fits each key to the real store here: the record key is the one the executor would
+ * have made.
  */
 public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingStore {
   static final long FIRST_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -51,6 +54,7 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
   private long backoffNanos = FIRST_BACKOFF_NANOS;
   private int failures;
   private boolean closed;
+
   /** Subscriptions to deletes made before the real store existed; attached when it is created. */
   private final List<ForwardedSubscription> subscriptions = new ArrayList<>();
 
@@ -65,8 +69,8 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
   }
 
   /**
-   * The real store, created now (or by the attempt already in flight) unless the last attempt failed less than
-   * its backoff ago.
+   * The real store, created now (or by the attempt already in flight) unless the last attempt
+   * failed less than its backoff ago.
    *
    * @throws IdempotencyConfigurationException when a setting is wrong
    * @throws IllegalStateException when the backend cannot be reached (or this store was closed)
@@ -80,8 +84,11 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
     boolean mine = false;
     synchronized (this) {
       if (closed) {
-        throw new IllegalStateException("the idempotency store '" + name() + "' was closed (Idempotency.shutdown(), "
-            + "install or reset); use Idempotency.global() again to get a new one");
+        throw new IllegalStateException(
+            "the idempotency store '"
+                + name()
+                + "' was closed (Idempotency.shutdown(), "
+                + "install or reset); use Idempotency.global() again to get a new one");
       }
       if (store != null) {
         return store;
@@ -89,7 +96,8 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
       if (attempt == null) {
         long wait = retryAtNanos - System.nanoTime();
         if (failure != null && wait > 0) {
-          throw again(failure, "; the next attempt is in " + TimeUnit.NANOSECONDS.toMillis(wait) + " ms");
+          throw again(
+              failure, "; the next attempt is in " + TimeUnit.NANOSECONDS.toMillis(wait) + " ms");
         }
         attempt = new CompletableFuture<>();
         mine = true;
@@ -105,8 +113,8 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
       throw again((RuntimeException) e.getCause(), "");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for the idempotency store '" + name()
-          + "' to be created", e);
+      throw new IllegalStateException(
+          "interrupted while waiting for the idempotency store '" + name() + "' to be created", e);
     }
   }
 
@@ -125,9 +133,12 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
         retryAtNanos = System.nanoTime() + backoff;
         backoffNanos = Math.min(backoffNanos * 2, MAX_BACKOFF_NANOS);
       }
-      LOG.warn("the idempotency store '{}' could not be created; calls meet this as a store failure (the "
-          + "store-failure policy applies) until an attempt succeeds, the next in {} ms: {}", name(),
-          TimeUnit.NANOSECONDS.toMillis(backoff), failed.getMessage());
+      LOG.warn(
+          "the idempotency store '{}' could not be created; calls meet this as a store failure (the"
+              + " store-failure policy applies) until an attempt succeeds, the next in {} ms: {}",
+          name(),
+          TimeUnit.NANOSECONDS.toMillis(backoff),
+          failed.getMessage());
       f.completeExceptionally(failed);
       throw failed;
     }
@@ -146,13 +157,17 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
     }
     if (closedMeanwhile) {
       closeQuietly(created);
-      RuntimeException failed = new IllegalStateException("the idempotency store '" + name()
-          + "' was closed while it was being created");
+      RuntimeException failed =
+          new IllegalStateException(
+              "the idempotency store '" + name() + "' was closed while it was being created");
       f.completeExceptionally(failed);
       throw failed;
     }
     if (failedBefore > 0) {
-      LOG.info("the idempotency store '{}' is available, after {} failed attempts", name(), failedBefore);
+      LOG.info(
+          "the idempotency store '{}' is available, after {} failed attempts",
+          name(),
+          failedBefore);
     }
     List<ForwardedSubscription> waiting;
     synchronized (this) {
@@ -165,13 +180,19 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
 
   private IdempotencyStore checked(IdempotencyStore created) {
     if (created == null) {
-      throw new IdempotencyConfigurationException("store provider " + provider.getClass().getName()
-          + " returned no store");
+      throw new IdempotencyConfigurationException(
+          "store provider " + provider.getClass().getName() + " returned no store");
     }
     if (created.maxKeyLength() < RecordKey.DIGEST_LENGTH) {
       closeQuietly(created);
-      throw new IdempotencyConfigurationException("store " + created.getClass().getName() + " indexes keys of at "
-          + "most " + created.maxKeyLength() + " characters; a store must accept at least " + RecordKey.DIGEST_LENGTH);
+      throw new IdempotencyConfigurationException(
+          "store "
+              + created.getClass().getName()
+              + " indexes keys of at "
+              + "most "
+              + created.maxKeyLength()
+              + " characters; a store must accept at least "
+              + RecordKey.DIGEST_LENGTH);
     }
     return created;
   }
@@ -184,14 +205,16 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
       return new IdempotencyConfigurationException("store '" + name() + "': " + t.getMessage(), t);
     }
     if (t instanceof LinkageError) {
-      return new IdempotencyConfigurationException("store '" + name() + "' could not be loaded (is a dependency "
-          + "missing?): " + t, t);
+      return new IdempotencyConfigurationException(
+          "store '" + name() + "' could not be loaded (is a dependency " + "missing?): " + t, t);
     }
-    return new IllegalStateException("the idempotency store '" + name() + "' could not be created: "
-        + t.getMessage(), t);
+    return new IllegalStateException(
+        "the idempotency store '" + name() + "' could not be created: " + t.getMessage(), t);
   }
 
-  /** A fresh exception for another caller, saying the same as {@code failure}, with it as the cause. */
+  /**
+   * A fresh exception for another caller, saying the same as {@code failure}, with it as the cause.
+   */
   private static RuntimeException again(RuntimeException failure, String detail) {
     if (failure instanceof IdempotencyConfigurationException) {
       return new IdempotencyConfigurationException(failure.getMessage(), failure);
@@ -200,9 +223,9 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
   }
 
   /**
-   * The real store for an operation on {@code key}; an unreachable backend is thrown as an
-   * {@link IdempotencyStoreException} (its message is this class's own and names no key), so the executor reports it
-   * in full and applies the store-failure policy.
+   * The real store for an operation on {@code key}; an unreachable backend is thrown as an {@link
+   * IdempotencyStoreException} (its message is this class's own and names no key), so the executor
+   * reports it in full and applies the store-failure policy.
    */
   private IdempotencyStore storeFor(RecordKey key) {
     try {
@@ -255,8 +278,8 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
   }
 
   /**
-   * Subscribes to the real store's announcements of deletes, now if it exists, else as soon as it is created; a
-   * real store that announces none leaves the subscription silent.
+   * Subscribes to the real store's announcements of deletes, now if it exists, else as soon as it
+   * is created; a real store that announces none leaves the subscription silent.
    */
   @Override
   public Subscription subscribeToDeletes(DeleteListener listener) {
@@ -293,8 +316,11 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
         try {
           attached = announcing.subscribeToDeletes(listener);
         } catch (RuntimeException e) {
-          LOG.warn("subscribing to deletes in the idempotency store '{}' failed; a near cache then keeps deleted "
-              + "records for at most its expire-after: {}", name(), IdempotencyExecutor.describe(e));
+          LOG.warn(
+              "subscribing to deletes in the idempotency store '{}' failed; a near cache then keeps"
+                  + " deleted records for at most its expire-after: {}",
+              name(),
+              IdempotencyExecutor.describe(e));
         }
       }
     }

@@ -5,9 +5,9 @@ import java.util.function.Function;
 
 /**
  * The executor of an {@link Idempotency} instance, for the woven aspect, without a public method on
- * {@code Idempotency} that returns an internal type: {@code Idempotency} registers how to reach it when its class is
- * initialized, before any instance exists. Every call on one instance, woven or programmatic, goes through its one
- * executor.
+ * {@code Idempotency} that returns an internal type: {@code Idempotency} registers how to reach it
+ * when its class is initialized, before any instance exists. Every call on one instance, woven or
+ * programmatic, goes through its one executor.
  */
 public final class ExecutorAccess {
   private static volatile Function<Idempotency, IdempotencyExecutor> accessor;

@@ -60,32 +60,35 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
- * Deterministic digests of argument values, by content only: the same values give the same fingerprint on every
- * JVM and host, in every time zone and locale, whatever the identity or sharing of the objects.
+ * Deterministic digests of argument values, by content only: the same values give the same
+ * fingerprint on every JVM and host, in every time zone and locale, whatever the identity or
+ * sharing of the objects.
  *
  * <ul>
- *   <li>Strings and other {@code CharSequence}s by their characters, numbers and booleans by value, enums by
- *       class and name, {@code byte[]} and {@code ByteBuffer} by their (remaining) bytes — a buffer's position
- *       is not moved —, other buffers by their remaining elements.
- *   <li>Dates and calendars by instant (never their zone-dependent text), {@code java.time} values, UUIDs,
- *       URIs, locales, currencies and the like by their ISO or canonical text.
- *   <li>Arrays, lists and deques in order; sets, maps and other unordered collections sorted by the digests
- *       of their elements and entries; {@code Optional} by its value.
- *   <li>Records by their components; other classes of the application by their declared fields (the class
- *       hierarchy, static and transient fields skipped), read by reflection: no method of the value is called.
+ *   <li>Strings and other {@code CharSequence}s by their characters, numbers and booleans by value,
+ *       enums by class and name, {@code byte[]} and {@code ByteBuffer} by their (remaining) bytes —
+ *       a buffer's position is not moved —, other buffers by their remaining elements.
+ *   <li>Dates and calendars by instant (never their zone-dependent text), {@code java.time} values,
+ *       UUIDs, URIs, locales, currencies and the like by their ISO or canonical text.
+ *   <li>Arrays, lists and deques in order; sets, maps and other unordered collections sorted by the
+ *       digests of their elements and entries; {@code Optional} by its value.
+ *   <li>Records by their components; other classes of the application by their declared fields (the
+ *       class hierarchy, static and transient fields skipped), read by reflection: no method of the
+ *       value is called.
  * </ul>
  *
- * <p>Each composite value (array, collection, map, record, object) is digested once per walk and contributes
- * its own SHA-256 digest to its parent, so shared and repeated references cost nothing more and a shared
- * object digests like an equal copy; a reference back to an object being digested (a cycle) is written as
- * its distance up the path. The walk is bounded ({@value #MAX_VALUES} values, {@value #MAX_BYTES} bytes,
- * {@value #MAX_DEPTH} levels).
+ * <p>Each composite value (array, collection, map, record, object) is digested once per walk and
+ * contributes its own SHA-256 digest to its parent, so shared and repeated references cost nothing
+ * more and a shared object digests like an equal copy; a reference back to an object being digested
+ * (a cycle) is written as its distance up the path. The walk is bounded ({@value #MAX_VALUES}
+ * values, {@value #MAX_BYTES} bytes, {@value #MAX_DEPTH} levels).
  *
- * <p>A value with no content-based form — a lambda, a hidden, synthetic or generated proxy class, a lock,
- * thread, stream, reader, iterator, future, class loader, persistence-provider proxy, servlet request, a JDK
- * type not listed here, a class with no fields and no {@code toString} of its own, a field the module system
- * does not let us read — is refused with an {@link UndigestableValueException} naming the path and the type.
- * Nothing is ever digested by identity hash code or by runtime class names that differ between JVMs.
+ * <p>A value with no content-based form — a lambda, a hidden, synthetic or generated proxy class, a
+ * lock, thread, stream, reader, iterator, future, class loader, persistence-provider proxy, servlet
+ * request, a JDK type not listed here, a class with no fields and no {@code toString} of its own, a
+ * field the module system does not let us read — is refused with an {@link
+ * UndigestableValueException} naming the path and the type. Nothing is ever digested by identity
+ * hash code or by runtime class names that differ between JVMs.
  */
 public final class Fingerprints {
   static final int MAX_DEPTH = 256;
@@ -96,32 +99,35 @@ public final class Fingerprints {
       "pass a value built from plain data (strings, numbers, records, collections) instead";
 
   private static final MessageDigest PROTOTYPE = newSha256();
+
   /** The length-prefixed UTF-8 of "Long" and "Integer", as {@code text} writes them. */
   private static final byte[] LONG_LABEL = {0, 0, 0, 4, 'L', 'o', 'n', 'g'};
+
   private static final byte[] INTEGER_LABEL = {0, 0, 0, 7, 'I', 'n', 't', 'e', 'g', 'e', 'r'};
 
-  private static final ClassValue<Form> FORMS = new ClassValue<>() {
-    @Override
-    protected Form computeValue(Class<?> type) {
-      return formOf(type);
-    }
-  };
+  private static final ClassValue<Form> FORMS =
+      new ClassValue<>() {
+        @Override
+        protected Form computeValue(Class<?> type) {
+          return formOf(type);
+        }
+      };
 
   private Fingerprints() {}
 
   /**
    * The fingerprint of one value: 22 base64url characters (128 bits of SHA-256).
    *
-   * @throws UndigestableValueException when the value (or a value inside it) has no content-based form or is
-   *     too large to digest
+   * @throws UndigestableValueException when the value (or a value inside it) has no content-based
+   *     form or is too large to digest
    */
   public static String of(Object value) {
     return digest(value, "value", null);
   }
 
   /**
-   * The fingerprint of a method's argument array, the same as {@link #of} of it; problems are reported with
-   * the parameter names.
+   * The fingerprint of a method's argument array, the same as {@link #of} of it; problems are
+   * reported with the parameter names.
    */
   public static String ofArguments(Object[] arguments, String[] parameterNames) {
     return digest(arguments, "arguments", parameterNames);
@@ -156,8 +162,9 @@ public final class Fingerprints {
   }
 
   /**
-   * A value, or a value inside it, that has no content-based digest, or an argument graph too large to digest.
-   * {@link #problem()} says where and why, without the advice, for callers that add their own.
+   * A value, or a value inside it, that has no content-based digest, or an argument graph too large
+   * to digest. {@link #problem()} says where and why, without the advice, for callers that add
+   * their own.
    */
   public static final class UndigestableValueException extends IdempotencyConfigurationException {
     private static final long serialVersionUID = 1L;
@@ -168,7 +175,10 @@ public final class Fingerprints {
       this.problem = "cannot digest " + path + ": " + reason;
     }
 
-    /** Where and why, for example "cannot digest order.lock: java.util.concurrent.locks.ReentrantLock is a lock". */
+    /**
+     * Where and why, for example "cannot digest order.lock:
+     * java.util.concurrent.locks.ReentrantLock is a lock".
+     */
     public String problem() {
       return problem;
     }
@@ -195,7 +205,10 @@ public final class Fingerprints {
       boolean first = true;
       for (Object step : steps) {
         if (first && parameterNames != null && step instanceof Integer i) {
-          out.append(i < parameterNames.length && parameterNames[i] != null ? parameterNames[i] : "#p" + i);
+          out.append(
+              i < parameterNames.length && parameterNames[i] != null
+                  ? parameterNames[i]
+                  : "#p" + i);
         } else {
           if (first) {
             out.append(rootName);
@@ -209,17 +222,43 @@ public final class Fingerprints {
   }
 
   private enum Kind {
-    STRING, BOXED, FLOATING, DECIMAL, ENUM, BYTES, BYTE_BUFFER, ELEMENT_BUFFER, CHARS, OPTIONAL, OPTIONAL_PRIMITIVE,
-    TEXT, DATE, TIMESTAMP, CALENDAR, TYPE, STATELESS, ARRAY, LIST, SET, BAG, MAP, ENTRY, OBJECT, REFUSED
+    STRING,
+    BOXED,
+    FLOATING,
+    DECIMAL,
+    ENUM,
+    BYTES,
+    BYTE_BUFFER,
+    ELEMENT_BUFFER,
+    CHARS,
+    OPTIONAL,
+    OPTIONAL_PRIMITIVE,
+    TEXT,
+    DATE,
+    TIMESTAMP,
+    CALENDAR,
+    TYPE,
+    STATELESS,
+    ARRAY,
+    LIST,
+    SET,
+    BAG,
+    MAP,
+    ENTRY,
+    OBJECT,
+    REFUSED
   }
 
   /** How values of one runtime class are digested; computed once per class. */
   private static final class Form {
     final Kind kind;
+
     /** For labelled kinds: the stable public type name (or simple name for boxed numbers). */
     final String label;
+
     /** For {@link Kind#OBJECT}: the fields or record components, in a fixed order. */
     final Member[] members;
+
     /** For {@link Kind#REFUSED}: why. */
     final String refusal;
 
@@ -243,8 +282,13 @@ public final class Fingerprints {
     }
 
     boolean isComposite() {
-      return kind == Kind.ARRAY || kind == Kind.LIST || kind == Kind.SET || kind == Kind.BAG || kind == Kind.MAP
-          || kind == Kind.ENTRY || kind == Kind.OBJECT;
+      return kind == Kind.ARRAY
+          || kind == Kind.LIST
+          || kind == Kind.SET
+          || kind == Kind.BAG
+          || kind == Kind.MAP
+          || kind == Kind.ENTRY
+          || kind == Kind.OBJECT;
     }
   }
 
@@ -271,10 +315,16 @@ public final class Fingerprints {
 
   private static final class Walker {
     private MessageDigest[] levels = new MessageDigest[8];
-    /** The root composite, digested inline at level 0; kept out of {@link #seen} so most calls need no map. */
+
+    /**
+     * The root composite, digested inline at level 0; kept out of {@link #seen} so most calls need
+     * no map.
+     */
     private Object root;
+
     /** For nested composites: an Integer level while being digested, then its digest (byte[]). */
     private IdentityHashMap<Object, Object> seen;
+
     private int values;
     private long bytes;
 
@@ -314,14 +364,16 @@ public final class Fingerprints {
 
     private void count() {
       if (++values > MAX_VALUES) {
-        throw new Refusal("the argument graph is too large to digest (more than " + MAX_VALUES + " values)");
+        throw new Refusal(
+            "the argument graph is too large to digest (more than " + MAX_VALUES + " values)");
       }
     }
 
     private void countBytes(long n) {
       bytes += n;
       if (bytes > MAX_BYTES) {
-        throw new Refusal("the argument graph is too large to digest (more than " + (MAX_BYTES >> 20) + " MiB)");
+        throw new Refusal(
+            "the argument graph is too large to digest (more than " + (MAX_BYTES >> 20) + " MiB)");
       }
     }
 
@@ -656,7 +708,9 @@ public final class Fingerprints {
     return v.toString();
   }
 
-  /** A map key in a path: an enum constant by name; any other key is argument data and never shown. */
+  /**
+   * A map key in a path: an enum constant by name; any other key is argument data and never shown.
+   */
   private static String describeKey(Object key) {
     return key instanceof Enum<?> e ? e.name() : "entry";
   }
@@ -667,9 +721,16 @@ public final class Fingerprints {
     if (type == String.class) {
       return Form.of(Kind.STRING);
     }
-    if (type == Boolean.class || type == Character.class || type == Integer.class || type == Long.class
-        || type == Short.class || type == Byte.class || type == BigInteger.class || type == AtomicInteger.class
-        || type == AtomicLong.class || type == AtomicBoolean.class) {
+    if (type == Boolean.class
+        || type == Character.class
+        || type == Integer.class
+        || type == Long.class
+        || type == Short.class
+        || type == Byte.class
+        || type == BigInteger.class
+        || type == AtomicInteger.class
+        || type == AtomicLong.class
+        || type == AtomicBoolean.class) {
       return Form.labelled(Kind.BOXED, type.getSimpleName());
     }
     if (type == Double.class || type == Float.class) {
@@ -710,9 +771,10 @@ public final class Fingerprints {
       return Form.of(Kind.SET);
     }
     if (Collection.class.isAssignableFrom(type)) {
-      boolean unordered = PriorityQueue.class.isAssignableFrom(type)
-          || PriorityBlockingQueue.class.isAssignableFrom(type)
-          || !(List.class.isAssignableFrom(type) || Queue.class.isAssignableFrom(type));
+      boolean unordered =
+          PriorityQueue.class.isAssignableFrom(type)
+              || PriorityBlockingQueue.class.isAssignableFrom(type)
+              || !(List.class.isAssignableFrom(type) || Queue.class.isAssignableFrom(type));
       return Form.of(unordered ? Kind.BAG : Kind.LIST);
     }
     if (Map.class.isAssignableFrom(type)) {
@@ -739,10 +801,12 @@ public final class Fingerprints {
       return Form.labelled(Kind.TEXT, text);
     }
     if (type == Object.class) {
-      return Form.refused("java.lang.Object has no content: only its identity tells two instances apart");
+      return Form.refused(
+          "java.lang.Object has no content: only its identity tells two instances apart");
     }
     if (isJdk(type)) {
-      return Form.refused(type.getName() + " is a JDK type with no content-based form known to the digest");
+      return Form.refused(
+          type.getName() + " is a JDK type with no content-based form known to the digest");
     }
     if (type.isRecord()) {
       return recordForm(type);
@@ -756,8 +820,10 @@ public final class Fingerprints {
       return null;
     }
     String pkg = type.getPackageName();
-    if ((pkg.equals("java.time") || pkg.startsWith("java.time.")) && !Clock.class.isAssignableFrom(type)) {
-      return ZoneId.class.isAssignableFrom(type) && type != java.time.ZoneOffset.class ? "java.time.ZoneId"
+    if ((pkg.equals("java.time") || pkg.startsWith("java.time."))
+        && !Clock.class.isAssignableFrom(type)) {
+      return ZoneId.class.isAssignableFrom(type) && type != java.time.ZoneOffset.class
+          ? "java.time.ZoneId"
           : publicJdkName(type);
     }
     if (Path.class.isAssignableFrom(type)) {
@@ -772,8 +838,17 @@ public final class Fingerprints {
     if (InetAddress.class.isAssignableFrom(type)) {
       return "java.net.InetAddress";
     }
-    for (Class<?> c : new Class<?>[] {UUID.class, URI.class, URL.class, File.class, Locale.class, Currency.class,
-        Pattern.class, BitSet.class}) {
+    for (Class<?> c :
+        new Class<?>[] {
+          UUID.class,
+          URI.class,
+          URL.class,
+          File.class,
+          Locale.class,
+          Currency.class,
+          Pattern.class,
+          BitSet.class
+        }) {
       if (c == type) {
         return c.getName();
       }
@@ -782,24 +857,56 @@ public final class Fingerprints {
   }
 
   private static final Class<?>[] DENIED = {
-    java.util.concurrent.locks.Lock.class, java.util.concurrent.locks.ReadWriteLock.class,
-    java.util.concurrent.locks.Condition.class, Thread.class, ThreadGroup.class, ClassLoader.class,
-    java.io.InputStream.class, java.io.OutputStream.class, java.io.Reader.class, java.io.Writer.class,
-    java.util.stream.BaseStream.class, java.util.Iterator.class, java.util.Spliterator.class,
-    java.util.Enumeration.class, AutoCloseable.class, java.util.concurrent.Future.class,
-    java.util.concurrent.CompletionStage.class, java.util.concurrent.Executor.class,
-    java.util.concurrent.Semaphore.class, java.util.concurrent.CountDownLatch.class,
-    java.util.concurrent.CyclicBarrier.class, java.util.concurrent.Phaser.class, java.util.Random.class,
-    java.util.Timer.class, Process.class, ProcessHandle.class, Runtime.class, java.lang.ref.Reference.class,
-    Throwable.class, Clock.class, MessageDigest.class
+    java.util.concurrent.locks.Lock.class,
+    java.util.concurrent.locks.ReadWriteLock.class,
+    java.util.concurrent.locks.Condition.class,
+    Thread.class,
+    ThreadGroup.class,
+    ClassLoader.class,
+    java.io.InputStream.class,
+    java.io.OutputStream.class,
+    java.io.Reader.class,
+    java.io.Writer.class,
+    java.util.stream.BaseStream.class,
+    java.util.Iterator.class,
+    java.util.Spliterator.class,
+    java.util.Enumeration.class,
+    AutoCloseable.class,
+    java.util.concurrent.Future.class,
+    java.util.concurrent.CompletionStage.class,
+    java.util.concurrent.Executor.class,
+    java.util.concurrent.Semaphore.class,
+    java.util.concurrent.CountDownLatch.class,
+    java.util.concurrent.CyclicBarrier.class,
+    java.util.concurrent.Phaser.class,
+    java.util.Random.class,
+    java.util.Timer.class,
+    Process.class,
+    ProcessHandle.class,
+    Runtime.class,
+    java.lang.ref.Reference.class,
+    Throwable.class,
+    Clock.class,
+    MessageDigest.class
   };
 
-  /** Supertypes, by name, of values that must never be walked: requests, sessions, persistence internals. */
-  private static final Set<String> DENIED_NAMES = Set.of(
-      "jakarta.servlet.ServletRequest", "javax.servlet.ServletRequest", "jakarta.servlet.ServletResponse",
-      "javax.servlet.ServletResponse", "jakarta.servlet.http.HttpSession", "javax.servlet.http.HttpSession",
-      "jakarta.persistence.EntityManager", "javax.persistence.EntityManager", "org.hibernate.proxy.HibernateProxy",
-      "org.hibernate.collection.spi.PersistentCollection", "org.hibernate.engine.spi.PersistentAttributeInterceptable");
+  /**
+   * Supertypes, by name, of values that must never be walked: requests, sessions, persistence
+   * internals.
+   */
+  private static final Set<String> DENIED_NAMES =
+      Set.of(
+          "jakarta.servlet.ServletRequest",
+          "javax.servlet.ServletRequest",
+          "jakarta.servlet.ServletResponse",
+          "javax.servlet.ServletResponse",
+          "jakarta.servlet.http.HttpSession",
+          "javax.servlet.http.HttpSession",
+          "jakarta.persistence.EntityManager",
+          "javax.persistence.EntityManager",
+          "org.hibernate.proxy.HibernateProxy",
+          "org.hibernate.collection.spi.PersistentCollection",
+          "org.hibernate.engine.spi.PersistentAttributeInterceptable");
 
   /** Why values of this class cannot be digested by content, or null when they can. */
   private static String refusalOf(Class<?> type) {
@@ -813,15 +920,18 @@ public final class Fingerprints {
     if (type.isSynthetic()) {
       return "is a synthetic class: it has no content to digest";
     }
-    if (name.contains("$$") || name.contains("$HibernateProxy$") || name.contains("$ByteBuddy$")
+    if (name.contains("$$")
+        || name.contains("$HibernateProxy$")
+        || name.contains("$ByteBuddy$")
         || name.contains("_$$_")) {
-      return "is a generated proxy or subclass (its name differs between runs): digest the entity's own fields"
-          + " in a key expression";
+      return "is a generated proxy or subclass (its name differs between runs): digest the entity's"
+          + " own fields in a key expression";
     }
-    if (name.startsWith("org.hibernate.") || name.startsWith("org.eclipse.persistence.")
+    if (name.startsWith("org.hibernate.")
+        || name.startsWith("org.eclipse.persistence.")
         || name.startsWith("org.apache.openjpa.")) {
-      return "belongs to a persistence provider (a lazy collection or proxy): reading it could load from the"
-          + " database";
+      return "belongs to a persistence provider (a lazy collection or proxy): reading it could load"
+          + " from the database";
     }
     for (Class<?> denied : DENIED) {
       if (denied.isAssignableFrom(type)) {
@@ -871,7 +981,9 @@ public final class Fingerprints {
 
   private static String publicJdkName(Class<?> type) {
     for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-      if (isJdk(c) && Modifier.isPublic(c.getModifiers()) && c.getModule().isExported(c.getPackageName())) {
+      if (isJdk(c)
+          && Modifier.isPublic(c.getModifiers())
+          && c.getModule().isExported(c.getPackageName())) {
         return c.getName();
       }
     }
@@ -889,8 +1001,12 @@ public final class Fingerprints {
       } else if (trySetAccessible(rc.getAccessor())) {
         members[i] = new Member(rc.getName(), null, rc.getAccessor());
       } else {
-        return Form.refused(type.getName() + " is a record whose component " + rc.getName()
-            + " cannot be read: " + openAdvice(type));
+        return Form.refused(
+            type.getName()
+                + " is a record whose component "
+                + rc.getName()
+                + " cannot be read: "
+                + openAdvice(type));
       }
     }
     return new Form(Kind.OBJECT, type.getName(), members, null);
@@ -900,8 +1016,11 @@ public final class Fingerprints {
     List<Field> fields = new ArrayList<>();
     for (Class<?> c = type; c != Object.class; c = c.getSuperclass()) {
       if (isJdk(c) && hasInstanceFields(c)) {
-        return Form.refused(type.getName() + " extends the JDK class " + c.getName()
-            + ", whose fields cannot be read");
+        return Form.refused(
+            type.getName()
+                + " extends the JDK class "
+                + c.getName()
+                + ", whose fields cannot be read");
       }
       for (Field f : c.getDeclaredFields()) {
         int modifiers = f.getModifiers();
@@ -909,26 +1028,40 @@ public final class Fingerprints {
           continue;
         }
         if (!trySetAccessible(f)) {
-          return Form.refused(type.getName() + " has a field " + c.getName() + "." + f.getName()
-              + " that cannot be read: " + openAdvice(c));
+          return Form.refused(
+              type.getName()
+                  + " has a field "
+                  + c.getName()
+                  + "."
+                  + f.getName()
+                  + " that cannot be read: "
+                  + openAdvice(c));
         }
         fields.add(f);
       }
     }
     if (fields.isEmpty()) {
       if (toStringIsObjects(type)) {
-        return Form.refused(type.getName() + " has no fields and no toString of its own: only its identity tells"
-            + " two instances apart");
+        return Form.refused(
+            type.getName()
+                + " has no fields and no toString of its own: only its identity tells"
+                + " two instances apart");
       }
       return Form.labelled(Kind.STATELESS, type.getName());
     }
-    fields.sort(Comparator.comparing(Field::getName).thenComparing(f -> f.getDeclaringClass().getName()));
+    fields.sort(
+        Comparator.comparing(Field::getName).thenComparing(f -> f.getDeclaringClass().getName()));
     Member[] members = new Member[fields.size()];
     for (int i = 0; i < members.length; i++) {
       Field f = fields.get(i);
-      boolean shadowed = (i > 0 && fields.get(i - 1).getName().equals(f.getName()))
-          || (i + 1 < members.length && fields.get(i + 1).getName().equals(f.getName()));
-      members[i] = new Member(shadowed ? f.getDeclaringClass().getName() + "." + f.getName() : f.getName(), f, null);
+      boolean shadowed =
+          (i > 0 && fields.get(i - 1).getName().equals(f.getName()))
+              || (i + 1 < members.length && fields.get(i + 1).getName().equals(f.getName()));
+      members[i] =
+          new Member(
+              shadowed ? f.getDeclaringClass().getName() + "." + f.getName() : f.getName(),
+              f,
+              null);
     }
     return new Form(Kind.OBJECT, type.getName(), members, null);
   }
@@ -951,7 +1084,11 @@ public final class Fingerprints {
   }
 
   private static String openAdvice(Class<?> type) {
-    return "open package " + type.getPackageName() + " of " + type.getModule() + " to "
+    return "open package "
+        + type.getPackageName()
+        + " of "
+        + type.getModule()
+        + " to "
         + Fingerprints.class.getModule();
   }
 

@@ -37,7 +37,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole idempotency protocol, in plain Java; the woven aspect and the programmatic API both call it.
+ * The whole idempotency protocol, in plain Java; the woven aspect and the programmatic API both
+ * call it.
  *
  * <pre>
  *   claim(key, fresh owner token, fingerprint, lease)
@@ -61,18 +62,22 @@ import org.slf4j.LoggerFactory;
  *   thread interrupted after the method ran -> complete/release run anyway (flag cleared for them, set again)
  * </pre>
  *
- * <p>Messages and log lines never copy a store exception's message unless it is an {@code IdempotencyException}
- * (whose messages name no whole key); of any other exception they show the class name only, since a backend's
- * message may list the command's arguments, the key among them.
+ * <p>Messages and log lines never copy a store exception's message unless it is an {@code
+ * IdempotencyException} (whose messages name no whole key); of any other exception they show the
+ * class name only, since a backend's message may list the command's arguments, the key among them.
  *
- * A {@code CompletionStage} result is recorded when the stage completes; the caller gets a stage that completes
- * after the outcome is recorded, so a repeat that starts after it sees the outcome.
+ * <p>A {@code CompletionStage} result is recorded when the stage completes; the caller gets a stage
+ * that completes after the outcome is recorded, so a repeat that starts after it sees the outcome.
  */
 public final class IdempotencyExecutor {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
   private static final long FIRST_POLL_NANOS = 10_000_000L;
   private static final long MAX_POLL_NANOS = 250_000_000L;
-  /** The owner tokens of the claims whose methods this thread is running, innermost last (JDK types only). */
+
+  /**
+   * The owner tokens of the claims whose methods this thread is running, innermost last (JDK types
+   * only).
+   */
   private static final ThreadLocal<List<String>> HELD = ThreadLocal.withInitial(ArrayList::new);
 
   /** The method body, as the aspect or the programmatic API hands it over. */
@@ -88,7 +93,10 @@ public final class IdempotencyExecutor {
   private final IdempotencyListener listener;
   private final boolean listening;
 
-  /** One executor per configuration: {@link dev.idempotent.Idempotency} makes it, woven calls share it. */
+  /**
+   * One executor per configuration: {@link dev.idempotent.Idempotency} makes it, woven calls share
+   * it.
+   */
   public IdempotencyExecutor(IdempotencyConfig config) {
     this(config, LeaseRenewer.shared());
   }
@@ -107,13 +115,15 @@ public final class IdempotencyExecutor {
    *
    * @param fingerprint the payload fingerprint, or {@code null} for no payload check
    */
-  public Object execute(OperationPlan plan, String rawKey, String fingerprint, Body body) throws Throwable {
+  public Object execute(OperationPlan plan, String rawKey, String fingerprint, Body body)
+      throws Throwable {
     if (rawKey == null || rawKey.isBlank()) {
       throw blankKey(plan, rawKey);
     }
     RecordKey key = RecordKey.of(plan.scope, rawKey).fittedTo(plan.maxKeyLength);
     if (Thread.currentThread().isInterrupted()) {
-      // Decided before any store call: whether a store would still answer on an interrupted thread varies (Redisson
+      // Decided before any store call: whether a store would still answer on an interrupted thread
+      // varies (Redisson
       // sometimes does, sometimes cancels), and the caller must get the same answer every time.
       throw interrupted(key, "before the call", null);
     }
@@ -144,7 +154,9 @@ public final class IdempotencyExecutor {
       if (!existing.isCompleted() && heldByThisThread(existing.ownerToken())) {
         throw reentered(key);
       }
-      if (fingerprint != null && existing.fingerprint() != null && !fingerprint.equals(existing.fingerprint())) {
+      if (fingerprint != null
+          && existing.fingerprint() != null
+          && !fingerprint.equals(existing.fingerprint())) {
         emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
         throw new IdempotencyKeyMismatchException(key.scope(), key.redactedKey());
       }
@@ -157,7 +169,8 @@ public final class IdempotencyExecutor {
       }
       if (plan.onInProgress == OnInProgress.REJECT) {
         emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
-        throw new IdempotencyInProgressException(key.scope(), key.redactedKey(), existing.expiresIn(), null);
+        throw new IdempotencyInProgressException(
+            key.scope(), key.redactedKey(), existing.expiresIn(), null);
       }
       long now = time.nanoTime();
       if (deadline == 0) {
@@ -166,10 +179,14 @@ public final class IdempotencyExecutor {
       long remaining = deadline - now;
       if (remaining <= 0) {
         emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
-        throw new IdempotencyInProgressException(key.scope(), key.redactedKey(), existing.expiresIn(),
+        throw new IdempotencyInProgressException(
+            key.scope(),
+            key.redactedKey(),
+            existing.expiresIn(),
             "waited " + plan.waitTimeout.toMillis() + " ms");
       }
-      long pause = Math.min(Math.min(remaining, poll), Math.max(existing.expiresIn().toNanos(), 1_000_000L));
+      long pause =
+          Math.min(Math.min(remaining, poll), Math.max(existing.expiresIn().toNanos(), 1_000_000L));
       try {
         store.awaitChange(key, Duration.ofNanos(pause));
       } catch (InterruptedException e) {
@@ -188,28 +205,40 @@ public final class IdempotencyExecutor {
 
   /** A null or blank key, named by what gave it (the plan's key source, or the caller). */
   private static IdempotencyKeyException blankKey(OperationPlan plan, String rawKey) {
-    String message = plan.keySource == null
-        ? "the idempotency key is " + (rawKey == null ? "null" : "blank") + ": give every call a non-blank key"
-        : plan.keySource + " gave " + (rawKey == null ? "null" : "a blank key")
-            + " for these arguments; every call needs a non-blank key";
+    String message =
+        plan.keySource == null
+            ? "the idempotency key is "
+                + (rawKey == null ? "null" : "blank")
+                + ": give every call a non-blank key"
+            : plan.keySource
+                + " gave "
+                + (rawKey == null ? "null" : "a blank key")
+                + " for these arguments; every call needs a non-blank key";
     return new IdempotencyKeyException(message, plan.scope, null);
   }
 
   /**
-   * A claim (owner given) or a wait (owner {@code null}) failed before the method ran. An interrupt is not a store
-   * failure: the caller gets {@link IdempotencyInterruptedException} whatever the policy, and a claim that may
-   * have reached the store is released. Otherwise the store-failure policy decides.
+   * A claim (owner given) or a wait (owner {@code null}) failed before the method ran. An interrupt
+   * is not a store failure: the caller gets {@link IdempotencyInterruptedException} whatever the
+   * policy, and a claim that may have reached the store is released. Otherwise the store-failure
+   * policy decides.
    */
-  private Object onClaimFailure(OperationPlan plan, RecordKey key, String owner, long start, Body body,
-      RuntimeException e) throws Throwable {
+  private Object onClaimFailure(
+      OperationPlan plan, RecordKey key, String owner, long start, Body body, RuntimeException e)
+      throws Throwable {
     if (isInterrupt(e)) {
       Thread.currentThread().interrupt();
       if (owner != null) {
         try {
-          despiteInterrupt(() -> plan.store.release(key, owner)); // fenced (false) when the claim never got there
+          despiteInterrupt(
+              () ->
+                  plan.store.release(key, owner)); // fenced (false) when the claim never got there
         } catch (RuntimeException releaseFailure) {
-          LOG.debug("releasing the interrupted claim of {} failed; a claim that got there ends with its lease: {}",
-              key, describe(releaseFailure));
+          LOG.debug(
+              "releasing the interrupted claim of {} failed; a claim that got there ends with its"
+                  + " lease: {}",
+              key,
+              describe(releaseFailure));
         }
       }
       throw interrupted(key, "while claiming the key", e);
@@ -220,28 +249,40 @@ public final class IdempotencyExecutor {
       emit(IdempotencyEvent.Type.FAIL_OPEN, key, start, e);
       return body.run();
     }
-    throw new IdempotencyStoreException("the idempotency store failed, so the call did not run (fail-closed): "
-        + describe(e), key.scope(), key.redactedKey(), e);
+    throw new IdempotencyStoreException(
+        "the idempotency store failed, so the call did not run (fail-closed): " + describe(e),
+        key.scope(),
+        key.redactedKey(),
+        e);
   }
 
-  private static IdempotencyInterruptedException interrupted(RecordKey key, String when, Throwable cause) {
-    return new IdempotencyInterruptedException("the calling thread was interrupted " + when
-        + ", so the call did not run; its interrupt flag is still set", key.scope(), key.redactedKey(), cause);
+  private static IdempotencyInterruptedException interrupted(
+      RecordKey key, String when, Throwable cause) {
+    return new IdempotencyInterruptedException(
+        "the calling thread was interrupted "
+            + when
+            + ", so the call did not run; its interrupt flag is still set",
+        key.scope(),
+        key.redactedKey(),
+        cause);
   }
 
   /**
-   * Whether a store failure comes from an interrupt of the calling thread: the flag is set, or the cause chain
-   * holds an {@link InterruptedException} (Redisson throws one wrapped in its own exception, and sets the flag
-   * again), a {@link ClosedByInterruptException} or a plain {@link InterruptedIOException} (not its subclass
-   * {@code SocketTimeoutException}).
+   * Whether a store failure comes from an interrupt of the calling thread: the flag is set, or the
+   * cause chain holds an {@link InterruptedException} (Redisson throws one wrapped in its own
+   * exception, and sets the flag again), a {@link ClosedByInterruptException} or a plain {@link
+   * InterruptedIOException} (not its subclass {@code SocketTimeoutException}).
    */
   static boolean isInterrupt(Throwable e) {
     if (Thread.currentThread().isInterrupted()) {
       return true;
     }
     int depth = 0;
-    for (Throwable t = e; t != null && depth < 32; t = t.getCause() == t ? null : t.getCause(), depth++) {
-      if (t instanceof InterruptedException || t instanceof ClosedByInterruptException
+    for (Throwable t = e;
+        t != null && depth < 32;
+        t = t.getCause() == t ? null : t.getCause(), depth++) {
+      if (t instanceof InterruptedException
+          || t instanceof ClosedByInterruptException
           || t.getClass() == InterruptedIOException.class) {
         return true;
       }
@@ -250,10 +291,11 @@ public final class IdempotencyExecutor {
   }
 
   /**
-   * Runs a store write that must happen even on an interrupted thread, because the method already ran (or, for
-   * the release of an interrupted claim, because it may have reached the store): with the interrupt flag set, or
-   * when the write fails because of an interrupt, the flag is cleared for one attempt and then set again. The
-   * store's owner-checked writes answer a repeat of a write that had been applied truthfully.
+   * Runs a store write that must happen even on an interrupted thread, because the method already
+   * ran (or, for the release of an interrupted claim, because it may have reached the store): with
+   * the interrupt flag set, or when the write fails because of an interrupt, the flag is cleared
+   * for one attempt and then set again. The store's owner-checked writes answer a repeat of a write
+   * that had been applied truthfully.
    */
   private static <T> T despiteInterrupt(Supplier<T> write) {
     if (!Thread.currentThread().isInterrupted()) {
@@ -274,16 +316,23 @@ public final class IdempotencyExecutor {
   }
 
   /**
-   * What a message or log line may show of a failure: the library's own exceptions (which name no whole key) in
-   * full, any other only by its class name, as a backend's message may carry the key.
+   * What a message or log line may show of a failure: the library's own exceptions (which name no
+   * whole key) in full, any other only by its class name, as a backend's message may carry the key.
    */
   static String describe(Throwable e) {
     return e instanceof IdempotencyException ? e.toString() : e.getClass().getName();
   }
 
-  private Object runClaimed(OperationPlan plan, RecordKey key, String owner, long start, Body body) throws Throwable {
-    LeaseRenewer.ActiveClaim lease = renewer.start(plan.store, key, owner, plan.lease, config.maxHold(),
-        (type, error) -> emit(type, key, start, error));
+  private Object runClaimed(OperationPlan plan, RecordKey key, String owner, long start, Body body)
+      throws Throwable {
+    LeaseRenewer.ActiveClaim lease =
+        renewer.start(
+            plan.store,
+            key,
+            owner,
+            plan.lease,
+            config.maxHold(),
+            (type, error) -> emit(type, key, start, error));
     Object value;
     List<String> held = HELD.get();
     held.add(owner);
@@ -298,24 +347,28 @@ public final class IdempotencyExecutor {
     }
     if (plan.async && value instanceof CompletionStage<?> stage) {
       CompletableFuture<Object> out = new CompletableFuture<>();
-      stage.whenComplete((v, err) -> {
-        renewer.stop(lease);
-        if (err != null) {
-          try {
-            settleFailure(plan, key, owner, unwrap(err), start);
-          } finally {
-            out.completeExceptionally(err);
-          }
-        } else {
-          try {
-            record(plan, key, owner, v, start);
-          } catch (Throwable notRecorded) { // the outcome belonged to the caller's transaction and was not recorded
-            out.completeExceptionally(notRecorded);
-            return;
-          }
-          out.complete(v);
-        }
-      });
+      stage.whenComplete(
+          (v, err) -> {
+            renewer.stop(lease);
+            if (err != null) {
+              try {
+                settleFailure(plan, key, owner, unwrap(err), start);
+              } finally {
+                out.completeExceptionally(err);
+              }
+            } else {
+              try {
+                record(plan, key, owner, v, start);
+              } catch (
+                  Throwable
+                      notRecorded) { // the outcome belonged to the caller's transaction and was not
+                // recorded
+                out.completeExceptionally(notRecorded);
+                return;
+              }
+              out.complete(v);
+            }
+          });
       return out;
     }
     renewer.stop(lease);
@@ -323,16 +376,24 @@ public final class IdempotencyExecutor {
     return value;
   }
 
-  /** True when {@code ownerToken} is the claim of a call this thread is running (a nested call re-entered it). */
+  /**
+   * True when {@code ownerToken} is the claim of a call this thread is running (a nested call
+   * re-entered it).
+   */
   private static boolean heldByThisThread(String ownerToken) {
     return ownerToken != null && HELD.get().contains(ownerToken);
   }
 
   private static IdempotencyConfigurationException reentered(RecordKey key) {
-    return new IdempotencyConfigurationException("a call re-entered scope " + key.scope() + " with the key "
-        + key.redactedKey() + " that its own thread already holds (a nested call from inside the idempotent method, "
-        + "with the same key): it would wait for itself and can never complete; give the nested call a key or scope "
-        + "of its own, or call the inner code without the idempotency wrapper");
+    return new IdempotencyConfigurationException(
+        "a call re-entered scope "
+            + key.scope()
+            + " with the key "
+            + key.redactedKey()
+            + " that its own thread already holds (a nested call from inside the idempotent method,"
+            + " with the same key): it would wait for itself and can never complete; give the"
+            + " nested call a key or scope of its own, or call the inner code without the"
+            + " idempotency wrapper");
   }
 
   /** Scope, declared type and runtime class of each outcome already reported as not recordable. */
@@ -350,7 +411,8 @@ public final class IdempotencyExecutor {
     complete(plan, key, owner, bytes, start);
   }
 
-  private void settleFailure(OperationPlan plan, RecordKey key, String owner, Throwable failure, long start) {
+  private void settleFailure(
+      OperationPlan plan, RecordKey key, String owner, Throwable failure, long start) {
     if (plan.records(failure)) {
       byte[] bytes;
       try {
@@ -367,18 +429,25 @@ public final class IdempotencyExecutor {
   }
 
   /**
-   * An outcome that cannot be encoded, or would not read back, is not recorded: every repeat would fail for the
-   * whole ttl. One ERROR per scope, declared type and runtime class (the message names the type and the fix), and a
-   * {@code STORE_ERROR} event per call.
+   * An outcome that cannot be encoded, or would not read back, is not recorded: every repeat would
+   * fail for the whole ttl. One ERROR per scope, declared type and runtime class (the message names
+   * the type and the fix), and a {@code STORE_ERROR} event per call.
    */
-  private void reportUnrecordable(OperationPlan plan, RecordKey key, Class<?> type, RuntimeException e, long start) {
+  private void reportUnrecordable(
+      OperationPlan plan, RecordKey key, Class<?> type, RuntimeException e, long start) {
     emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
     if (reportedUnrecordable.add(List.of(plan.scope, plan.valueType, type))) {
-      LOG.error("the outcome of {} (a {}) is not recorded, so this key is released and every repeat runs the method"
-          + " again until this is fixed; the caller gets its outcome. {} (logged once for this operation and type)",
-          key, type.getName(), e.getMessage(), e);
+      LOG.error(
+          "the outcome of {} (a {}) is not recorded, so this key is released and every repeat runs"
+              + " the method again until this is fixed; the caller gets its outcome. {} (logged"
+              + " once for this operation and type)",
+          key,
+          type.getName(),
+          e.getMessage(),
+          e);
     } else {
-      LOG.debug("the outcome of {} (a {}) is not recorded: {}", key, type.getName(), e.getMessage());
+      LOG.debug(
+          "the outcome of {} (a {}) is not recorded: {}", key, type.getName(), e.getMessage());
     }
   }
 
@@ -387,37 +456,61 @@ public final class IdempotencyExecutor {
       if (despiteInterrupt(() -> plan.store.complete(key, owner, bytes, plan.ttl))) {
         emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
       } else {
-        LOG.warn("the outcome of {} was not recorded: the store no longer holds this caller's claim (its lease "
-            + "ended and another caller took the key over, or the store dropped it); the caller still gets its result",
+        LOG.warn(
+            "the outcome of {} was not recorded: the store no longer holds this caller's claim (its"
+                + " lease ended and another caller took the key over, or the store dropped it); the"
+                + " caller still gets its result",
             key);
         emit(IdempotencyEvent.Type.FENCED, key, start, null);
       }
     } catch (OutcomeNotRecordedException e) {
       emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
       if (e.failsTheCall()) {
-        LOG.warn("the outcome of {} could not be recorded where it belongs, so the call fails and the claim ends "
-            + "with its lease: {}", key, e.getMessage());
-        throw new IdempotencyStoreException("the method ran but its outcome could not be recorded, so the call "
-            + "fails (never recorded elsewhere; roll back its work, and a retry after the lease runs it again): "
-            + e.getMessage(), key.scope(), key.redactedKey(), e);
+        LOG.warn(
+            "the outcome of {} could not be recorded where it belongs, so the call fails and the"
+                + " claim ends with its lease: {}",
+            key,
+            e.getMessage());
+        throw new IdempotencyStoreException(
+            "the method ran but its outcome could not be recorded, so the call fails (never"
+                + " recorded elsewhere; roll back its work, and a retry after the lease runs it"
+                + " again): "
+                + e.getMessage(),
+            key.scope(),
+            key.redactedKey(),
+            e);
       }
-      LOG.error("the outcome of {} cannot be recorded, so the key is released and a repeat will run again; the "
-          + "caller gets its result: {}", key, e.getMessage());
+      LOG.error(
+          "the outcome of {} cannot be recorded, so the key is released and a repeat will run"
+              + " again; the caller gets its result: {}",
+          key,
+          e.getMessage());
       release(plan, key, owner, start);
     } catch (RuntimeException e) {
-      LOG.warn("recording the outcome of {} failed; the caller gets its result and recording is retried in the "
-          + "background until the lease would end: {}", key, describe(e));
+      LOG.warn(
+          "recording the outcome of {} failed; the caller gets its result and recording is retried"
+              + " in the background until the lease would end: {}",
+          key,
+          describe(e));
       emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
-      CompletionRetries.shared().retry(plan.store, key, owner, bytes, plan.ttl, plan.lease, result -> {
-        switch (result) {
-          case RECORDED -> {
-            LOG.info("the outcome of {} was recorded on a later attempt", key);
-            emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
-          }
-          case FENCED -> emit(IdempotencyEvent.Type.FENCED, key, start, null);
-          case GAVE_UP -> emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
-        }
-      });
+      CompletionRetries.shared()
+          .retry(
+              plan.store,
+              key,
+              owner,
+              bytes,
+              plan.ttl,
+              plan.lease,
+              result -> {
+                switch (result) {
+                  case RECORDED -> {
+                    LOG.info("the outcome of {} was recorded on a later attempt", key);
+                    emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
+                  }
+                  case FENCED -> emit(IdempotencyEvent.Type.FENCED, key, start, null);
+                  case GAVE_UP -> emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+                }
+              });
     }
   }
 
@@ -428,12 +521,14 @@ public final class IdempotencyExecutor {
         emit(IdempotencyEvent.Type.FENCED, key, start, null);
       }
     } catch (RuntimeException e) {
-      LOG.error("releasing {} failed; the claim frees itself when its lease ends: {}", key, describe(e));
+      LOG.error(
+          "releasing {} failed; the claim frees itself when its lease ends: {}", key, describe(e));
       emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
     }
   }
 
-  private Object replay(OperationPlan plan, RecordKey key, IdempotencyRecord rec, long start) throws Throwable {
+  private Object replay(OperationPlan plan, RecordKey key, IdempotencyRecord rec, long start)
+      throws Throwable {
     byte[] outcome = rec.outcome();
     if (OutcomeCodec.isFailure(outcome)) {
       Throwable failure;
@@ -458,19 +553,31 @@ public final class IdempotencyExecutor {
     return plan.async ? CompletableFuture.completedFuture(value) : value;
   }
 
-  /** A completed record whose outcome cannot be read back fails this call; the method does not run again. */
+  /**
+   * A completed record whose outcome cannot be read back fails this call; the method does not run
+   * again.
+   */
   private IdempotencyOutcomeException unreadable(RecordKey key, RuntimeException e, long start) {
-    LOG.error("the recorded outcome of {} cannot be read back, so this call fails and the method does not run again:"
-        + " {}", key, e.getMessage());
-    IdempotencyOutcomeException failure = new IdempotencyOutcomeException("the recorded outcome cannot be read back,"
-        + " so the call fails without running the method again (that could repeat its effect): " + e.getMessage(),
-        key.scope(), key.redactedKey(), e);
+    LOG.error(
+        "the recorded outcome of {} cannot be read back, so this call fails and the method does not"
+            + " run again: {}",
+        key,
+        e.getMessage());
+    IdempotencyOutcomeException failure =
+        new IdempotencyOutcomeException(
+            "the recorded outcome cannot be read back, so the call fails without running the method"
+                + " again (that could repeat its effect): "
+                + e.getMessage(),
+            key.scope(),
+            key.redactedKey(),
+            e);
     emit(IdempotencyEvent.Type.STORE_ERROR, key, start, failure);
     return failure;
   }
 
   private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     return t;
@@ -481,10 +588,16 @@ public final class IdempotencyExecutor {
       return;
     }
     try {
-      listener.onEvent(new IdempotencyEvent(type, key.scope(), key.redactedKey(),
-          Duration.ofNanos(time.nanoTime() - start), error));
+      listener.onEvent(
+          new IdempotencyEvent(
+              type,
+              key.scope(),
+              key.redactedKey(),
+              Duration.ofNanos(time.nanoTime() - start),
+              error));
     } catch (Throwable t) {
-      LOG.warn("IdempotencyListener {} threw on {}; ignored", listener.getClass().getName(), type, t);
+      LOG.warn(
+          "IdempotencyListener {} threw on {}; ignored", listener.getClass().getName(), type, t);
     }
   }
 }

@@ -17,27 +17,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the claims of running calls alive. Registering a call is one set insertion: no thread, task or timer
- * per call.
+ * Keeps the claims of running calls alive. Registering a call is one set insertion: no thread, task
+ * or timer per call.
  *
- * <p>One scheduler thread for the JVM wakes every {@value #TICK_MILLIS} ms and only decides what is due: a
- * claim is due once a third of its lease has passed since its last renewal. It never calls a store itself; it
- * hands each due renewal to a bounded pool of worker threads (at most {@value #MAX_WORKERS}, started on demand
- * and ended when idle), with at most one renewal in flight per claim and at most
- * {@value #MAX_IN_FLIGHT_PER_STORE} per store. So a store whose {@code renew} hangs (a dead cluster node, a
- * long JDBC timeout) holds back only its own claims, never another store's, and a slow key holds back only
- * itself.
+ * <p>One scheduler thread for the JVM wakes every {@value #TICK_MILLIS} ms and only decides what is
+ * due: a claim is due once a third of its lease has passed since its last renewal. It never calls a
+ * store itself; it hands each due renewal to a bounded pool of worker threads (at most {@value
+ * #MAX_WORKERS}, started on demand and ended when idle), with at most one renewal in flight per
+ * claim and at most {@value #MAX_IN_FLIGHT_PER_STORE} per store. So a store whose {@code renew}
+ * hangs (a dead cluster node, a long JDBC timeout) holds back only its own claims, never another
+ * store's, and a slow key holds back only itself.
  *
- * <p>Nothing a renewal throws, {@link Error}s included, stops the renewals: it is logged and emitted as
- * {@link IdempotencyEvent.Type#RENEWAL_FAILED}, and the renewal is retried after a tenth of the lease. A claim
- * not renewed for two thirds of its lease (its store is slow or down) is logged once and emitted as
- * {@link IdempotencyEvent.Type#RENEWAL_LATE}. A renewal the store refuses means the claim was taken over (the
- * holder was paused past its lease): the claim is dropped and reported as
- * {@link IdempotencyEvent.Type#FENCED}; its holder's later complete will be refused too.
+ * <p>Nothing a renewal throws, {@link Error}s included, stops the renewals: it is logged and
+ * emitted as {@link IdempotencyEvent.Type#RENEWAL_FAILED}, and the renewal is retried after a tenth
+ * of the lease. A claim not renewed for two thirds of its lease (its store is slow or down) is
+ * logged once and emitted as {@link IdempotencyEvent.Type#RENEWAL_LATE}. A renewal the store
+ * refuses means the claim was taken over (the holder was paused past its lease): the claim is
+ * dropped and reported as {@link IdempotencyEvent.Type#FENCED}; its holder's later complete will be
+ * refused too.
  *
- * <p>A claim held for its max-hold is no longer renewed ({@link IdempotencyEvent.Type#MAX_HOLD_REACHED} and a
- * WARN): it ends with its lease, so a call that never finishes (a {@code CompletionStage} nobody completes, a
- * hung method) cannot hold its key for ever.
+ * <p>A claim held for its max-hold is no longer renewed ({@link
+ * IdempotencyEvent.Type#MAX_HOLD_REACHED} and a WARN): it ends with its lease, so a call that never
+ * finishes (a {@code CompletionStage} nobody completes, a hung method) cannot hold its key for
+ * ever.
  */
 public final class LeaseRenewer {
   static final long TICK_MILLIS = 50;
@@ -49,8 +51,12 @@ public final class LeaseRenewer {
   private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
 
   private final Set<ActiveClaim> claims = ConcurrentHashMap.newKeySet();
-  /** Renewals in flight per store; only the scheduler thread adds to a count or removes an entry. */
+
+  /**
+   * Renewals in flight per store; only the scheduler thread adds to a count or removes an entry.
+   */
   private final Map<IdempotencyStore, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+
   private volatile boolean running;
   private ScheduledThreadPoolExecutor scheduler;
   private ThreadPoolExecutor workers;
@@ -63,8 +69,8 @@ public final class LeaseRenewer {
   @FunctionalInterface
   public interface Events {
     /**
-     * @param type {@code FENCED} (a renewal was refused), {@code RENEWAL_FAILED}, {@code RENEWAL_LATE} or
-     *     {@code MAX_HOLD_REACHED}
+     * @param type {@code FENCED} (a renewal was refused), {@code RENEWAL_FAILED}, {@code
+     *     RENEWAL_LATE} or {@code MAX_HOLD_REACHED}
      * @param error what a failed renewal threw, else {@code null}
      */
     void emit(IdempotencyEvent.Type type, Throwable error);
@@ -83,11 +89,21 @@ public final class LeaseRenewer {
     final Events events;
     volatile long lastRenewedNanos;
     volatile long notBeforeNanos;
-    /** Set by the scheduler thread when it hands a renewal over, cleared by the worker when it is done. */
+
+    /**
+     * Set by the scheduler thread when it hands a renewal over, cleared by the worker when it is
+     * done.
+     */
     volatile boolean renewing;
+
     volatile boolean lateReported;
 
-    ActiveClaim(IdempotencyStore store, RecordKey key, String ownerToken, Duration lease, Duration maxHold,
+    ActiveClaim(
+        IdempotencyStore store,
+        RecordKey key,
+        String ownerToken,
+        Duration lease,
+        Duration maxHold,
         Events events) {
       this.store = store;
       this.key = key;
@@ -106,8 +122,13 @@ public final class LeaseRenewer {
    * Starts renewing a claim until {@link #stop}, or until it has been held for {@code maxHold}.
    * Starts the renewer's threads if they are not running.
    */
-  public ActiveClaim start(IdempotencyStore store, RecordKey key, String ownerToken, Duration lease,
-      Duration maxHold, Events events) {
+  public ActiveClaim start(
+      IdempotencyStore store,
+      RecordKey key,
+      String ownerToken,
+      Duration lease,
+      Duration maxHold,
+      Events events) {
     ActiveClaim claim = new ActiveClaim(store, key, ownerToken, lease, maxHold, events);
     claims.add(claim);
     if (!running) {
@@ -122,8 +143,8 @@ public final class LeaseRenewer {
   }
 
   /**
-   * Stops the renewer's threads and forgets every claim (running calls are no longer renewed; their claims end
-   * with their leases). The next {@link #start} starts the threads again.
+   * Stops the renewer's threads and forgets every claim (running calls are no longer renewed; their
+   * claims end with their leases). The next {@link #start} starts the threads again.
    */
   public synchronized void shutdown() {
     running = false;
@@ -137,7 +158,8 @@ public final class LeaseRenewer {
     claims.clear();
     inFlight.clear();
     if (dropped > 0) {
-      LOG.info("stopped renewing the claims of {} running calls: they end with their leases", dropped);
+      LOG.info(
+          "stopped renewing the claims of {} running calls: they end with their leases", dropped);
     }
   }
 
@@ -145,10 +167,16 @@ public final class LeaseRenewer {
     if (running) {
       return;
     }
-    ThreadPoolExecutor w = new ThreadPoolExecutor(0, MAX_WORKERS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-        LibraryThreads.named("idempotent-lease-worker"));
-    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1,
-        LibraryThreads.named("idempotent-lease-renewer"));
+    ThreadPoolExecutor w =
+        new ThreadPoolExecutor(
+            0,
+            MAX_WORKERS,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            LibraryThreads.named("idempotent-lease-worker"));
+    ScheduledThreadPoolExecutor s =
+        new ScheduledThreadPoolExecutor(1, LibraryThreads.named("idempotent-lease-renewer"));
     s.scheduleWithFixedDelay(() -> tick(w), TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     workers = w;
     scheduler = s;
@@ -163,7 +191,10 @@ public final class LeaseRenewer {
         try {
           consider(c, now, pool);
         } catch (Throwable t) {
-          LOG.error("lease renewal of {} could not be scheduled; trying again on the next tick", c.key, t);
+          LOG.error(
+              "lease renewal of {} could not be scheduled; trying again on the next tick",
+              c.key,
+              t);
         }
       }
       inFlight.values().removeIf(n -> n.get() == 0);
@@ -175,9 +206,13 @@ public final class LeaseRenewer {
   private void consider(ActiveClaim c, long now, ThreadPoolExecutor pool) {
     if (now - c.startedNanos >= c.maxHoldNanos) {
       if (claims.remove(c)) {
-        LOG.warn("{} has been held for its max-hold of {} ms (idempotent.max-hold): its lease is no longer renewed "
-            + "and ends within {} ms; after that a repeat runs the method again, and this call's outcome is recorded "
-            + "only if it finishes before then", c.key, c.maxHoldNanos / 1_000_000, c.lease.toMillis());
+        LOG.warn(
+            "{} has been held for its max-hold of {} ms (idempotent.max-hold): its lease is no"
+                + " longer renewed and ends within {} ms; after that a repeat runs the method"
+                + " again, and this call's outcome is recorded only if it finishes before then",
+            c.key,
+            c.maxHoldNanos / 1_000_000,
+            c.lease.toMillis());
         report(c, IdempotencyEvent.Type.MAX_HOLD_REACHED, null);
       }
       return;
@@ -188,8 +223,11 @@ public final class LeaseRenewer {
     }
     if (since >= 2 * c.renewEveryNanos && !c.lateReported) {
       c.lateReported = true;
-      LOG.warn("renewing the lease of {} is late: last renewed {} ms ago, lease {} ms; if it is not renewed in time "
-          + "another caller may take the key over while this call still runs", c.key, since / 1_000_000,
+      LOG.warn(
+          "renewing the lease of {} is late: last renewed {} ms ago, lease {} ms; if it is not"
+              + " renewed in time another caller may take the key over while this call still runs",
+          c.key,
+          since / 1_000_000,
           c.lease.toMillis());
       report(c, IdempotencyEvent.Type.RENEWAL_LATE, null);
     }
@@ -223,13 +261,18 @@ public final class LeaseRenewer {
           LOG.info("the lease of {} is renewed again", c.key);
         }
       } else if (claims.remove(c)) {
-        LOG.warn("lease of {} was lost: another caller took the key over; this holder's outcome will not be recorded",
+        LOG.warn(
+            "lease of {} was lost: another caller took the key over; this holder's outcome will not"
+                + " be recorded",
             c.key);
         report(c, IdempotencyEvent.Type.FENCED, null);
       }
     } catch (Throwable t) {
       c.notBeforeNanos = System.nanoTime() + c.retryPauseNanos;
-      LOG.warn("renewing the lease of {} failed, retrying in {} ms: {}", c.key, c.retryPauseNanos / 1_000_000,
+      LOG.warn(
+          "renewing the lease of {} failed, retrying in {} ms: {}",
+          c.key,
+          c.retryPauseNanos / 1_000_000,
           IdempotencyExecutor.describe(t));
       report(c, IdempotencyEvent.Type.RENEWAL_FAILED, t);
     } finally {
@@ -245,5 +288,4 @@ public final class LeaseRenewer {
       LOG.warn("reporting {} for {} failed", type, c.key, t);
     }
   }
-
 }

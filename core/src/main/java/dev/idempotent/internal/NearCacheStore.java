@@ -18,33 +18,38 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A near cache of completed outcomes in front of a shared store: a {@code COMPLETED} record never changes until its
- * ttl ends (or an operator deletes it), so a repeat is answered from this process's memory without a round trip.
+ * A near cache of completed outcomes in front of a shared store: a {@code COMPLETED} record never
+ * changes until its ttl ends (or an operator deletes it), so a repeat is answered from this
+ * process's memory without a round trip.
  *
  * <ul>
- *   <li>{@link #claim}: a cached, unexpired completed record of the key is answered as {@link ClaimResult#existing}
- *       (its {@code expiresIn} recomputed on this cache's clock) without calling the store. Otherwise the store is
- *       called, and a completed record it answers is kept as it is (owner token, fingerprint, outcome), so the
- *       executor's payload check and replay are those of the store's record.</li>
- *   <li>{@link #complete} is not kept: a completion may still roll back with the caller's transaction.</li>
- *   <li>{@link #read} always asks the store (an operator sees the store's truth) and keeps, or drops, what it says.
- *   </li>
- *   <li>An {@code IN_PROGRESS} record is never kept.</li>
- *   <li>An entry is dropped when the record's ttl ends, as the store reported it, measured from before the request
- *       was sent (so never later than the store's own expiry), or {@code maxAge} after it was kept, whichever comes
- *       first.</li>
- *   <li>{@link #delete} drops the entry here; a store that is a {@link DeleteAnnouncingStore} makes deletes in
- *       other instances drop it too, and a subscription that may have missed announcements drops everything.</li>
+ *   <li>{@link #claim}: a cached, unexpired completed record of the key is answered as {@link
+ *       ClaimResult#existing} (its {@code expiresIn} recomputed on this cache's clock) without
+ *       calling the store. Otherwise the store is called, and a completed record it answers is kept
+ *       as it is (owner token, fingerprint, outcome), so the executor's payload check and replay
+ *       are those of the store's record.
+ *   <li>{@link #complete} is not kept: a completion may still roll back with the caller's
+ *       transaction.
+ *   <li>{@link #read} always asks the store (an operator sees the store's truth) and keeps, or
+ *       drops, what it says.
+ *   <li>An {@code IN_PROGRESS} record is never kept.
+ *   <li>An entry is dropped when the record's ttl ends, as the store reported it, measured from
+ *       before the request was sent (so never later than the store's own expiry), or {@code maxAge}
+ *       after it was kept, whichever comes first.
+ *   <li>{@link #delete} drops the entry here; a store that is a {@link DeleteAnnouncingStore} makes
+ *       deletes in other instances drop it too, and a subscription that may have missed
+ *       announcements drops everything.
  * </ul>
  *
- * <p>Bounded by {@code maximumSize} entries: when a put exceeds it, a clock hand sweeps the entries, giving each one
- * hit since the last sweep a second chance and dropping the first that had none (an approximation of least recently
- * used that costs a hit one volatile read). Concurrent puts may exceed the bound by the number of threads putting
- * at that moment. Each entry holds the record (key, owner token, fingerprint and the outcome bytes, shared with the
- * store's reply, not copied).
+ * <p>Bounded by {@code maximumSize} entries: when a put exceeds it, a clock hand sweeps the
+ * entries, giving each one hit since the last sweep a second chance and dropping the first that had
+ * none (an approximation of least recently used that costs a hit one volatile read). Concurrent
+ * puts may exceed the bound by the number of threads putting at that moment. Each entry holds the
+ * record (key, owner token, fingerprint and the outcome bytes, shared with the store's reply, not
+ * copied).
  *
- * <p>A put made from a store reply is skipped when any invalidation happened while the request was in flight: a
- * reply read before a delete can never be kept after the delete was heard of.
+ * <p>A put made from a store reply is skipped when any invalidation happened while the request was
+ * in flight: a reply read before a delete can never be kept after the delete was heard of.
  */
 public final class NearCacheStore implements IdempotencyStore {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
@@ -55,11 +60,14 @@ public final class NearCacheStore implements IdempotencyStore {
   private final long maxAgeNanos;
   private final TimeSource clock;
   private final ConcurrentHashMap<RecordKey, Entry> entries;
+
   /** Counts invalidations; a put whose request began before one is dropped. */
   private final AtomicLong invalidations = new AtomicLong();
+
   private final ReentrantLock sweeping = new ReentrantLock();
   private Iterator<Map.Entry<RecordKey, Entry>> hand; // guarded by sweeping
   private final DeleteAnnouncingStore.Subscription subscription;
+
   /** The delegate when it is a store created on first use, else {@code null}. */
   private final DeferredStore deferred;
 
@@ -83,10 +91,12 @@ public final class NearCacheStore implements IdempotencyStore {
    * @param maxAge the longest an entry is kept, whatever the record's ttl; positive
    * @param clock the cache's monotonic clock
    */
-  public NearCacheStore(IdempotencyStore delegate, int maximumSize, Duration maxAge, TimeSource clock) {
+  public NearCacheStore(
+      IdempotencyStore delegate, int maximumSize, Duration maxAge, TimeSource clock) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     if (maximumSize <= 0) {
-      throw new IllegalArgumentException("near cache maximumSize must be positive, was " + maximumSize);
+      throw new IllegalArgumentException(
+          "near cache maximumSize must be positive, was " + maximumSize);
     }
     this.maximumSize = maximumSize;
     this.maxAge = Objects.requireNonNull(maxAge, "maxAge");
@@ -102,35 +112,46 @@ public final class NearCacheStore implements IdempotencyStore {
 
   private DeleteAnnouncingStore.Subscription subscribe(IdempotencyStore store) {
     if (!(store instanceof DeleteAnnouncingStore announcing)) {
-      LOG.info("near cache of {}: the store does not announce deletes to other instances, so a record deleted "
-          + "elsewhere may be replayed here for up to {} (idempotent.near-cache.expire-after)", store, maxAge);
+      LOG.info(
+          "near cache of {}: the store does not announce deletes to other instances, so a record"
+              + " deleted elsewhere may be replayed here for up to {}"
+              + " (idempotent.near-cache.expire-after)",
+          store,
+          maxAge);
       return null;
     }
     try {
-      return announcing.subscribeToDeletes(new DeleteAnnouncingStore.DeleteListener() {
-        @Override
-        public void deleted(RecordKey key) {
-          invalidate(key);
-        }
+      return announcing.subscribeToDeletes(
+          new DeleteAnnouncingStore.DeleteListener() {
+            @Override
+            public void deleted(RecordKey key) {
+              invalidate(key);
+            }
 
-        @Override
-        public void deletesMayHaveBeenMissed() {
-          clear();
-        }
-      });
+            @Override
+            public void deletesMayHaveBeenMissed() {
+              clear();
+            }
+          });
     } catch (RuntimeException e) {
-      LOG.warn("near cache of {}: subscribing to deletes in other instances failed, so a record deleted elsewhere "
-          + "may be replayed here for up to {}: {}", store, maxAge, IdempotencyExecutor.describe(e));
+      LOG.warn(
+          "near cache of {}: subscribing to deletes in other instances failed, so a record deleted"
+              + " elsewhere may be replayed here for up to {}: {}",
+          store,
+          maxAge,
+          IdempotencyExecutor.describe(e));
       return null;
     }
   }
 
   /**
-   * {@code store} as a configuration with these near-cache settings uses it: itself when {@code maximumSize} is 0
-   * (the store behind it, if it is a near cache), or an in-process store (which answers from memory already; logged
-   * at INFO); an existing near cache with the same settings; else a new near cache over the store.
+   * {@code store} as a configuration with these near-cache settings uses it: itself when {@code
+   * maximumSize} is 0 (the store behind it, if it is a near cache), or an in-process store (which
+   * answers from memory already; logged at INFO); an existing near cache with the same settings;
+   * else a new near cache over the store.
    */
-  public static IdempotencyStore decorate(IdempotencyStore store, int maximumSize, Duration maxAge, TimeSource clock) {
+  public static IdempotencyStore decorate(
+      IdempotencyStore store, int maximumSize, Duration maxAge, TimeSource clock) {
     IdempotencyStore shared = store instanceof NearCacheStore n ? n.delegate : store;
     if (maximumSize == 0) {
       return shared;
@@ -139,7 +160,9 @@ public final class NearCacheStore implements IdempotencyStore {
       return n;
     }
     if (inProcess(shared)) {
-      LOG.info("near cache not used for {}: the store keeps its records in this process already", shared);
+      LOG.info(
+          "near cache not used for {}: the store keeps its records in this process already",
+          shared);
       return shared;
     }
     return new NearCacheStore(shared, maximumSize, maxAge, clock);
@@ -182,9 +205,10 @@ public final class NearCacheStore implements IdempotencyStore {
   }
 
   /**
-   * The key of the entry of a record: {@code key} itself, as the executor fitted it to the store; behind a store
-   * created on first use (which takes any length and fits keys itself), {@code key} fitted as that store fits it,
-   * so that the keys of its delete announcements match; {@code null} while that store does not exist.
+   * The key of the entry of a record: {@code key} itself, as the executor fitted it to the store;
+   * behind a store created on first use (which takes any length and fits keys itself), {@code key}
+   * fitted as that store fits it, so that the keys of its delete announcements match; {@code null}
+   * while that store does not exist.
    */
   private RecordKey entryKey(RecordKey key) {
     if (deferred == null) {
@@ -195,7 +219,8 @@ public final class NearCacheStore implements IdempotencyStore {
   }
 
   @Override
-  public ClaimResult claim(RecordKey recordKey, String ownerToken, String fingerprint, Duration lease) {
+  public ClaimResult claim(
+      RecordKey recordKey, String ownerToken, String fingerprint, Duration lease) {
     RecordKey key = entryKey(recordKey);
     Entry e = key == null ? null : entries.get(key);
     if (e != null) {
@@ -205,8 +230,13 @@ public final class NearCacheStore implements IdempotencyStore {
           e.used = true;
         }
         IdempotencyRecord r = e.record;
-        return ClaimResult.existing(IdempotencyRecord.completed(r.key(), r.ownerToken(), r.fingerprint(),
-            r.outcome(), Duration.ofNanos(e.ttlEndsAt - now)));
+        return ClaimResult.existing(
+            IdempotencyRecord.completed(
+                r.key(),
+                r.ownerToken(),
+                r.fingerprint(),
+                r.outcome(),
+                Duration.ofNanos(e.ttlEndsAt - now)));
       }
       entries.remove(key, e);
     }
@@ -220,9 +250,10 @@ public final class NearCacheStore implements IdempotencyStore {
   }
 
   /**
-   * Delegates; the outcome is not kept here. A completion may belong to the caller's database transaction (the
-   * JDBC store with a connection provider) and roll back after it returned, so only what the store answers a claim
-   * or a read is kept: the first repeat in this instance asks the store once.
+   * Delegates; the outcome is not kept here. A completion may belong to the caller's database
+   * transaction (the JDBC store with a connection provider) and roll back after it returned, so
+   * only what the store answers a claim or a read is kept: the first repeat in this instance asks
+   * the store once.
    */
   @Override
   public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
@@ -240,8 +271,8 @@ public final class NearCacheStore implements IdempotencyStore {
   }
 
   /**
-   * Drops the entry here, deletes the record in the store, and drops the entry again: a reply read before the
-   * store's delete, and kept while it ran, does not survive it.
+   * Drops the entry here, deletes the record in the store, and drops the entry again: a reply read
+   * before the store's delete, and kept while it ran, does not survive it.
    */
   @Override
   public boolean delete(RecordKey key) {
@@ -253,7 +284,10 @@ public final class NearCacheStore implements IdempotencyStore {
     }
   }
 
-  /** Asks the store; keeps a completed record it answers, and drops the entry when it answers anything else. */
+  /**
+   * Asks the store; keeps a completed record it answers, and drops the entry when it answers
+   * anything else.
+   */
   @Override
   public Optional<IdempotencyRecord> read(RecordKey key) {
     long seen = invalidations.get();
@@ -324,7 +358,8 @@ public final class NearCacheStore implements IdempotencyStore {
     Entry e = new Entry(record, ttlEndsAt, dropAt);
     entries.put(key, e);
     if (invalidations.get() != seen) {
-      entries.remove(key, e); // an invalidation ran while the reply was on its way: it may predate it
+      entries.remove(
+          key, e); // an invalidation ran while the reply was on its way: it may predate it
       return;
     }
     if (entries.size() > maximumSize) {
@@ -332,7 +367,10 @@ public final class NearCacheStore implements IdempotencyStore {
     }
   }
 
-  /** Drops entries until the bound holds: expired ones, then those not hit since the hand last passed them. */
+  /**
+   * Drops entries until the bound holds: expired ones, then those not hit since the hand last
+   * passed them.
+   */
   private void sweep() {
     sweeping.lock();
     try {
@@ -369,6 +407,12 @@ public final class NearCacheStore implements IdempotencyStore {
 
   @Override
   public String toString() {
-    return "NearCacheStore[maximumSize=" + maximumSize + ", maxAge=" + maxAge + ", " + delegate + "]";
+    return "NearCacheStore[maximumSize="
+        + maximumSize
+        + ", maxAge="
+        + maxAge
+        + ", "
+        + delegate
+        + "]";
   }
 }

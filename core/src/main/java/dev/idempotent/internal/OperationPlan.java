@@ -11,11 +11,12 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 
 /**
- * One operation's settings resolved against a configuration: the store object, concrete durations, the value type
- * the codec reads back, the class loader recorded failures are read back through, and what messages call the
- * operation and its key. Built once per annotated method and installed configuration, or once per programmatic
- * policy, and shared by all their calls. Building it checks what can be checked before the first call: the store
- * is configured and accepts digest-length keys, and the codec can record results of the declared type.
+ * One operation's settings resolved against a configuration: the store object, concrete durations,
+ * the value type the codec reads back, the class loader recorded failures are read back through,
+ * and what messages call the operation and its key. Built once per annotated method and installed
+ * configuration, or once per programmatic policy, and shared by all their calls. Building it checks
+ * what can be checked before the first call: the store is configured and accepts digest-length
+ * keys, and the codec can record results of the declared type.
  */
 public final class OperationPlan {
   final String scope;
@@ -30,23 +31,39 @@ public final class OperationPlan {
   final Type valueType;
   final boolean async;
   final ClassLoader loader;
-  /** What gives the key, for a null or blank one: "@Idempotent on A.b(C): key expression '#c'"; null: the caller. */
+
+  /**
+   * What gives the key, for a null or blank one: "@Idempotent on A.b(C): key expression '#c'";
+   * null: the caller.
+   */
   final String keySource;
 
-  private OperationPlan(IdempotencyPolicy p, IdempotencyConfig config, boolean async, ClassLoader loader,
-      String where, String keySource) {
+  private OperationPlan(
+      IdempotencyPolicy p,
+      IdempotencyConfig config,
+      boolean async,
+      ClassLoader loader,
+      String where,
+      String keySource) {
     this.scope = p.scope();
     IdempotencyStore s;
     try {
       s = config.store(p.store());
     } catch (IdempotencyConfigurationException e) {
-      throw where == null ? e : new IdempotencyConfigurationException(where + ": " + e.getMessage(), e);
+      throw where == null
+          ? e
+          : new IdempotencyConfigurationException(where + ": " + e.getMessage(), e);
     }
     int max = s.maxKeyLength();
     if (max < RecordKey.DIGEST_LENGTH) {
-      throw new IdempotencyConfigurationException((where == null ? "" : where + ": ") + "store "
-          + s.getClass().getName() + " indexes keys of at most " + max + " characters; a store must accept at least "
-          + RecordKey.DIGEST_LENGTH);
+      throw new IdempotencyConfigurationException(
+          (where == null ? "" : where + ": ")
+              + "store "
+              + s.getClass().getName()
+              + " indexes keys of at most "
+              + max
+              + " characters; a store must accept at least "
+              + RecordKey.DIGEST_LENGTH);
     }
     this.store = s;
     this.maxKeyLength = max;
@@ -60,27 +77,36 @@ public final class OperationPlan {
     this.async = async;
     this.loader = loader != null ? loader : OperationPlan.class.getClassLoader();
     this.keySource = where == null ? null : where + ": " + keySource;
-    if (valueType != void.class && valueType != Void.class) { // always null: the library encodes it itself
-      config.codec().checkEncodable(valueType, where != null ? where : "the operation of scope " + scope);
+    if (valueType != void.class
+        && valueType != Void.class) { // always null: the library encodes it itself
+      config
+          .codec()
+          .checkEncodable(valueType, where != null ? where : "the operation of scope " + scope);
     }
   }
 
   /**
    * The plan of a programmatic policy, reading recorded failures back through {@code loader}.
    *
-   * @throws IdempotencyConfigurationException when the store is not configured or the codec cannot record results of
-   *     the policy's result type
+   * @throws IdempotencyConfigurationException when the store is not configured or the codec cannot
+   *     record results of the policy's result type
    */
-  public static OperationPlan of(IdempotencyPolicy p, IdempotencyConfig config, boolean async, ClassLoader loader) {
+  public static OperationPlan of(
+      IdempotencyPolicy p, IdempotencyConfig config, boolean async, ClassLoader loader) {
     return new OperationPlan(p, config, async, loader, null, null);
   }
 
   /**
-   * The plan of an annotated method: {@code where} names it in messages ("@Idempotent on A.b(C)") and
-   * {@code keySource} says what gives its keys ("key expression '#c'").
+   * The plan of an annotated method: {@code where} names it in messages ("@Idempotent on A.b(C)")
+   * and {@code keySource} says what gives its keys ("key expression '#c'").
    */
-  public static OperationPlan ofMethod(IdempotencyPolicy p, IdempotencyConfig config, boolean async,
-      ClassLoader loader, String where, String keySource) {
+  public static OperationPlan ofMethod(
+      IdempotencyPolicy p,
+      IdempotencyConfig config,
+      boolean async,
+      ClassLoader loader,
+      String where,
+      String keySource) {
     return new OperationPlan(p, config, async, loader, where, keySource);
   }
 

@@ -23,15 +23,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * The bytes of a recorded outcome: one kind byte, then the value through the {@link ResultCodec}, nothing for
- * {@code null}/{@code void}, the bytes themselves for a result declared as {@code byte[]} (already opaque bytes,
- * such as the web filter's recorded responses: no codec needed, nothing to check), or a recorded failure as its
- * class name and message (rethrown with the same type and message on every repeat).
+ * The bytes of a recorded outcome: one kind byte, then the value through the {@link ResultCodec},
+ * nothing for {@code null}/{@code void}, the bytes themselves for a result declared as {@code
+ * byte[]} (already opaque bytes, such as the web filter's recorded responses: no codec needed,
+ * nothing to check), or a recorded failure as its class name and message (rethrown with the same
+ * type and message on every repeat).
  *
- * <p>Recorded bytes are untrusted input: a value is returned only when it is an instance of the method's declared
- * result type, and a failure is rebuilt only when its class is one of the method's {@code recordFailures}; anything
- * else is an {@link UnreadableOutcomeException}. Encoding shows, once per runtime class, that what it writes reads
- * back, so an outcome that could not be replayed is not recorded.
+ * <p>Recorded bytes are untrusted input: a value is returned only when it is an instance of the
+ * method's declared result type, and a failure is rebuilt only when its class is one of the
+ * method's {@code recordFailures}; anything else is an {@link UnreadableOutcomeException}. Encoding
+ * shows, once per runtime class, that what it writes reads back, so an outcome that could not be
+ * replayed is not recorded.
  */
 public final class OutcomeCodec {
   static final byte VALUE = 'V';
@@ -40,38 +42,56 @@ public final class OutcomeCodec {
   static final byte BYTES = 'B';
 
   private static final byte[] NULL_OUTCOME = {NULL};
-  private static final Map<Class<?>, Class<?>> WRAPPERS = Map.of(boolean.class, Boolean.class, byte.class,
-      Byte.class, char.class, Character.class, short.class, Short.class, int.class, Integer.class, long.class,
-      Long.class, float.class, Float.class, double.class, Double.class);
+  private static final Map<Class<?>, Class<?>> WRAPPERS =
+      Map.of(
+          boolean.class,
+          Boolean.class,
+          byte.class,
+          Byte.class,
+          char.class,
+          Character.class,
+          short.class,
+          Short.class,
+          int.class,
+          Integer.class,
+          long.class,
+          Long.class,
+          float.class,
+          Float.class,
+          double.class,
+          Double.class);
 
-  private static final ClassValue<Constructor<?>[]> FAILURE_CONSTRUCTORS = new ClassValue<>() {
-    @Override
-    protected Constructor<?>[] computeValue(Class<?> type) {
-      Constructor<?> withMessage = null;
-      Constructor<?> noArgs = null;
-      try {
-        withMessage = type.getConstructor(String.class);
-      } catch (NoSuchMethodException e) {
-        // try the next form
-      }
-      try {
-        noArgs = type.getConstructor();
-      } catch (NoSuchMethodException e) {
-        // none
-      }
-      if (withMessage != null) {
-        withMessage.trySetAccessible();
-      }
-      if (noArgs != null) {
-        noArgs.trySetAccessible();
-      }
-      return new Constructor<?>[] {withMessage, noArgs};
-    }
-  };
+  private static final ClassValue<Constructor<?>[]> FAILURE_CONSTRUCTORS =
+      new ClassValue<>() {
+        @Override
+        protected Constructor<?>[] computeValue(Class<?> type) {
+          Constructor<?> withMessage = null;
+          Constructor<?> noArgs = null;
+          try {
+            withMessage = type.getConstructor(String.class);
+          } catch (NoSuchMethodException e) {
+            // try the next form
+          }
+          try {
+            noArgs = type.getConstructor();
+          } catch (NoSuchMethodException e) {
+            // none
+          }
+          if (withMessage != null) {
+            withMessage.trySetAccessible();
+          }
+          if (noArgs != null) {
+            noArgs.trySetAccessible();
+          }
+          return new Constructor<?>[] {withMessage, noArgs};
+        }
+      };
 
   private final ResultCodec codec;
+
   /** Per declared type, the runtime classes whose results were shown to read back. */
   private final ConcurrentHashMap<Type, Set<Class<?>>> readableValues = new ConcurrentHashMap<>();
+
   /** The failure classes shown to be rebuilt from their records. */
   private final Set<Class<?>> readableFailures = ConcurrentHashMap.newKeySet();
 
@@ -80,8 +100,9 @@ public final class OutcomeCodec {
   }
 
   /**
-   * Recorded bytes that cannot be read back: the codec refused them (a class, a limit, a value of the wrong type, a
-   * failure type the method does not record) or they are corrupt. The message says what was refused.
+   * Recorded bytes that cannot be read back: the codec refused them (a class, a limit, a value of
+   * the wrong type, a failure type the method does not record) or they are corrupt. The message
+   * says what was refused.
    */
   public static final class UnreadableOutcomeException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -92,9 +113,10 @@ public final class OutcomeCodec {
   }
 
   /**
-   * Encodes a returned value ({@code null} allowed), after showing, once per runtime class and declared type, that
-   * the bytes read back as an instance of both; throws {@link IdempotencyConfigurationException} naming the type and
-   * the fix when the value cannot be recorded.
+   * Encodes a returned value ({@code null} allowed), after showing, once per runtime class and
+   * declared type, that the bytes read back as an instance of both; throws {@link
+   * IdempotencyConfigurationException} naming the type and the fix when the value cannot be
+   * recorded.
    */
   public byte[] encodeValue(Object value, Type type) {
     if (value == null) {
@@ -111,8 +133,14 @@ public final class OutcomeCodec {
     try {
       codec.encode(value, type, out);
     } catch (IOException e) {
-      throw new IdempotencyConfigurationException("cannot record a result of type " + value.getClass().getName()
-          + " with " + codec.getClass().getSimpleName() + ": " + e.getMessage(), e);
+      throw new IdempotencyConfigurationException(
+          "cannot record a result of type "
+              + value.getClass().getName()
+              + " with "
+              + codec.getClass().getSimpleName()
+              + ": "
+              + e.getMessage(),
+          e);
     }
     byte[] bytes = out.toByteArray();
     Set<Class<?>> readable = readableValues.get(type);
@@ -128,14 +156,30 @@ public final class OutcomeCodec {
     try {
       back = decodeValue(bytes, type);
     } catch (UnreadableOutcomeException e) {
-      throw new IdempotencyConfigurationException("a result of type " + runtime.getName() + " cannot be recorded: "
-          + codec.getClass().getSimpleName() + " would not read it back (" + e.getMessage() + ")", e);
+      throw new IdempotencyConfigurationException(
+          "a result of type "
+              + runtime.getName()
+              + " cannot be recorded: "
+              + codec.getClass().getSimpleName()
+              + " would not read it back ("
+              + e.getMessage()
+              + ")",
+          e);
     }
-    // JDK collections may come back as another implementation of the same interface; other classes must not
+    // JDK collections may come back as another implementation of the same interface; other classes
+    // must not
     if (back != null && !runtime.getName().startsWith("java.") && !runtime.isInstance(back)) {
-      throw new IdempotencyConfigurationException("a result of type " + runtime.getName() + " cannot be recorded: "
-          + codec.getClass().getSimpleName() + " reads it back as a " + back.getClass().getName() + " (the declared"
-          + " result type is " + type.getTypeName() + "); declare the result type the method really returns");
+      throw new IdempotencyConfigurationException(
+          "a result of type "
+              + runtime.getName()
+              + " cannot be recorded: "
+              + codec.getClass().getSimpleName()
+              + " reads it back as a "
+              + back.getClass().getName()
+              + " (the declared"
+              + " result type is "
+              + type.getTypeName()
+              + "); declare the result type the method really returns");
     }
     readableValues.computeIfAbsent(type, t -> ConcurrentHashMap.newKeySet()).add(runtime);
   }
@@ -158,11 +202,12 @@ public final class OutcomeCodec {
   }
 
   /**
-   * Encodes a failure the call records, after showing, once per failure class, that
-   * {@link #decodeFailure(byte[], ClassLoader, Class[])} rebuilds it as the same class; throws
-   * {@link IdempotencyConfigurationException} naming the class and the fix when it cannot.
+   * Encodes a failure the call records, after showing, once per failure class, that {@link
+   * #decodeFailure(byte[], ClassLoader, Class[])} rebuilds it as the same class; throws {@link
+   * IdempotencyConfigurationException} naming the class and the fix when it cannot.
    */
-  public byte[] encodeFailure(Throwable failure, ClassLoader loader, Class<? extends Throwable>[] recordFailures) {
+  public byte[] encodeFailure(
+      Throwable failure, ClassLoader loader, Class<? extends Throwable>[] recordFailures) {
     byte[] bytes = encodeFailure(failure);
     Class<?> type = failure.getClass();
     if (!readableFailures.contains(type)) {
@@ -170,12 +215,15 @@ public final class OutcomeCodec {
       try {
         back = decodeFailure(bytes, loader, recordFailures);
       } catch (UnreadableOutcomeException e) {
-        throw new IdempotencyConfigurationException("the failure " + type.getName() + " cannot be recorded: "
-            + e.getMessage(), e);
+        throw new IdempotencyConfigurationException(
+            "the failure " + type.getName() + " cannot be recorded: " + e.getMessage(), e);
       }
       if (back.getClass() != type) {
-        throw new IdempotencyConfigurationException("the failure " + type.getName() + " cannot be recorded: the"
-            + " method's class loader finds another class of that name");
+        throw new IdempotencyConfigurationException(
+            "the failure "
+                + type.getName()
+                + " cannot be recorded: the"
+                + " method's class loader finds another class of that name");
       }
       readableFailures.add(type);
     }
@@ -188,52 +236,64 @@ public final class OutcomeCodec {
   }
 
   /**
-   * The recorded value ({@code null} for a null or void result), which is an instance of the declared {@code type}
-   * (of its erasure; a primitive type by its wrapper); else {@link UnreadableOutcomeException}.
+   * The recorded value ({@code null} for a null or void result), which is an instance of the
+   * declared {@code type} (of its erasure; a primitive type by its wrapper); else {@link
+   * UnreadableOutcomeException}.
    */
   public Object decodeValue(byte[] outcome, Type type) {
     if (outcome == null || outcome.length == 0) {
-      throw new UnreadableOutcomeException("the record has no outcome bytes, so it was not written by this library",
-          null);
+      throw new UnreadableOutcomeException(
+          "the record has no outcome bytes, so it was not written by this library", null);
     }
     Class<?> declared = erasure(type);
     if (outcome[0] == NULL) {
       if (declared.isPrimitive() && declared != void.class) {
-        throw new UnreadableOutcomeException("the record holds null, but the method returns " + declared, null);
+        throw new UnreadableOutcomeException(
+            "the record holds null, but the method returns " + declared, null);
       }
       return null;
     }
     if (outcome[0] == BYTES) {
       if (!declared.isAssignableFrom(byte[].class)) {
-        throw new UnreadableOutcomeException("the recorded result is a byte[], but the method returns "
-            + type.getTypeName(), null);
+        throw new UnreadableOutcomeException(
+            "the recorded result is a byte[], but the method returns " + type.getTypeName(), null);
       }
       return Arrays.copyOfRange(outcome, 1, outcome.length);
     }
     if (outcome[0] != VALUE) {
-      throw new UnreadableOutcomeException("the record's outcome is of unknown kind " + outcome[0]
-          + ", so it was not written by this library", null);
+      throw new UnreadableOutcomeException(
+          "the record's outcome is of unknown kind "
+              + outcome[0]
+              + ", so it was not written by this library",
+          null);
     }
     Object value;
     try {
       value = codec.decode(new ByteArrayInputStream(outcome, 1, outcome.length - 1), type);
     } catch (IOException | RuntimeException e) {
-      throw new UnreadableOutcomeException("cannot read the recorded result back: " + e.getMessage(), e);
+      throw new UnreadableOutcomeException(
+          "cannot read the recorded result back: " + e.getMessage(), e);
     }
     if (value != null && !isInstance(declared, value)) {
-      throw new UnreadableOutcomeException("the recorded result is a " + value.getClass().getName()
-          + ", but the method returns " + type.getTypeName(), null);
+      throw new UnreadableOutcomeException(
+          "the recorded result is a "
+              + value.getClass().getName()
+              + ", but the method returns "
+              + type.getTypeName(),
+          null);
     }
     return value;
   }
 
   /**
-   * A new instance of the recorded failure, with the same type and message; only when its class is one of
-   * {@code recordFailures} or a subclass of one, else {@link UnreadableOutcomeException}.
+   * A new instance of the recorded failure, with the same type and message; only when its class is
+   * one of {@code recordFailures} or a subclass of one, else {@link UnreadableOutcomeException}.
    */
-  public Throwable decodeFailure(byte[] outcome, ClassLoader loader, Class<? extends Throwable>[] recordFailures) {
+  public Throwable decodeFailure(
+      byte[] outcome, ClassLoader loader, Class<? extends Throwable>[] recordFailures) {
     String className = null;
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(outcome, 1, outcome.length - 1))) {
+    try (DataInputStream in =
+        new DataInputStream(new ByteArrayInputStream(outcome, 1, outcome.length - 1))) {
       className = in.readUTF();
       String message = in.readBoolean() ? in.readUTF() : null;
       Class<?> type = recordedFailureClass(className, loader, recordFailures);
@@ -244,9 +304,12 @@ public final class OutcomeCodec {
       if (ctors[1] != null) {
         return (Throwable) ctors[1].newInstance();
       }
-      throw new UnreadableOutcomeException("the recorded failure " + className
-          + " has neither a public (String) nor a public no-argument constructor, so it cannot be rethrown; "
-          + "give it one, or do not list it in recordFailures", null);
+      throw new UnreadableOutcomeException(
+          "the recorded failure "
+              + className
+              + " has neither a public (String) nor a public no-argument constructor, so it cannot"
+              + " be rethrown; give it one, or do not list it in recordFailures",
+          null);
     } catch (IOException e) {
       throw new UnreadableOutcomeException("the recorded failure is corrupt: " + e, e);
     } catch (ReflectiveOperationException | RuntimeException e) {
@@ -254,25 +317,29 @@ public final class OutcomeCodec {
         throw u;
       }
       Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
-      throw new UnreadableOutcomeException("cannot rebuild the recorded failure " + className + ": " + cause, e);
+      throw new UnreadableOutcomeException(
+          "cannot rebuild the recorded failure " + className + ": " + cause, e);
     }
   }
 
-  private static Class<?> recordedFailureClass(String className, ClassLoader loader,
-      Class<? extends Throwable>[] recordFailures) {
+  private static Class<?> recordedFailureClass(
+      String className, ClassLoader loader, Class<? extends Throwable>[] recordFailures) {
     for (Class<? extends Throwable> listed : recordFailures) {
       if (listed.getName().equals(className)) {
         return listed;
       }
     }
-    String listed = recordFailures.length == 0 ? "none" : Arrays.stream(recordFailures).map(Class::getName)
-        .collect(Collectors.joining(", "));
+    String listed =
+        recordFailures.length == 0
+            ? "none"
+            : Arrays.stream(recordFailures).map(Class::getName).collect(Collectors.joining(", "));
     if (recordFailures.length > 0) {
       Class<?> type;
       try {
         type = Class.forName(className, false, loader);
       } catch (ClassNotFoundException | LinkageError e) {
-        throw new UnreadableOutcomeException("the recorded failure " + className + " is not on the classpath", e);
+        throw new UnreadableOutcomeException(
+            "the recorded failure " + className + " is not on the classpath", e);
       }
       for (Class<? extends Throwable> c : recordFailures) {
         if (c.isAssignableFrom(type)) {
@@ -280,8 +347,14 @@ public final class OutcomeCodec {
         }
       }
     }
-    throw new UnreadableOutcomeException("the recorded failure " + className + " is not one of the method's"
-        + " recordFailures (" + listed + "), so it is not rebuilt", null);
+    throw new UnreadableOutcomeException(
+        "the recorded failure "
+            + className
+            + " is not one of the method's"
+            + " recordFailures ("
+            + listed
+            + "), so it is not rebuilt",
+        null);
   }
 
   private static boolean isInstance(Class<?> declared, Object value) {

@@ -24,19 +24,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds the zero-code configuration: {@code idempotent.properties} from the classpath, overridden by system
- * properties named {@code idempotent.*}; the store from the {@link IdempotencyStoreProvider} that
- * {@code idempotent.store} names, or the only one on the classpath. When the backend cannot be reached, the
- * configuration gets a {@link DeferredStore} that keeps trying (with a backoff) while calls meet the outage as
- * store failures; a wrong setting is an {@link IdempotencyConfigurationException} at once.
+ * Builds the zero-code configuration: {@code idempotent.properties} from the classpath, overridden
+ * by system properties named {@code idempotent.*}; the store from the {@link
+ * IdempotencyStoreProvider} that {@code idempotent.store} names, or the only one on the classpath.
+ * When the backend cannot be reached, the configuration gets a {@link DeferredStore} that keeps
+ * trying (with a backoff) while calls meet the outage as store failures; a wrong setting is an
+ * {@link IdempotencyConfigurationException} at once.
  */
 public final class PropertiesConfigLoader {
   public static final String RESOURCE = "idempotent.properties";
 
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
-  /** The stores this class created, by identity: the library closes them, never the stores users pass in. */
-  private static final Set<IdempotencyStore> CREATED = Collections.newSetFromMap(
-      Collections.synchronizedMap(new IdentityHashMap<>()));
+
+  /**
+   * The stores this class created, by identity: the library closes them, never the stores users
+   * pass in.
+   */
+  private static final Set<IdempotencyStore> CREATED =
+      Collections.newSetFromMap(Collections.synchronizedMap(new IdentityHashMap<>()));
 
   private PropertiesConfigLoader() {}
 
@@ -54,7 +59,8 @@ public final class PropertiesConfigLoader {
       try (InputStream in = url.openStream()) {
         p.load(in);
       } catch (IOException e) {
-        throw new IdempotencyConfigurationException("cannot read " + url + ": " + e.getMessage(), e);
+        throw new IdempotencyConfigurationException(
+            "cannot read " + url + ": " + e.getMessage(), e);
       }
       p.stringPropertyNames().forEach(n -> values.put(n, p.getProperty(n)));
     }
@@ -72,9 +78,10 @@ public final class PropertiesConfigLoader {
 
   /**
    * A builder with every setting of {@code values} except the store: the durations, the codec
-   * ({@code idempotent.codec.type}, or {@code idempotent.codec} as written in {@code idempotent.properties}, with
-   * {@code idempotent.codec.allow}), the store-failure policy and the near cache
-   * ({@code idempotent.near-cache.maximum-size}, {@code idempotent.near-cache.expire-after}).
+   * ({@code idempotent.codec.type}, or {@code idempotent.codec} as written in {@code
+   * idempotent.properties}, with {@code idempotent.codec.allow}), the store-failure policy and the
+   * near cache ({@code idempotent.near-cache.maximum-size}, {@code
+   * idempotent.near-cache.expire-after}).
    *
    * @throws IdempotencyConfigurationException naming the bad setting
    */
@@ -89,41 +96,57 @@ public final class PropertiesConfigLoader {
     } catch (IllegalArgumentException e) {
       throw new IdempotencyConfigurationException(e.getMessage(), e);
     }
-    String[] allow = settings.get("idempotent.codec.allow").map(v -> v.split("\\s*,\\s*")).orElse(new String[0]);
-    String codecKey = settings.get("idempotent.codec.type").isPresent() ? "idempotent.codec.type" : "idempotent.codec";
+    String[] allow =
+        settings.get("idempotent.codec.allow").map(v -> v.split("\\s*,\\s*")).orElse(new String[0]);
+    String codecKey =
+        settings.get("idempotent.codec.type").isPresent()
+            ? "idempotent.codec.type"
+            : "idempotent.codec";
     String codec = settings.get(codecKey).orElse("java");
     switch (codec) {
       case "java" -> b.codec(ResultCodec.javaSerialization(allow));
       case "jackson" -> b.codec(ResultCodec.jackson());
-      default -> throw new IdempotencyConfigurationException(
-          codecKey + "=" + codec + " is not a codec: use java (the default) or jackson");
+      default ->
+          throw new IdempotencyConfigurationException(
+              codecKey + "=" + codec + " is not a codec: use java (the default) or jackson");
     }
     String policy = settings.get("idempotent.on-store-failure").orElse("fail-closed");
     switch (policy) {
       case "fail-closed" -> b.storeFailurePolicy(StoreFailurePolicy.FAIL_CLOSED);
       case "fail-open" -> b.storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN);
-      default -> throw new IdempotencyConfigurationException(
-          "idempotent.on-store-failure=" + policy + " is not a policy: use fail-closed (the default) or fail-open");
+      default ->
+          throw new IdempotencyConfigurationException(
+              "idempotent.on-store-failure="
+                  + policy
+                  + " is not a policy: use fail-closed (the default) or fail-open");
     }
     String requireWoven = settings.get("idempotent.require-woven").orElse("false").trim();
     if (!requireWoven.equals("true") && !requireWoven.equals("false")) {
       throw new IdempotencyConfigurationException(
-          "idempotent.require-woven=" + requireWoven + " is not a boolean: use true or false (the default)");
+          "idempotent.require-woven="
+              + requireWoven
+              + " is not a boolean: use true or false (the default)");
     }
     b.requireWoven(Boolean.parseBoolean(requireWoven));
-    settings.get("idempotent.near-cache.maximum-size").ifPresent(v -> {
-      int size;
-      try {
-        size = Integer.parseInt(v);
-      } catch (NumberFormatException e) {
-        size = -1;
-      }
-      if (size < 0) {
-        throw new IdempotencyConfigurationException("idempotent.near-cache.maximum-size=" + v + " is not a size: use "
-            + "0 (no near cache, the default) or the most completed outcomes to keep in memory, e.g. 10000");
-      }
-      b.nearCache(size);
-    });
+    settings
+        .get("idempotent.near-cache.maximum-size")
+        .ifPresent(
+            v -> {
+              int size;
+              try {
+                size = Integer.parseInt(v);
+              } catch (NumberFormatException e) {
+                size = -1;
+              }
+              if (size < 0) {
+                throw new IdempotencyConfigurationException(
+                    "idempotent.near-cache.maximum-size="
+                        + v
+                        + " is not a size: use 0 (no near cache, the default) or the most completed"
+                        + " outcomes to keep in memory, e.g. 10000");
+              }
+              b.nearCache(size);
+            });
     try {
       settings.duration("idempotent.near-cache.expire-after").ifPresent(b::nearCacheExpireAfter);
     } catch (IllegalArgumentException e) {
@@ -133,11 +156,12 @@ public final class PropertiesConfigLoader {
   }
 
   /**
-   * The store that {@code idempotent.store} names in {@code values} (or the only store module on the classpath),
-   * created now, or a {@link DeferredStore} that keeps trying when its backend cannot be reached. The library
-   * closes it ({@link #closeIfCreated}).
+   * The store that {@code idempotent.store} names in {@code values} (or the only store module on
+   * the classpath), created now, or a {@link DeferredStore} that keeps trying when its backend
+   * cannot be reached. The library closes it ({@link #closeIfCreated}).
    *
-   * @throws IdempotencyConfigurationException when no store, or no single store, is configured, or a setting is bad
+   * @throws IdempotencyConfigurationException when no store, or no single store, is configured, or
+   *     a setting is bad
    */
   public static IdempotencyStore createStore(Map<String, String> values, ClassLoader cl) {
     return createStore(StoreSettings.of(values), cl);
@@ -153,20 +177,31 @@ public final class PropertiesConfigLoader {
     if (wanted != null) {
       provider = providers.get(wanted);
       if (provider == null) {
-        throw new IdempotencyConfigurationException("idempotent.store=" + wanted + " but no such store module is on "
-            + "the classpath (found: " + providers.keySet() + "); add idempotent-store-" + wanted
-            + " to your dependencies");
+        throw new IdempotencyConfigurationException(
+            "idempotent.store="
+                + wanted
+                + " but no such store module is on "
+                + "the classpath (found: "
+                + providers.keySet()
+                + "); add idempotent-store-"
+                + wanted
+                + " to your dependencies");
       }
     } else if (providers.size() == 1) {
       provider = providers.values().iterator().next();
     } else if (providers.isEmpty()) {
-      throw new IdempotencyConfigurationException("no idempotency store is configured: add a store module "
-          + "(idempotent-store-memory, idempotent-store-redisson or idempotent-store-jdbc) to your dependencies, "
-          + "or install one with Idempotency.install(IdempotencyConfig.builder().defaultStore(...).build())");
+      throw new IdempotencyConfigurationException(
+          "no idempotency store is configured: add a store module (idempotent-store-memory,"
+              + " idempotent-store-redisson or idempotent-store-jdbc) to your dependencies, or"
+              + " install one with"
+              + " Idempotency.install(IdempotencyConfig.builder().defaultStore(...).build())");
     } else {
       List<String> names = new ArrayList<>(providers.keySet());
-      throw new IdempotencyConfigurationException("several store modules are on the classpath " + names
-          + ": choose one with idempotent.store=<name> in idempotent.properties or -Didempotent.store=<name>");
+      throw new IdempotencyConfigurationException(
+          "several store modules are on the classpath "
+              + names
+              + ": choose one with idempotent.store=<name> in idempotent.properties or"
+              + " -Didempotent.store=<name>");
     }
     DeferredStore deferred = new DeferredStore(provider, settings);
     IdempotencyStore store;
@@ -175,7 +210,9 @@ public final class PropertiesConfigLoader {
     } catch (IdempotencyConfigurationException e) {
       throw e;
     } catch (RuntimeException unreachable) {
-      store = deferred; // logged by the store; each call meets it as a store failure until an attempt succeeds
+      store =
+          deferred; // logged by the store; each call meets it as a store failure until an attempt
+      // succeeds
     }
     CREATED.add(store);
     return store;
@@ -186,7 +223,10 @@ public final class PropertiesConfigLoader {
     return CREATED.contains(NearCacheStore.unwrap(store));
   }
 
-  /** Closes {@code store} if the library created it from properties; a store the user made is left alone. */
+  /**
+   * Closes {@code store} if the library created it from properties; a store the user made is left
+   * alone.
+   */
   public static void closeIfCreated(IdempotencyStore store) {
     if (store instanceof NearCacheStore cache) {
       cache.closeCache();

@@ -20,24 +20,31 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The run-time half of "an unwoven method is reported": the annotation processor records every
- * {@code @Idempotent} method it compiles in {@value #RESOURCE} (one per class output, so one per jar or
- * directory; all of them are read through {@link ClassLoader#getResources}), and this class finds the recorded
- * methods that are not woven.
+ * {@code @Idempotent} method it compiles in {@value #RESOURCE} (one per class output, so one per
+ * jar or directory; all of them are read through {@link ClassLoader#getResources}), and this class
+ * finds the recorded methods that are not woven.
  *
- * <p>A method counts as woven when its class declares the method ajc generates for an around advice on it,
- * {@code <name>_aroundBody<n>} (the original body, which the advice proceeds to); this holds for compile-time,
- * post-compile (binary) and load-time weaving alike. A class that cannot be loaded, or that no longer declares the
- * method (a stale record), is skipped.
+ * <p>A method counts as woven when its class declares the method ajc generates for an around advice
+ * on it, {@code <name>_aroundBody<n>} (the original body, which the advice proceeds to); this holds
+ * for compile-time, post-compile (binary) and load-time weaving alike. A class that cannot be
+ * loaded, or that no longer declares the method (a stale record), is skipped.
  */
 public final class WovenMethods {
-  /** Where the processor records the methods of one class output: lines {@code class<TAB>method<TAB>(types)}. */
+  /**
+   * Where the processor records the methods of one class output: lines {@code
+   * class<TAB>method<TAB>(types)}.
+   */
   public static final String RESOURCE = "META-INF/idempotent/methods";
+
   private static final Logger LOG = LoggerFactory.getLogger(WovenMethods.class);
   private static final String AROUND_BODY = "_aroundBody";
+
   /** Methods already warned about in this JVM, so each is logged once. */
   private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
+
   /** The first report per class loader; the library's first use in it. */
-  private static final Map<ClassLoader, List<String>> FIRST_REPORTS = Collections.synchronizedMap(new WeakHashMap<>());
+  private static final Map<ClassLoader, List<String>> FIRST_REPORTS =
+      Collections.synchronizedMap(new WeakHashMap<>());
 
   private WovenMethods() {}
 
@@ -47,8 +54,8 @@ public final class WovenMethods {
   }
 
   /**
-   * The recorded methods, visible to {@code loader}, whose classes were not woven, as
-   * {@code com.example.Orders.submit(com.example.OrderRequest)}.
+   * The recorded methods, visible to {@code loader}, whose classes were not woven, as {@code
+   * com.example.Orders.submit(com.example.OrderRequest)}.
    */
   public static List<String> unwoven(ClassLoader loader) {
     List<String> unwoven = new ArrayList<>();
@@ -75,8 +82,8 @@ public final class WovenMethods {
   }
 
   /**
-   * {@link #unwoven} for the thread's context class loader (or this library's), each method logged as a WARN
-   * once per JVM.
+   * {@link #unwoven} for the thread's context class loader (or this library's), each method logged
+   * as a WARN once per JVM.
    */
   public static List<String> report() {
     return report(loader());
@@ -87,44 +94,54 @@ public final class WovenMethods {
     return FIRST_REPORTS.computeIfAbsent(loader(), WovenMethods::report);
   }
 
-  /**
-   * The exception for {@code unwoven} methods when woven methods are required.
-   */
+  /** The exception for {@code unwoven} methods when woven methods are required. */
   public static String requiredMessage(List<String> unwoven) {
-    return unwoven.size() + " @Idempotent method(s) not woven, and idempotent.require-woven is set: "
-        + String.join(", ", unwoven) + ". " + advice();
+    return unwoven.size()
+        + " @Idempotent method(s) not woven, and idempotent.require-woven is set: "
+        + String.join(", ", unwoven)
+        + ". "
+        + advice();
   }
 
   private static List<String> report(ClassLoader loader) {
     List<String> unwoven = List.copyOf(unwoven(loader));
     for (String method : unwoven) {
       if (WARNED.add(method)) {
-        LOG.warn("@Idempotent on {} is not woven: calls run without idempotency protection. {}", method, advice());
+        LOG.warn(
+            "@Idempotent on {} is not woven: calls run without idempotency protection. {}",
+            method,
+            advice());
       }
     }
     return unwoven;
   }
 
   /**
-   * The build-time check: fails when a method recorded on the class path of the running JVM (its context class
-   * loader) is not woven, so a build step can refuse to package unwoven classes, for example with
-   * {@code exec-maven-plugin}'s {@code java} goal in the {@code process-classes} phase (see docs/weaving.md).
+   * The build-time check: fails when a method recorded on the class path of the running JVM (its
+   * context class loader) is not woven, so a build step can refuse to package unwoven classes, for
+   * example with {@code exec-maven-plugin}'s {@code java} goal in the {@code process-classes} phase
+   * (see docs/weaving.md).
    *
    * @throws IllegalStateException listing the unwoven methods
    */
   public static void main(String[] args) {
     List<String> unwoven = unwoven(loader());
     if (!unwoven.isEmpty()) {
-      throw new IllegalStateException(unwoven.size() + " @Idempotent method(s) not woven: "
-          + String.join(", ", unwoven) + ". " + advice());
+      throw new IllegalStateException(
+          unwoven.size()
+              + " @Idempotent method(s) not woven: "
+              + String.join(", ", unwoven)
+              + ". "
+              + advice());
     }
     LOG.info("every recorded @Idempotent method is woven ({} recorded)", recorded(loader()).size());
   }
 
   /** What to do about an unwoven method, for messages. */
   public static String advice() {
-    return "Compile the module with aspectj-maven-plugin naming idempotent-core as an aspectLibrary (an IDE build"
-        + " must delegate to Maven), or weave it at load time; see docs/weaving.md";
+    return "Compile the module with aspectj-maven-plugin naming idempotent-core as an aspectLibrary"
+        + " (an IDE build must delegate to Maven), or weave it at load time; see"
+        + " docs/weaving.md";
   }
 
   private static Boolean isWoven(Class<?> type, String methodName) {
@@ -170,7 +187,8 @@ public final class WovenMethods {
       return lines;
     }
     for (URL url : Collections.list(resources)) {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(url.openStream(), StandardCharsets.UTF_8))) {
+      try (BufferedReader in =
+          new BufferedReader(new InputStreamReader(url.openStream(), StandardCharsets.UTF_8))) {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
           if (!line.isBlank()) {
             lines.add(line);

@@ -2,7 +2,10 @@ package dev.idempotent.spi;
 
 import java.util.Objects;
 
-/** The answer to {@link IdempotencyStore#claim}: the caller now holds the key, or here is the record that does. */
+/**
+ * The answer to {@link IdempotencyStore#claim}: the caller now holds the key, or here is the record
+ * that does.
+ */
 public final class ClaimResult {
   private static final ClaimResult ACQUIRED = new ClaimResult(true, false, null);
   private static final ClaimResult TOOK_OVER = new ClaimResult(true, true, null);
@@ -49,6 +52,8 @@ public final class ClaimResult {
 
   @Override
   public String toString() {
-    return acquired ? (tookOver ? "ClaimResult{tookOver}" : "ClaimResult{acquired}") : "ClaimResult{" + existing + "}";
+    return acquired
+        ? (tookOver ? "ClaimResult{tookOver}" : "ClaimResult{acquired}")
+        : "ClaimResult{" + existing + "}";
   }
 }

@@ -4,65 +4,80 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Where idempotency records live. A store does only what its backend must do atomically; the protocol
- * that uses these operations is written once, in the core executor, and is the same for every store.
+ * Where idempotency records live. A store does only what its backend must do atomically; the
+ * protocol that uses these operations is written once, in the core executor, and is the same for
+ * every store.
  *
  * <h2>The protocol</h2>
+ *
  * For every call of an idempotent method the executor:
+ *
  * <ol>
- *   <li>makes a fresh, unique <b>owner token</b> and calls {@link #claim} once. The store atomically, in one
- *       step and one round trip (never read-then-write), either
+ *   <li>makes a fresh, unique <b>owner token</b> and calls {@link #claim} once. The store
+ *       atomically, in one step and one round trip (never read-then-write), either
  *       <ul>
- *         <li>inserts {@code IN_PROGRESS(owner token, fingerprint)} that expires after {@code lease} when no
- *             record exists or the existing one has expired: {@link ClaimResult#acquired()};</li>
- *         <li>replaces an {@code IN_PROGRESS} record whose lease has ended by the new claim (takeover; the old
- *             owner token is now fenced): {@link ClaimResult#tookOver()};</li>
- *         <li>or writes nothing and returns the live record: {@link ClaimResult#existing}.</li>
- *       </ul></li>
- *   <li>Acquired: runs the method. While it runs, one shared scheduler calls {@link #renew} every third of
- *       the lease, so a long call keeps its claim and a dead holder's claim frees itself after the lease.</li>
- *   <li>Returned, or threw a failure the call records: {@link #complete} stores the encoded outcome as
- *       {@code COMPLETED}, expiring after {@code ttl}. Threw anything else: {@link #release} deletes the claim
- *       so that a retry can run.</li>
- *   <li>Existing {@code COMPLETED}: replays the outcome (or rejects the duplicate). Existing {@code IN_PROGRESS}:
- *       rejects at once, or waits with {@link #awaitChange} and claims again. A waiter never writes.</li>
+ *         <li>inserts {@code IN_PROGRESS(owner token, fingerprint)} that expires after {@code
+ *             lease} when no record exists or the existing one has expired: {@link
+ *             ClaimResult#acquired()};
+ *         <li>replaces an {@code IN_PROGRESS} record whose lease has ended by the new claim
+ *             (takeover; the old owner token is now fenced): {@link ClaimResult#tookOver()};
+ *         <li>or writes nothing and returns the live record: {@link ClaimResult#existing}.
+ *       </ul>
+ *   <li>Acquired: runs the method. While it runs, one shared scheduler calls {@link #renew} every
+ *       third of the lease, so a long call keeps its claim and a dead holder's claim frees itself
+ *       after the lease.
+ *   <li>Returned, or threw a failure the call records: {@link #complete} stores the encoded outcome
+ *       as {@code COMPLETED}, expiring after {@code ttl}. Threw anything else: {@link #release}
+ *       deletes the claim so that a retry can run.
+ *   <li>Existing {@code COMPLETED}: replays the outcome (or rejects the duplicate). Existing {@code
+ *       IN_PROGRESS}: rejects at once, or waits with {@link #awaitChange} and claims again. A
+ *       waiter never writes.
  * </ol>
  *
- * <p>Outside the protocol, an operator may {@link #delete} a record whatever its state and owner: to force-expire
- * a key whose holder is stuck, or to drop a completed outcome so that the next call runs the method again. For a
- * running holder it is as if its lease had ended: its {@link #complete}, {@link #release} and {@link #renew} are
- * fenced from then on (they return {@code false}), and a new claim acquires the key while the old call may still
- * be running. Waiters claim again: a store with notifications wakes them on a delete as it does on a release.
+ * <p>Outside the protocol, an operator may {@link #delete} a record whatever its state and owner:
+ * to force-expire a key whose holder is stuck, or to drop a completed outcome so that the next call
+ * runs the method again. For a running holder it is as if its lease had ended: its {@link
+ * #complete}, {@link #release} and {@link #renew} are fenced from then on (they return {@code
+ * false}), and a new claim acquires the key while the old call may still be running. Waiters claim
+ * again: a store with notifications wakes them on a delete as it does on a release.
  *
  * <h2>Fencing</h2>
+ *
  * {@link #complete}, {@link #release} and {@link #renew} apply only when the stored record is still
- * {@code IN_PROGRESS} under the given owner token; otherwise they change nothing and return {@code false}.
- * A holder whose lease ended and whose key was taken over can therefore never overwrite or delete the new
- * holder's record. Each is one atomic step (a conditional write, a script, {@code ... WHERE owner = ?}).
- * A store may answer {@code true} to an exact repeat, by the same owner, of a complete or release it already
- * applied (the Redis store does, because Redisson may send a command again when its reply was lost); it never
- * answers {@code true} to another owner, and a repeat changes nothing.
+ * {@code IN_PROGRESS} under the given owner token; otherwise they change nothing and return {@code
+ * false}. A holder whose lease ended and whose key was taken over can therefore never overwrite or
+ * delete the new holder's record. Each is one atomic step (a conditional write, a script, {@code
+ * ... WHERE owner = ?}). A store may answer {@code true} to an exact repeat, by the same owner, of
+ * a complete or release it already applied (the Redis store does, because Redisson may send a
+ * command again when its reply was lost); it never answers {@code true} to another owner, and a
+ * repeat changes nothing.
  *
  * <h2>Time</h2>
- * Leases and ttls are relative durations; a store measures them with its own clock (the Redis server, the
- * database's {@code now()}, an injected ticker), so clocks of different hosts are never compared. An expired
- * record behaves exactly like a missing one, whether or not it is physically deleted yet.
+ *
+ * Leases and ttls are relative durations; a store measures them with its own clock (the Redis
+ * server, the database's {@code now()}, an injected ticker), so clocks of different hosts are never
+ * compared. An expired record behaves exactly like a missing one, whether or not it is physically
+ * deleted yet.
  *
  * <h2>Errors</h2>
- * A backend failure or timeout is thrown as any {@link RuntimeException} (the executor turns it into
- * {@code IdempotencyStoreException} and applies the store-failure policy). Every operation must return or
- * fail within the store's configured timeouts: a store outage must never hang a caller. A failed
- * {@link #complete} is retried in the background until the lease would end, unless the store throws
- * {@link OutcomeNotRecordedException}: then it is never retried, and either the call fails (a completion that
- * belongs to the caller's transaction) or the key is released (an outcome the backend can never accept).
- * Messages and causes never carry a raw key or another bound value: use {@link RecordKey#redactedKey()}.
+ *
+ * A backend failure or timeout is thrown as any {@link RuntimeException} (the executor turns it
+ * into {@code IdempotencyStoreException} and applies the store-failure policy). Every operation
+ * must return or fail within the store's configured timeouts: a store outage must never hang a
+ * caller. A failed {@link #complete} is retried in the background until the lease would end, unless
+ * the store throws {@link OutcomeNotRecordedException}: then it is never retried, and either the
+ * call fails (a completion that belongs to the caller's transaction) or the key is released (an
+ * outcome the backend can never accept). Messages and causes never carry a raw key or another bound
+ * value: use {@link RecordKey#redactedKey()}.
  *
  * <h2>Keys and outcomes</h2>
- * The executor passes keys already {@link RecordKey#fittedTo fitted} to {@link #maxKeyLength()}, so the scope and
- * the key reach a store each as well-formed UTF-16 text without NUL characters (a part that is not, or is too
- * long, arrives as its digest; see {@link RecordKey#fittedTo}). Outcomes are opaque bytes of any length up to at
- * least 1 MiB, stored binary-safe; fingerprints are short ASCII strings or {@code null}. Implementations must be
- * thread-safe. The contract kit in {@code idempotent-store-tck} checks all of the above; every store passes it.
+ *
+ * The executor passes keys already {@link RecordKey#fittedTo fitted} to {@link #maxKeyLength()}, so
+ * the scope and the key reach a store each as well-formed UTF-16 text without NUL characters (a
+ * part that is not, or is too long, arrives as its digest; see {@link RecordKey#fittedTo}).
+ * Outcomes are opaque bytes of any length up to at least 1 MiB, stored binary-safe; fingerprints
+ * are short ASCII strings or {@code null}. Implementations must be thread-safe. The contract kit in
+ * {@code idempotent-store-tck} checks all of the above; every store passes it.
  */
 public interface IdempotencyStore extends AutoCloseable {
 
@@ -77,54 +92,60 @@ public interface IdempotencyStore extends AutoCloseable {
   ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease);
 
   /**
-   * Records the outcome: {@code IN_PROGRESS(ownerToken)} becomes {@code COMPLETED(outcome)}, expiring after
-   * {@code ttl}. Returns {@code false} and changes nothing when the record is not {@code IN_PROGRESS} under
-   * {@code ownerToken} (fenced).
+   * Records the outcome: {@code IN_PROGRESS(ownerToken)} becomes {@code COMPLETED(outcome)},
+   * expiring after {@code ttl}. Returns {@code false} and changes nothing when the record is not
+   * {@code IN_PROGRESS} under {@code ownerToken} (fenced).
    */
   boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl);
 
   /**
-   * Deletes the claim so that the key is free again. Returns {@code false} and changes nothing when the record
-   * is not {@code IN_PROGRESS} under {@code ownerToken} (fenced).
+   * Deletes the claim so that the key is free again. Returns {@code false} and changes nothing when
+   * the record is not {@code IN_PROGRESS} under {@code ownerToken} (fenced).
    */
   boolean release(RecordKey key, String ownerToken);
 
   /**
-   * Extends the claim to end {@code lease} from now. Returns {@code false} and changes nothing when the record
-   * is not {@code IN_PROGRESS} under {@code ownerToken} (fenced, or already expired).
+   * Extends the claim to end {@code lease} from now. Returns {@code false} and changes nothing when
+   * the record is not {@code IN_PROGRESS} under {@code ownerToken} (fenced, or already expired).
    */
   boolean renew(RecordKey key, String ownerToken, Duration lease);
 
   /**
-   * Deletes the record for {@code key} whatever its state ({@code IN_PROGRESS} or {@code COMPLETED}) and owner: an
-   * administrative operation, not part of the call protocol, and not owner-checked. Returns whether a live record
-   * was there; a missing or expired key changes nothing and returns {@code false}. One atomic step, like
-   * {@link #release}: a holder of a deleted claim is fenced from then on (its {@link #complete}, {@link #release}
-   * and {@link #renew} return {@code false}), the next {@link #claim} acquires the key, and a store whose
-   * {@link #awaitChange} is notified wakes the key's waiters as a release does. Other keys, in this and other
-   * scopes, are left alone.
+   * Deletes the record for {@code key} whatever its state ({@code IN_PROGRESS} or {@code
+   * COMPLETED}) and owner: an administrative operation, not part of the call protocol, and not
+   * owner-checked. Returns whether a live record was there; a missing or expired key changes
+   * nothing and returns {@code false}. One atomic step, like {@link #release}: a holder of a
+   * deleted claim is fenced from then on (its {@link #complete}, {@link #release} and {@link
+   * #renew} return {@code false}), the next {@link #claim} acquires the key, and a store whose
+   * {@link #awaitChange} is notified wakes the key's waiters as a release does. Other keys, in this
+   * and other scopes, are left alone.
    *
-   * <p>The default throws {@link UnsupportedOperationException}, so that stores written before this operation keep
-   * compiling; every bundled store implements it, and the contract kit checks it.
+   * <p>The default throws {@link UnsupportedOperationException}, so that stores written before this
+   * operation keep compiling; every bundled store implements it, and the contract kit checks it.
    *
    * @param key the record key, fitted to {@link #maxKeyLength()}
    * @throws UnsupportedOperationException when the store does not implement it
    */
   default boolean delete(RecordKey key) {
-    throw new UnsupportedOperationException(getClass().getName() + " does not implement the administrative "
-        + "delete(RecordKey); implement it (a delete of the record whatever its state and owner) to force-expire keys");
+    throw new UnsupportedOperationException(
+        getClass().getName()
+            + " does not implement the administrative delete(RecordKey); implement it (a delete of"
+            + " the record whatever its state and owner) to force-expire keys");
   }
 
-  /** The live record for {@code key}, or empty when there is none or it has expired. Never writes. */
+  /**
+   * The live record for {@code key}, or empty when there is none or it has expired. Never writes.
+   */
   Optional<IdempotencyRecord> read(RecordKey key);
 
   /**
    * Blocks until the record for {@code key} may have changed (completed, released, expired) or
-   * {@code maxWait} has passed, whichever comes first; a spurious early return is allowed. The executor calls
-   * it between claims while a caller waits for an in-progress key, with a bounded, growing {@code maxWait}.
+   * {@code maxWait} has passed, whichever comes first; a spurious early return is allowed. The
+   * executor calls it between claims while a caller waits for an in-progress key, with a bounded,
+   * growing {@code maxWait}.
    *
-   * <p>The default sleeps {@code maxWait} (polling). Stores with notifications (in-process signals, Redis
-   * pub/sub, PostgreSQL LISTEN) return as soon as the holder completes or releases.
+   * <p>The default sleeps {@code maxWait} (polling). Stores with notifications (in-process signals,
+   * Redis pub/sub, PostgreSQL LISTEN) return as soon as the holder completes or releases.
    */
   default void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
     long nanos = maxWait.toNanos();

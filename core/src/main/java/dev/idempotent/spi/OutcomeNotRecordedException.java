@@ -1,19 +1,23 @@
 package dev.idempotent.spi;
 
 /**
- * Thrown by {@link IdempotencyStore#complete} when the outcome was not recorded and trying again would not help
- * or must not happen. The executor never retries it; what it does instead is one of two things, chosen by the
- * store:
+ * Thrown by {@link IdempotencyStore#complete} when the outcome was not recorded and trying again
+ * would not help or must not happen. The executor never retries it; what it does instead is one of
+ * two things, chosen by the store:
+ *
  * <ul>
- *   <li>{@link #failingTheCall}: the caller gets {@code IdempotencyStoreException} with this as its cause, and
- *       the claim is left to end with its lease. For a completion that belongs to the caller's own transaction
- *       (it may be aborted, or its connection broken): recording it anywhere else would commit the record
- *       while the business work rolls back, and succeeding would commit the work without its record.</li>
- *   <li>{@link #releasingTheKey}: the caller gets its result, the key is released and the failure is logged
- *       at ERROR; a repeat runs the method again. For an outcome the backend can never accept (larger than it
- *       takes): the message names the size and the setting to raise.</li>
+ *   <li>{@link #failingTheCall}: the caller gets {@code IdempotencyStoreException} with this as its
+ *       cause, and the claim is left to end with its lease. For a completion that belongs to the
+ *       caller's own transaction (it may be aborted, or its connection broken): recording it
+ *       anywhere else would commit the record while the business work rolls back, and succeeding
+ *       would commit the work without its record.
+ *   <li>{@link #releasingTheKey}: the caller gets its result, the key is released and the failure
+ *       is logged at ERROR; a repeat runs the method again. For an outcome the backend can never
+ *       accept (larger than it takes): the message names the size and the setting to raise.
  * </ul>
- * The message must not contain the raw key (use {@link RecordKey#redactedKey()}); nor may the cause chain.
+ *
+ * The message must not contain the raw key (use {@link RecordKey#redactedKey()}); nor may the cause
+ * chain.
  */
 public final class OutcomeNotRecordedException extends RuntimeException {
   private static final long serialVersionUID = 1L;

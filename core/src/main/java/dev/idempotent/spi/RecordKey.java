@@ -6,22 +6,28 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 
 /**
- * The identity of one record: a scope (namespace, by default the annotated method) and a key inside it.
+ * The identity of one record: a scope (namespace, by default the annotated method) and a key inside
+ * it.
  *
  * <h2>What reaches a store</h2>
- * Every store can hold well-formed UTF-16 text without NUL characters, up to its {@link IdempotencyStore#maxKeyLength()
- * maximum length}; {@link #fittedTo(int)} turns the scope and the key each into such a text, never truncating and
- * never merging two different ones:
+ *
+ * Every store can hold well-formed UTF-16 text without NUL characters, up to its {@link
+ * IdempotencyStore#maxKeyLength() maximum length}; {@link #fittedTo(int)} turns the scope and the
+ * key each into such a text, never truncating and never merging two different ones:
+ *
  * <ul>
- *   <li>a part that is well-formed (no lone surrogate), has no NUL, does not start with {@code sha256~} and fits is
- *       kept as it is;</li>
- *   <li>such a part that is longer becomes {@code sha256:} and the base64url SHA-256 digest of its UTF-8 bytes;</li>
- *   <li>any other part, of any length (a lone surrogate, a NUL, or the reserved {@code sha256~} at its start) becomes
- *       {@code sha256~} and the base64url SHA-256 digest of its UTF-16 code units, two bytes each, big-endian.</li>
+ *   <li>a part that is well-formed (no lone surrogate), has no NUL, does not start with {@code
+ *       sha256~} and fits is kept as it is;
+ *   <li>such a part that is longer becomes {@code sha256:} and the base64url SHA-256 digest of its
+ *       UTF-8 bytes;
+ *   <li>any other part, of any length (a lone surrogate, a NUL, or the reserved {@code sha256~} at
+ *       its start) becomes {@code sha256~} and the base64url SHA-256 digest of its UTF-16 code
+ *       units, two bytes each, big-endian.
  * </ul>
- * A digest is 50 characters and the same on every JVM and host. Each encoding is one-to-one on the parts it is used
- * for (UTF-8 would turn every lone surrogate into {@code ?}), and no part kept as it is starts with {@code sha256~},
- * so distinct parts stay distinct.
+ *
+ * A digest is 50 characters and the same on every JVM and host. Each encoding is one-to-one on the
+ * parts it is used for (UTF-8 would turn every lone surrogate into {@code ?}), and no part kept as
+ * it is starts with {@code sha256~}, so distinct parts stay distinct.
  *
  * <p>Messages and logs never show a whole key: use {@link #redactedKey()}.
  */
@@ -30,12 +36,20 @@ public final class RecordKey {
   public static final int DIGEST_LENGTH = 50;
 
   private static final String DIGEST_PREFIX = "sha256:";
-  /** Starts the digest of a part a store cannot hold as it is; reserved: a part that starts with it is digested. */
+
+  /**
+   * Starts the digest of a part a store cannot hold as it is; reserved: a part that starts with it
+   * is digested.
+   */
   private static final String CODE_UNIT_DIGEST_PREFIX = "sha256~";
 
   private final String scope;
   private final String key;
-  /** Made by {@link #fittedTo}: its parts are already storable (a {@code sha256~} part is a digest, not an input). */
+
+  /**
+   * Made by {@link #fittedTo}: its parts are already storable (a {@code sha256~} part is a digest,
+   * not an input).
+   */
   private final boolean fitted;
 
   private RecordKey(String scope, String key, boolean fitted) {
@@ -70,17 +84,20 @@ public final class RecordKey {
   }
 
   /**
-   * This key as a store holds it: scope and key each well-formed, without NUL and at most {@code maxLength}
-   * characters; a part that is not is replaced by its digest (see the class description). Returns {@code this}
-   * when both parts are kept as they are. Fitting the result again, to the same or a smaller length, gives what
-   * fitting this key to that length gives.
+   * This key as a store holds it: scope and key each well-formed, without NUL and at most {@code
+   * maxLength} characters; a part that is not is replaced by its digest (see the class
+   * description). Returns {@code this} when both parts are kept as they are. Fitting the result
+   * again, to the same or a smaller length, gives what fitting this key to that length gives.
    *
    * @param maxLength at least {@link #DIGEST_LENGTH}
    */
   public RecordKey fittedTo(int maxLength) {
     if (maxLength < DIGEST_LENGTH) {
       throw new IllegalArgumentException(
-          "maxLength must be at least " + DIGEST_LENGTH + " (the length of a digest), was " + maxLength);
+          "maxLength must be at least "
+              + DIGEST_LENGTH
+              + " (the length of a digest), was "
+              + maxLength);
     }
     String fittedScope = fit(scope, maxLength);
     String fittedKey = fit(key, maxLength);
@@ -97,7 +114,10 @@ public final class RecordKey {
     return part.length() <= maxLength ? part : digest(part);
   }
 
-  /** Whether {@code part} is well-formed UTF-16, has no NUL and does not start with the reserved prefix. */
+  /**
+   * Whether {@code part} is well-formed UTF-16, has no NUL and does not start with the reserved
+   * prefix.
+   */
   private static boolean keptAsIs(String part) {
     if (part.startsWith(CODE_UNIT_DIGEST_PREFIX)) {
       return false;
@@ -109,7 +129,9 @@ public final class RecordKey {
         return false;
       }
       if (Character.isSurrogate(c)) {
-        if (!Character.isHighSurrogate(c) || i + 1 == length || !Character.isLowSurrogate(part.charAt(i + 1))) {
+        if (!Character.isHighSurrogate(c)
+            || i + 1 == length
+            || !Character.isLowSurrogate(part.charAt(i + 1))) {
           return false;
         }
         i++;
@@ -118,7 +140,10 @@ public final class RecordKey {
     return true;
   }
 
-  /** A short, deterministic stand-in for the key, safe for messages and logs: {@code key#} and 10 hex digits. */
+  /**
+   * A short, deterministic stand-in for the key, safe for messages and logs: {@code key#} and 10
+   * hex digits.
+   */
   public String redactedKey() {
     return redact(key);
   }
@@ -131,7 +156,8 @@ public final class RecordKey {
     byte[] d = sha256(key);
     StringBuilder sb = new StringBuilder("key#");
     for (int i = 0; i < 5; i++) {
-      sb.append(Character.forDigit((d[i] >> 4) & 0xF, 16)).append(Character.forDigit(d[i] & 0xF, 16));
+      sb.append(Character.forDigit((d[i] >> 4) & 0xF, 16))
+          .append(Character.forDigit(d[i] & 0xF, 16));
     }
     return sb.toString();
   }
@@ -142,8 +168,8 @@ public final class RecordKey {
   }
 
   /**
-   * The digest of any part, over its UTF-16 code units as they are. Written out by hand: {@code getBytes(UTF_16BE)}
-   * would replace lone surrogates too.
+   * The digest of any part, over its UTF-16 code units as they are. Written out by hand: {@code
+   * getBytes(UTF_16BE)} would replace lone surrogates too.
    */
   static String codeUnitDigest(String value) {
     byte[] units = new byte[value.length() * 2];
@@ -152,7 +178,8 @@ public final class RecordKey {
       units[2 * i] = (byte) (c >>> 8);
       units[2 * i + 1] = (byte) c;
     }
-    return CODE_UNIT_DIGEST_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(units));
+    return CODE_UNIT_DIGEST_PREFIX
+        + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(units));
   }
 
   private static byte[] sha256(String value) {

@@ -10,8 +10,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code idempotent.*} settings a store provider reads to build its store with no code: the entries of
- * {@code idempotent.properties} on the classpath, overridden by system properties of the same names.
+ * The {@code idempotent.*} settings a store provider reads to build its store with no code: the
+ * entries of {@code idempotent.properties} on the classpath, overridden by system properties of the
+ * same names.
  */
 public final class StoreSettings {
   private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
@@ -26,7 +27,10 @@ public final class StoreSettings {
     return new StoreSettings(values);
   }
 
-  /** The value of {@code name} (for example {@code idempotent.redisson.address}), trimmed, if set and not blank. */
+  /**
+   * The value of {@code name} (for example {@code idempotent.redisson.address}), trimmed, if set
+   * and not blank.
+   */
   public Optional<String> get(String name) {
     String v = values.get(name);
     return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.trim());
@@ -38,30 +42,44 @@ public final class StoreSettings {
    * @throws IllegalArgumentException naming the missing setting and where to set it
    */
   public String require(String name) {
-    return get(name).orElseThrow(() -> new IllegalArgumentException(
-        "missing setting " + name + ": set it in idempotent.properties or as -D" + name + "=..."));
-  }
-
-  /** A duration setting ({@code 500ms}, {@code 30s}, {@code 10m}, {@code 24h}, {@code 7d} or ISO-8601). */
-  public Optional<Duration> duration(String name) {
-    return get(name).map(v -> {
-      try {
-        return parseDuration(v);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("setting " + name + ": " + e.getMessage(), e);
-      }
-    });
+    return get(name)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "missing setting "
+                        + name
+                        + ": set it in idempotent.properties or as -D"
+                        + name
+                        + "=..."));
   }
 
   /**
-   * Reads a positive duration written {@code 500ms}, {@code 30s}, {@code 10m}, {@code 24h}, {@code 7d} or ISO-8601
-   * ({@code PT10M}); surrounding blanks are ignored.
+   * A duration setting ({@code 500ms}, {@code 30s}, {@code 10m}, {@code 24h}, {@code 7d} or
+   * ISO-8601).
+   */
+  public Optional<Duration> duration(String name) {
+    return get(name)
+        .map(
+            v -> {
+              try {
+                return parseDuration(v);
+              } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("setting " + name + ": " + e.getMessage(), e);
+              }
+            });
+  }
+
+  /**
+   * Reads a positive duration written {@code 500ms}, {@code 30s}, {@code 10m}, {@code 24h}, {@code
+   * 7d} or ISO-8601 ({@code PT10M}); surrounding blanks are ignored.
    *
-   * @throws IllegalArgumentException naming the value and the accepted forms, also for zero or negative values
+   * @throws IllegalArgumentException naming the value and the accepted forms, also for zero or
+   *     negative values
    */
   public static Duration parseDuration(String text) {
     if (text == null || text.isBlank()) {
-      throw new IllegalArgumentException("empty duration: write 500ms, 30s, 10m, 24h, 7d or ISO-8601 like PT10M");
+      throw new IllegalArgumentException(
+          "empty duration: write 500ms, 30s, 10m, 24h, 7d or ISO-8601 like PT10M");
     }
     String t = text.trim();
     Duration d;
@@ -73,13 +91,14 @@ public final class StoreSettings {
       } catch (NumberFormatException e) {
         throw unreadableDuration(t);
       }
-      d = switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofDays(n);
-      };
+      d =
+          switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+          };
     } else {
       try {
         d = Duration.parse(t);
@@ -101,11 +120,12 @@ public final class StoreSettings {
   /** All settings whose names start with {@code prefix}. */
   public Map<String, String> withPrefix(String prefix) {
     Map<String, String> out = new TreeMap<>();
-    values.forEach((k, v) -> {
-      if (k.startsWith(prefix)) {
-        out.put(k, v);
-      }
-    });
+    values.forEach(
+        (k, v) -> {
+          if (k.startsWith(prefix)) {
+            out.put(k, v);
+          }
+        });
     return out;
   }
 

@@ -31,7 +31,10 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** Digests by content only: identical across JVMs, zones and sharing; refused when there is no content. */
+/**
+ * Digests by content only: identical across JVMs, zones and sharing; refused when there is no
+ * content.
+ */
 class FingerprintsContentTest {
   /** The digests of the zone-sensitive values, printed by a separate JVM. */
   public static final class PrintDigests {
@@ -43,26 +46,48 @@ class FingerprintsContentTest {
   static String zoneSensitiveDigests() {
     Calendar calendar = new GregorianCalendar(TimeZone.getTimeZone("UTC"), Locale.ROOT);
     calendar.setTimeInMillis(0);
-    return Fingerprints.of(new Date(0)) + " " + Fingerprints.of(new Timestamp(0)) + " "
-        + Fingerprints.of(new java.sql.Date(0)) + " " + Fingerprints.of(calendar) + " "
-        + Fingerprints.of(LocalDateTime.of(2024, 3, 31, 2, 30)) + " "
-        + Fingerprints.of(ZonedDateTime.of(2024, 3, 31, 2, 30, 0, 0, ZoneId.of("UTC"))) + " "
-        + Fingerprints.of(1.5) + " " + Fingerprints.of(new java.math.BigDecimal("1234.5"));
+    return Fingerprints.of(new Date(0))
+        + " "
+        + Fingerprints.of(new Timestamp(0))
+        + " "
+        + Fingerprints.of(new java.sql.Date(0))
+        + " "
+        + Fingerprints.of(calendar)
+        + " "
+        + Fingerprints.of(LocalDateTime.of(2024, 3, 31, 2, 30))
+        + " "
+        + Fingerprints.of(ZonedDateTime.of(2024, 3, 31, 2, 30, 0, 0, ZoneId.of("UTC")))
+        + " "
+        + Fingerprints.of(1.5)
+        + " "
+        + Fingerprints.of(new java.math.BigDecimal("1234.5"));
   }
 
   @Test
   void datesDigestTheSameInJvmsWithDifferentTimeZonesAndLocales() throws Exception {
-    String java = ProcessHandle.current().info().command().orElse(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    String java =
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     String classPath = System.getProperty("java.class.path");
     List<String> outputs = new ArrayList<>();
-    String[][] settings = {{"UTC", "en-US"}, {"Europe/Paris", "fr-FR"}, {"America/New_York", "tr-TR"}};
+    String[][] settings = {
+      {"UTC", "en-US"}, {"Europe/Paris", "fr-FR"}, {"America/New_York", "tr-TR"}
+    };
     for (String[] setting : settings) {
       Locale locale = Locale.forLanguageTag(setting[1]);
-      Process p = new ProcessBuilder(java, "-cp", classPath, "-Duser.timezone=" + setting[0],
-          "-Duser.language=" + locale.getLanguage(), "-Duser.country=" + locale.getCountry(),
-          PrintDigests.class.getName())
-          .redirectErrorStream(true).start();
+      Process p =
+          new ProcessBuilder(
+                  java,
+                  "-cp",
+                  classPath,
+                  "-Duser.timezone=" + setting[0],
+                  "-Duser.language=" + locale.getLanguage(),
+                  "-Duser.country=" + locale.getCountry(),
+                  PrintDigests.class.getName())
+              .redirectErrorStream(true)
+              .start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
       assertThat(p.waitFor()).as(out).isZero();
       outputs.add(out);
@@ -71,24 +96,34 @@ class FingerprintsContentTest {
     assertThat(outputs.get(0)).isEqualTo(zoneSensitiveDigests());
     // and distinct values stay distinct
     assertThat(Fingerprints.of(new Date(0))).isNotEqualTo(Fingerprints.of(new Date(1)));
-    assertThat(Fingerprints.of(new Timestamp(0))).isNotEqualTo(Fingerprints.of(new Timestamp(0) {{
-        setNanos(1);
-      }}));
+    assertThat(Fingerprints.of(new Timestamp(0)))
+        .isNotEqualTo(
+            Fingerprints.of(
+                new Timestamp(0) {
+                  {
+                    setNanos(1);
+                  }
+                }));
   }
 
   @Test
   void byteBuffersDigestByTheirRemainingBytesWithoutMovingThem() {
     ByteBuffer a = ByteBuffer.wrap("message-1".getBytes(StandardCharsets.UTF_8));
     ByteBuffer b = ByteBuffer.wrap("message-2".getBytes(StandardCharsets.UTF_8));
-    ByteBuffer c = ByteBuffer.allocateDirect(9).put("message-3".getBytes(StandardCharsets.UTF_8)).flip();
-    assertThat(List.of(Fingerprints.of(a), Fingerprints.of(b), Fingerprints.of(c))).doesNotHaveDuplicates();
+    ByteBuffer c =
+        ByteBuffer.allocateDirect(9).put("message-3".getBytes(StandardCharsets.UTF_8)).flip();
+    assertThat(List.of(Fingerprints.of(a), Fingerprints.of(b), Fingerprints.of(c)))
+        .doesNotHaveDuplicates();
     assertThat(a.position()).isZero();
     assertThat(c.position()).isZero();
     assertThat(c.remaining()).isEqualTo(9);
 
-    ByteBuffer direct = ByteBuffer.allocateDirect(9).put("message-1".getBytes(StandardCharsets.UTF_8)).flip();
+    ByteBuffer direct =
+        ByteBuffer.allocateDirect(9).put("message-1".getBytes(StandardCharsets.UTF_8)).flip();
     ByteBuffer sliced = ByteBuffer.wrap("xxmessage-1yy".getBytes(StandardCharsets.UTF_8), 2, 9);
-    assertThat(Fingerprints.of(direct)).isEqualTo(Fingerprints.of(a)).isEqualTo(Fingerprints.of(sliced));
+    assertThat(Fingerprints.of(direct))
+        .isEqualTo(Fingerprints.of(a))
+        .isEqualTo(Fingerprints.of(sliced));
     assertThat(sliced.position()).isEqualTo(2);
   }
 
@@ -99,11 +134,13 @@ class FingerprintsContentTest {
   @Test
   void aSharedObjectDigestsLikeAnEqualCopy() {
     Money fee = new Money("EUR", 0);
-    assertThat(Fingerprints.of(new Pair(fee, fee))).isEqualTo(Fingerprints.of(new Pair(fee, new Money("EUR", 0))));
+    assertThat(Fingerprints.of(new Pair(fee, fee)))
+        .isEqualTo(Fingerprints.of(new Pair(fee, new Money("EUR", 0))));
     List<Money> list = List.of(fee);
     assertThat(Fingerprints.of(new Object[] {list, list}))
         .isEqualTo(Fingerprints.of(new Object[] {List.of(fee), List.of(new Money("EUR", 0))}));
-    assertThat(Fingerprints.of(new Pair(fee, fee))).isNotEqualTo(Fingerprints.of(new Pair(fee, new Money("EUR", 1))));
+    assertThat(Fingerprints.of(new Pair(fee, fee)))
+        .isNotEqualTo(Fingerprints.of(new Pair(fee, new Money("EUR", 1))));
   }
 
   /** Two fields that point to the same child: without memoisation the walk doubles per level. */
@@ -226,8 +263,10 @@ class FingerprintsContentTest {
     Upload upload = new Upload("u", new ArrayDeque<>(List.of("p1", "p2")));
     String digest = Fingerprints.of(upload);
     assertThat(upload.parts).containsExactly("p1", "p2");
-    assertThat(Fingerprints.of(new Upload("u", new ArrayDeque<>(List.of("p1", "p2"))))).isEqualTo(digest);
-    assertThat(Fingerprints.of(new Upload("u", new ArrayDeque<>(List.of("p1"))))).isNotEqualTo(digest);
+    assertThat(Fingerprints.of(new Upload("u", new ArrayDeque<>(List.of("p1", "p2")))))
+        .isEqualTo(digest);
+    assertThat(Fingerprints.of(new Upload("u", new ArrayDeque<>(List.of("p1")))))
+        .isNotEqualTo(digest);
 
     ByteArrayInputStream body = new ByteArrayInputStream("hello".getBytes(StandardCharsets.UTF_8));
     assertThatThrownBy(() -> Fingerprints.of(new StreamedUpload(body)))
@@ -268,7 +307,8 @@ class FingerprintsContentTest {
 
   @Test
   void applicationClassesExtendingJdkClassesWithoutFieldsDigestByTheirOwnFields() {
-    assertThat(Fingerprints.of(new Amount(5))).isEqualTo(Fingerprints.of(new Amount(5)))
+    assertThat(Fingerprints.of(new Amount(5)))
+        .isEqualTo(Fingerprints.of(new Amount(5)))
         .isNotEqualTo(Fingerprints.of(new Amount(6)));
   }
 
@@ -289,8 +329,10 @@ class FingerprintsContentTest {
     Supplier<String> lambda = () -> "x";
     assertRefused(lambda, "lambda or hidden class");
     assertRefused(new Holder(lambda), "value.value");
-    Named proxy = (Named) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Named.class},
-        (p, m, a) -> "n");
+    Named proxy =
+        (Named)
+            Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {Named.class}, (p, m, a) -> "n");
     assertRefused(proxy, "dynamic proxy");
     assertRefused(new Entity$$EnhancerByCGLIB(), "generated proxy");
     assertRefused(new ReentrantLock(), ReentrantLock.class.getName());

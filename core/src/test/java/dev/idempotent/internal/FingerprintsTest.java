@@ -15,7 +15,11 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class FingerprintsTest {
-  enum Colour { RED, GREEN, BLUE }
+  enum Colour {
+    RED,
+    GREEN,
+    BLUE
+  }
 
   record Line(String sku, int qty) {}
 
@@ -57,7 +61,8 @@ class FingerprintsTest {
     assertThat(Fingerprints.of(new Line("x", 1))).isNotEqualTo(Fingerprints.of(new Line("x", 2)));
     assertThat(Fingerprints.of("1")).isNotEqualTo(Fingerprints.of(1));
     assertThat(Fingerprints.of(1)).isNotEqualTo(Fingerprints.of(1L));
-    assertThat(Fingerprints.of(new Object[] {"a", "b"})).isNotEqualTo(Fingerprints.of(new Object[] {"ab"}));
+    assertThat(Fingerprints.of(new Object[] {"a", "b"}))
+        .isNotEqualTo(Fingerprints.of(new Object[] {"ab"}));
     assertThat(Fingerprints.of(List.of(1, 2))).isNotEqualTo(Fingerprints.of(List.of(2, 1)));
     assertThat(Fingerprints.of(null)).isNotEqualTo(Fingerprints.of("null"));
     assertThat(Fingerprints.of(new Bean("a", 1))).isNotEqualTo(Fingerprints.of(new Bean("a", 2)));
@@ -67,11 +72,23 @@ class FingerprintsTest {
   void isAFixedFunctionOfTheValueAcrossRunsAndHosts() {
     // Pinned: a change here means repeats from older instances would no longer be recognised.
     assertThat(Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}))
-        .isEqualTo(Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}));
+        .isEqualTo(
+            Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}));
     assertThat(Fingerprints.of("abc")).isEqualTo("KZ8WFdtf_XvY2ReVxhRnoQ");
-    // Arguments of plain values, sets and maps digest as they did before composites were digested separately.
-    assertThat(Fingerprints.of(new Object[] {"order-1", 42, 7L, Instant.EPOCH,
-        java.util.UUID.fromString("00000000-0000-0000-0000-000000000001"), new BigDecimal("9.90"), null, true}))
+    // Arguments of plain values, sets and maps digest as they did before composites were digested
+    // separately.
+    assertThat(
+            Fingerprints.of(
+                new Object[] {
+                  "order-1",
+                  42,
+                  7L,
+                  Instant.EPOCH,
+                  java.util.UUID.fromString("00000000-0000-0000-0000-000000000001"),
+                  new BigDecimal("9.90"),
+                  null,
+                  true
+                }))
         .isEqualTo("TdtDwYF5scd4vnZqKr7dPg");
     assertThat(Fingerprints.of(Set.of("a", "b"))).isEqualTo("gKWCod2X42gIOsSCCjBqfg");
     assertThat(Fingerprints.of(Map.of("a", 1))).isEqualTo("IoGJX2_z8tkSncidA3OnCA");
@@ -81,7 +98,8 @@ class FingerprintsTest {
   void beansJavaValuesAndCyclesAreHandled() {
     assertThat(Fingerprints.of(new Bean("a", 1))).isEqualTo(Fingerprints.of(new Bean("a", 1)));
     assertThat(Fingerprints.of(Instant.EPOCH)).isEqualTo(Fingerprints.of(Instant.ofEpochSecond(0)));
-    assertThat(Fingerprints.of(EnumSet.of(Colour.GREEN))).isEqualTo(Fingerprints.of(Set.of(Colour.GREEN)));
+    assertThat(Fingerprints.of(EnumSet.of(Colour.GREEN)))
+        .isEqualTo(Fingerprints.of(Set.of(Colour.GREEN)));
     List<Object> cyclic = new java.util.ArrayList<>();
     cyclic.add(cyclic);
     assertThat(Fingerprints.of(cyclic)).isEqualTo(Fingerprints.of(cyclic));

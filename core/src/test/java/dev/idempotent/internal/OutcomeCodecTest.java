@@ -11,20 +11,24 @@ import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The outcome bytes of a result declared as {@code byte[]}: the bytes themselves, without the result codec. */
+/**
+ * The outcome bytes of a result declared as {@code byte[]}: the bytes themselves, without the
+ * result codec.
+ */
 class OutcomeCodecTest {
   /** A result codec that must not be used. */
-  private static final ResultCodec UNUSED = new ResultCodec() {
-    @Override
-    public void encode(Object value, Type type, OutputStream out) throws IOException {
-      throw new AssertionError("the result codec encoded a byte[] result");
-    }
+  private static final ResultCodec UNUSED =
+      new ResultCodec() {
+        @Override
+        public void encode(Object value, Type type, OutputStream out) throws IOException {
+          throw new AssertionError("the result codec encoded a byte[] result");
+        }
 
-    @Override
-    public Object decode(InputStream in, Type type) throws IOException {
-      throw new AssertionError("the result codec decoded a byte[] result");
-    }
-  };
+        @Override
+        public Object decode(InputStream in, Type type) throws IOException {
+          throw new AssertionError("the result codec decoded a byte[] result");
+        }
+      };
 
   private final OutcomeCodec outcomes = new OutcomeCodec(UNUSED);
 
@@ -43,7 +47,9 @@ class OutcomeCodecTest {
 
   @Test
   void anEmptyByteArrayReadsBackEmpty() {
-    assertThat((byte[]) outcomes.decodeValue(outcomes.encodeValue(new byte[0], byte[].class), byte[].class))
+    assertThat(
+            (byte[])
+                outcomes.decodeValue(outcomes.encodeValue(new byte[0], byte[].class), byte[].class))
         .isEmpty();
   }
 
@@ -53,12 +59,14 @@ class OutcomeCodecTest {
 
     assertThatThrownBy(() -> outcomes.decodeValue(recorded, String.class))
         .isInstanceOf(OutcomeCodec.UnreadableOutcomeException.class)
-        .hasMessageContaining("the recorded result is a byte[], but the method returns java.lang.String");
+        .hasMessageContaining(
+            "the recorded result is a byte[], but the method returns java.lang.String");
   }
 
   @Test
   void aByteArrayInAnotherDeclaredTypeStillGoesThroughTheResultCodec() {
     assertThatThrownBy(() -> outcomes.encodeValue(new byte[] {1}, Object.class))
-        .isInstanceOf(AssertionError.class).hasMessageContaining("the result codec encoded");
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("the result codec encoded");
   }
 }

@@ -7,14 +7,26 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** What {@link RecordKey#fittedTo} hands to a store: storable, never merged, and unchanged for ordinary keys. */
+/**
+ * What {@link RecordKey#fittedTo} hands to a store: storable, never merged, and unchanged for
+ * ordinary keys.
+ */
 class RecordKeyTest {
   private static final int MAX = 255;
 
   @Test
   void wellFormedKeysWithoutNulThatFitAreKeptAsTheyAre() {
-    for (String key : List.of("tx-?", "tx-😀", "中文键", "sha256:abc", "sha256-x", "tab\tkey", "\u0001", "\uFFFF",
-        "x".repeat(MAX))) {
+    for (String key :
+        List.of(
+            "tx-?",
+            "tx-😀",
+            "中文键",
+            "sha256:abc",
+            "sha256-x",
+            "tab\tkey",
+            "\u0001",
+            "\uFFFF",
+            "x".repeat(MAX))) {
       RecordKey given = RecordKey.of("scope 😀", key);
       assertThat(given.fittedTo(MAX)).as("fitted %s", key).isSameAs(given);
     }
@@ -32,9 +44,11 @@ class RecordKeyTest {
   void loneSurrogatesAndNulAreDigestedOverTheirCodeUnits() {
     RecordKey fitted = RecordKey.of("s", "tx-\uD800").fittedTo(MAX);
 
-    assertThat(fitted.key()).isEqualTo("sha256~I5TkCkGzVw7PHMgf-H3TIfoqsaec8iE6SuLg0RyASKY")
+    assertThat(fitted.key())
+        .isEqualTo("sha256~I5TkCkGzVw7PHMgf-H3TIfoqsaec8iE6SuLg0RyASKY")
         .hasSize(RecordKey.DIGEST_LENGTH);
-    assertThat(RecordKey.of("s", "tx-\u0000").fittedTo(MAX).key()).startsWith("sha256~")
+    assertThat(RecordKey.of("s", "tx-\u0000").fittedTo(MAX).key())
+        .startsWith("sha256~")
         .hasSize(RecordKey.DIGEST_LENGTH);
     assertThat(RecordKey.of("s\uDC00", "k").fittedTo(MAX).scope()).startsWith("sha256~");
   }
@@ -42,14 +56,38 @@ class RecordKeyTest {
   @Test
   void distinctKeysStayDistinctAndStorable() {
     String longPrefix = "k".repeat(999);
-    List<String> keys = List.of("tx-\uD800", "tx-\uDBFF", "tx-\uDC00", "tx-?", "tx-??", "tx-\uFFFD", "tx-😀",
-        "tx-\uDE00\uD83D", "tx-\uD83D", "tx-\uD83D?", "tx-", "tx-\u0000", "tx-\u0000\u0000", "tx-a\u0000b", "tx-ab",
-        "tx-a b", "\u0000", longPrefix + "\uD800", longPrefix + "\uDBFF", longPrefix + "?", longPrefix + "\u0000",
-        RecordKey.of("s", "tx-\uD800").fittedTo(MAX).key(), "sha256~", "sha256~" + "k".repeat(300));
+    List<String> keys =
+        List.of(
+            "tx-\uD800",
+            "tx-\uDBFF",
+            "tx-\uDC00",
+            "tx-?",
+            "tx-??",
+            "tx-\uFFFD",
+            "tx-😀",
+            "tx-\uDE00\uD83D",
+            "tx-\uD83D",
+            "tx-\uD83D?",
+            "tx-",
+            "tx-\u0000",
+            "tx-\u0000\u0000",
+            "tx-a\u0000b",
+            "tx-ab",
+            "tx-a b",
+            "\u0000",
+            longPrefix + "\uD800",
+            longPrefix + "\uDBFF",
+            longPrefix + "?",
+            longPrefix + "\u0000",
+            RecordKey.of("s", "tx-\uD800").fittedTo(MAX).key(),
+            "sha256~",
+            "sha256~" + "k".repeat(300));
     Set<RecordKey> fitted = new HashSet<>();
     for (String key : keys) {
       RecordKey f = RecordKey.of("s", key).fittedTo(MAX);
-      assertThat(fitted.add(f)).as("key %s fitted to %s, like another key", escape(key), f.key()).isTrue();
+      assertThat(fitted.add(f))
+          .as("key %s fitted to %s, like another key", escape(key), f.key())
+          .isTrue();
       assertStorable(f.key());
       assertThat(f.key().length()).isLessThanOrEqualTo(MAX);
     }
@@ -70,7 +108,8 @@ class RecordKeyTest {
     for (String key : List.of("tx-\uD800", "sha256~x", "k".repeat(300), "k".repeat(200), "plain")) {
       RecordKey once = RecordKey.of("s\u0000", key).fittedTo(MAX);
       assertThat(once.fittedTo(MAX)).as("%s fitted twice", escape(key)).isEqualTo(once);
-      assertThat(once.fittedTo(64)).as("%s fitted to 255, then 64", escape(key))
+      assertThat(once.fittedTo(64))
+          .as("%s fitted to 255, then 64", escape(key))
           .isEqualTo(RecordKey.of("s\u0000", key).fittedTo(64));
     }
   }
@@ -91,7 +130,10 @@ class RecordKeyTest {
   private static String escape(String key) {
     StringBuilder sb = new StringBuilder();
     for (char c : key.toCharArray()) {
-      sb.append(c < 0x20 || Character.isSurrogate(c) ? String.format("\\u%04X", (int) c) : String.valueOf(c));
+      sb.append(
+          c < 0x20 || Character.isSurrogate(c)
+              ? String.format("\\u%04X", (int) c)
+              : String.valueOf(c));
     }
     return sb.length() > 40 ? sb.substring(0, 40) + "..." : sb.toString();
   }

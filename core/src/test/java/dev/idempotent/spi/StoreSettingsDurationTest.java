@@ -27,7 +27,9 @@ class StoreSettingsDurationTest {
 
   @Test
   void rejectsWhatItCannotReadNamingTheValueAndTheForms() {
-    assertThatThrownBy(() -> StoreSettings.parseDuration("3x")).hasMessageContaining("'3x'").hasMessageContaining("30s");
+    assertThatThrownBy(() -> StoreSettings.parseDuration("3x"))
+        .hasMessageContaining("'3x'")
+        .hasMessageContaining("30s");
     assertThatThrownBy(() -> StoreSettings.parseDuration("")).hasMessageContaining("empty");
     assertThatThrownBy(() -> StoreSettings.parseDuration("0s")).hasMessageContaining("positive");
     assertThatThrownBy(() -> StoreSettings.parseDuration("-PT1S")).hasMessageContaining("positive");
@@ -35,26 +37,35 @@ class StoreSettingsDurationTest {
 
   @Test
   void aDurationSettingIsReadTheSameWayAndNamesTheSettingWhenBad() {
-    StoreSettings settings = StoreSettings.of(Map.of("idempotent.ttl", "10m", "idempotent.lease", "3x"));
+    StoreSettings settings =
+        StoreSettings.of(Map.of("idempotent.ttl", "10m", "idempotent.lease", "3x"));
     assertThat(settings.duration("idempotent.ttl")).contains(Duration.ofMinutes(10));
     assertThatThrownBy(() -> settings.duration("idempotent.lease"))
-        .hasMessageStartingWith("setting idempotent.lease: ").hasMessageContaining("'3x'");
+        .hasMessageStartingWith("setting idempotent.lease: ")
+        .hasMessageContaining("'3x'");
   }
 
   @Test
   void theSpiDependsOnNothingInternal() throws Exception {
-    // StoreSettings used to call dev.idempotent.internal.Durations: a store author's SPI must stand on its own.
-    java.nio.file.Path spi = Path.of(StoreSettings.class.getResource("StoreSettings.class").toURI())
-        .getParent();
+    // StoreSettings used to call dev.idempotent.internal.Durations: a store author's SPI must stand
+    // on its own.
+    java.nio.file.Path spi =
+        Path.of(StoreSettings.class.getResource("StoreSettings.class").toURI()).getParent();
     try (Stream<Path> classes = Files.list(spi)) {
-      var referencing = classes.filter(c -> c.toString().endsWith(".class")).filter(c -> {
-        try {
-          return new String(Files.readAllBytes(c), StandardCharsets.ISO_8859_1)
-              .contains("dev/idempotent/internal");
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      }).map(c -> c.getFileName().toString()).toList();
+      var referencing =
+          classes
+              .filter(c -> c.toString().endsWith(".class"))
+              .filter(
+                  c -> {
+                    try {
+                      return new String(Files.readAllBytes(c), StandardCharsets.ISO_8859_1)
+                          .contains("dev/idempotent/internal");
+                    } catch (IOException e) {
+                      throw new UncheckedIOException(e);
+                    }
+                  })
+              .map(c -> c.getFileName().toString())
+              .toList();
       assertThat(referencing).isEmpty();
     }
   }

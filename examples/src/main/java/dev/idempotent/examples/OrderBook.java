@@ -9,17 +9,22 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The orders the web demo created, in memory. It is not idempotent by itself: every {@link #place} is a new
- * order, so {@link #count()} shows how often the idempotency layer in front of it let a submit through.
+ * The orders the web demo created, in memory. It is not idempotent by itself: every {@link #place}
+ * is a new order, so {@link #count()} shows how often the idempotency layer in front of it let a
+ * submit through.
  */
 public final class OrderBook {
   private final AtomicLong orderNumbers = new AtomicLong();
   private final Map<String, OrderReceipt> byId = new ConcurrentHashMap<>();
 
-  /** Places a new order; {@code work} is how long placing it takes (to let duplicates arrive meanwhile). */
+  /**
+   * Places a new order; {@code work} is how long placing it takes (to let duplicates arrive
+   * meanwhile).
+   */
   public OrderReceipt place(OrderRequest request, Duration work) {
     long n = orderNumbers.incrementAndGet();
-    OrderReceipt receipt = new OrderReceipt("ord-" + n, request.customerId(), request.sku(), request.quantity(), n);
+    OrderReceipt receipt =
+        new OrderReceipt("ord-" + n, request.customerId(), request.sku(), request.quantity(), n);
     byId.put(receipt.orderId(), receipt);
     if (!work.isZero()) {
       try {

@@ -17,26 +17,30 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Runs the failure modes idempotency exists for against the woven {@link OrderService} on the default store
- * (the in-process Caffeine store, found with no configuration) and prints one line per scenario. Exits with
- * status 1 if any key ran more than once.
+ * Runs the failure modes idempotency exists for against the woven {@link OrderService} on the
+ * default store (the in-process Caffeine store, found with no configuration) and prints one line
+ * per scenario. Exits with status 1 if any key ran more than once.
  *
- * <p>{@code serve [port]} starts the {@link OrderWebApp} (the order form and the JSON API) on 127.0.0.1 instead,
- * port 8080 unless given.
+ * <p>{@code serve [port]} starts the {@link OrderWebApp} (the order form and the JSON API) on
+ * 127.0.0.1 instead, port 8080 unless given.
  */
 public final class OrderDemo {
   private static final Map<IdempotencyEvent.Type, AtomicLong> EVENTS = new ConcurrentHashMap<>();
 
-  private record Row(String scenario, int requests, long executions, long replays, long rejected, int keys) {}
+  private record Row(
+      String scenario, int requests, long executions, long replays, long rejected, int keys) {}
 
   private OrderDemo() {}
 
   public static void main(String[] args) throws Exception {
-    // The default store comes from idempotent-store-memory via ServiceLoader; we only add a listener that counts.
+    // The default store comes from idempotent-store-memory via ServiceLoader; we only add a
+    // listener that counts.
     IdempotencyConfig auto = IdempotencyConfig.fromProperties();
-    Idempotency.install(IdempotencyConfig.from(auto)
-        .listener(e -> EVENTS.computeIfAbsent(e.type(), t -> new AtomicLong()).incrementAndGet())
-        .build());
+    Idempotency.install(
+        IdempotencyConfig.from(auto)
+            .listener(
+                e -> EVENTS.computeIfAbsent(e.type(), t -> new AtomicLong()).incrementAndGet())
+            .build());
     if (args.length > 0 && args[0].equals("serve")) {
       serve(args.length > 1 ? Integer.parseInt(args[1]) : 8080);
       return;
@@ -49,7 +53,8 @@ public final class OrderDemo {
     rows.add(concurrentSubmissions());
     print(rows);
     boolean once = rows.stream().allMatch(r -> r.executions == r.keys);
-    System.out.println(once ? "OK: exactly one execution per key." : "FAILED: some key ran more than once.");
+    System.out.println(
+        once ? "OK: exactly one execution per key." : "FAILED: some key ran more than once.");
     if (!once) {
       System.exit(1);
     }
@@ -66,7 +71,13 @@ public final class OrderDemo {
     OrderReceipt first = orders.submitOrder("click-7f3a", book);
     OrderReceipt second = orders.submitOrder("click-7f3a", book);
     check(first.equals(second), "the second click got the first receipt");
-    return new Row("double-clicked \"submit order\"", 2, orders.executions("order:click-7f3a"), replays() - before, 0, 1);
+    return new Row(
+        "double-clicked \"submit order\"",
+        2,
+        orders.executions("order:click-7f3a"),
+        replays() - before,
+        0,
+        1);
   }
 
   private static Row clientRetryAfterTimeout() throws Exception {
@@ -89,13 +100,19 @@ public final class OrderDemo {
         }
       }
       OrderReceipt original = slow.get(5, TimeUnit.SECONDS);
-      OrderReceipt later = orders.submitOrder("retry-19c2", req); // a later retry gets the recorded receipt
+      OrderReceipt later =
+          orders.submitOrder("retry-19c2", req); // a later retry gets the recorded receipt
       check(original.equals(later), "the later retry got the original receipt");
     } finally {
       client.shutdownNow();
     }
-    return new Row("client retry after a timeout", 3, orders.executions("order:retry-19c2"), replays() - before,
-        rejected, 1);
+    return new Row(
+        "client retry after a timeout",
+        3,
+        orders.executions("order:retry-19c2"),
+        replays() - before,
+        rejected,
+        1);
   }
 
   private static Row paymentCallbackDeliveredThreeTimes() {
@@ -106,8 +123,13 @@ public final class OrderDemo {
     String b = orders.onPaymentCallback(cb);
     String c = orders.onPaymentCallback(cb);
     check(a.equals(b) && b.equals(c), "every delivery got the same answer");
-    return new Row("payment callback delivered 3 times", 3, orders.executions("payment:pay-5521"), replays() - before,
-        0, 1);
+    return new Row(
+        "payment callback delivered 3 times",
+        3,
+        orders.executions("payment:pay-5521"),
+        replays() - before,
+        0,
+        1);
   }
 
   private static Row messageConsumedTwice() {
@@ -116,7 +138,13 @@ public final class OrderDemo {
     int first = OrderService.consumeShipment("msg-0042", orders);
     int second = OrderService.consumeShipment("msg-0042", orders);
     check(first == 1 && second == 1, "the redelivered message was not applied again");
-    return new Row("message consumed twice", 2, orders.executions("shipment:msg-0042"), replays() - before, 0, 1);
+    return new Row(
+        "message consumed twice",
+        2,
+        orders.executions("shipment:msg-0042"),
+        replays() - before,
+        0,
+        1);
   }
 
   private static Row concurrentSubmissions() throws Exception {
@@ -131,10 +159,12 @@ public final class OrderDemo {
     long rejected = 0;
     try {
       for (int i = 0; i < callers; i++) {
-        results.add(pool.submit(() -> {
-          go.await();
-          return orders.submitOrderWaiting("burst-0001", req);
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return orders.submitOrderWaiting("burst-0001", req);
+                }));
       }
       go.countDown();
       OrderReceipt first = null;
@@ -144,7 +174,8 @@ public final class OrderDemo {
           check(first == null || first.equals(r), "every caller got the first receipt");
           first = first == null ? r : first;
         } catch (java.util.concurrent.ExecutionException e) {
-          if (e.getCause() instanceof IdempotencyInProgressException || e.getCause() instanceof DuplicateRequestException) {
+          if (e.getCause() instanceof IdempotencyInProgressException
+              || e.getCause() instanceof DuplicateRequestException) {
             rejected++;
           } else {
             throw e;
@@ -154,8 +185,13 @@ public final class OrderDemo {
     } finally {
       pool.shutdownNow();
     }
-    return new Row("100 concurrent submissions, one key", callers, orders.executions("order:burst-0001"),
-        replays() - before, rejected, 1);
+    return new Row(
+        "100 concurrent submissions, one key",
+        callers,
+        orders.executions("order:burst-0001"),
+        replays() - before,
+        rejected,
+        1);
   }
 
   private static void check(boolean condition, String what) {
@@ -167,7 +203,8 @@ public final class OrderDemo {
   private static void print(List<Row> rows) {
     String fmt = "%-38s %9s %11s %8s %9s%n";
     System.out.printf(fmt, "scenario", "requests", "executions", "replays", "rejected");
-    System.out.printf(fmt, "-".repeat(38), "-".repeat(9), "-".repeat(11), "-".repeat(8), "-".repeat(9));
+    System.out.printf(
+        fmt, "-".repeat(38), "-".repeat(9), "-".repeat(11), "-".repeat(8), "-".repeat(9));
     for (Row r : rows) {
       System.out.printf(fmt, r.scenario, r.requests, r.executions, r.replays, r.rejected);
     }
@@ -178,16 +215,22 @@ public final class OrderDemo {
     String base = "http://127.0.0.1:" + app.port();
     System.out.println("The order form: " + base + "/   (orders placed: " + base + "/orders)");
     System.out.println("The JSON API, e.g.:");
-    System.out.println("  curl -i -H 'Idempotency-Key: k1' -H 'Content-Type: application/json' "
-        + "-d '{\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}' " + base + "/api/orders");
+    System.out.println(
+        "  curl -i -H 'Idempotency-Key: k1' -H 'Content-Type: application/json' "
+            + "-d '{\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}' "
+            + base
+            + "/api/orders");
     System.out.println("Ctrl-C stops it.");
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        app.close();
-      } catch (Exception e) {
-        // stopping anyway
-      }
-    }));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    app.close();
+                  } catch (Exception e) {
+                    // stopping anyway
+                  }
+                }));
     new CountDownLatch(1).await();
   }
 }

@@ -12,15 +12,23 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The HTML side of the demo: {@code GET /} renders the order form with a fresh submit token, {@code POST /orders}
- * places the order and answers {@code 303 See Other} to {@code GET /orders/{id}} (post/redirect/get, so a reload
- * never posts again), {@code GET /orders} lists the orders. The idempotency filter in front of it makes a repeated
- * submit of one token get the first answer: the same 303, to the same order.
+ * The HTML side of the demo: {@code GET /} renders the order form with a fresh submit token, {@code
+ * POST /orders} places the order and answers {@code 303 See Other} to {@code GET /orders/{id}}
+ * (post/redirect/get, so a reload never posts again), {@code GET /orders} lists the orders. The
+ * idempotency filter in front of it makes a repeated submit of one token get the first answer: the
+ * same 303, to the same order.
  */
 final class OrderFormServlet extends HttpServlet {
-  /** The scene of the form's tokens: the path it posts to, which is what the filter checks them against. */
+  /**
+   * The scene of the form's tokens: the path it posts to, which is what the filter checks them
+   * against.
+   */
   static final String SCENE = "/orders";
-  /** How long placing an order takes: long enough that a double-click's second submit arrives meanwhile. */
+
+  /**
+   * How long placing an order takes: long enough that a double-click's second submit arrives
+   * meanwhile.
+   */
   static final Duration PLACING = Duration.ofMillis(300);
 
   private final OrderBook orders;
@@ -36,7 +44,8 @@ final class OrderFormServlet extends HttpServlet {
     String path = path(req);
     if (path.equals("/")) {
       IdempotencyFilter filter = IdempotencyFilter.of(req);
-      // A fresh token per rendering, bound to this browser's session; the filter checks it on POST /orders.
+      // A fresh token per rendering, bound to this browser's session; the filter checks it on POST
+      // /orders.
       String token = filter.issueSubmitToken(req, SCENE);
       html(resp, 200, OrderPages.form(OrderPages.Form.empty(), filter.submitTokenField(), token));
     } else if (path.equals("/orders")) {
@@ -59,18 +68,23 @@ final class OrderFormServlet extends HttpServlet {
       html(resp, 404, OrderPages.notFound("Forms post to /orders."));
       return;
     }
-    OrderPages.Form form = new OrderPages.Form(param(req, "item"), param(req, "quantity"), param(req, "email"),
-        List.of());
+    OrderPages.Form form =
+        new OrderPages.Form(
+            param(req, "item"), param(req, "quantity"), param(req, "email"), List.of());
     List<String> errors = validate(form);
     if (!errors.isEmpty()) {
-      // The same token goes back into the form: a failed submit does not use it up, the corrected one can.
-      OrderPages.Form shown = new OrderPages.Form(form.item(), form.quantity(), form.email(), errors);
+      // The same token goes back into the form: a failed submit does not use it up, the corrected
+      // one can.
+      OrderPages.Form shown =
+          new OrderPages.Form(form.item(), form.quantity(), form.email(), errors);
       String field = IdempotencyFilter.of(req).submitTokenField();
       html(resp, 422, OrderPages.form(shown, field, param(req, field)));
       return;
     }
     OrderReceipt order =
-        orders.place(new OrderRequest(form.email(), form.item(), Integer.parseInt(form.quantity())), PLACING);
+        orders.place(
+            new OrderRequest(form.email(), form.item(), Integer.parseInt(form.quantity())),
+            PLACING);
     resp.setStatus(HttpServletResponse.SC_SEE_OTHER);
     resp.setHeader("Location", "/orders/" + order.orderId());
   }

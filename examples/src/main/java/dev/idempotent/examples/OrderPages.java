@@ -2,11 +2,15 @@ package dev.idempotent.examples;
 
 import java.util.List;
 
-/** The demo's HTML: the order form, an order's page and the list. Plain strings, every value escaped. */
+/**
+ * The demo's HTML: the order form, an order's page and the list. Plain strings, every value
+ * escaped.
+ */
 final class OrderPages {
   static final List<String> ITEMS = List.of("book", "lamp", "desk", "chair");
 
-  private static final String STYLE = """
+  private static final String STYLE =
+      """
       body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;color:#1f2933;
       margin:0;padding:48px 16px}
       main{max-width:440px;margin:0 auto;background:#fff;border-radius:10px;padding:28px 32px;
@@ -43,13 +47,22 @@ final class OrderPages {
     }
     StringBuilder options = new StringBuilder();
     for (String item : ITEMS) {
-      options.append("<option value=\"").append(item).append('"').append(item.equals(form.item()) ? " selected" : "")
-          .append('>').append(item).append("</option>");
+      options
+          .append("<option value=\"")
+          .append(item)
+          .append('"')
+          .append(item.equals(form.item()) ? " selected" : "")
+          .append('>')
+          .append(item)
+          .append("</option>");
     }
     boolean badQuantity = form.errors().stream().anyMatch(e -> e.startsWith("Quantity"));
     boolean badEmail = form.errors().stream().anyMatch(e -> e.startsWith("Email"));
-    // The form validates on the server only (novalidate), so the demo shows a failed submit keeping its token.
-    return page("Place an order", """
+    // The form validates on the server only (novalidate), so the demo shows a failed submit keeping
+    // its token.
+    return page(
+        "Place an order",
+        """
         <h1>Place an order</h1>
         <p class="lead">Double-click, reload or go back: the order is placed once.</p>
         %s<form id="order" method="post" action="/orders" novalidate onsubmit="return lockSubmit(this)">
@@ -76,44 +89,78 @@ final class OrderPages {
           button.textContent = "Place order";
         });
         </script>
-        """.formatted(errors, escape(tokenField), escape(token), options, escape(form.quantity()),
-        badQuantity ? " class=\"invalid\"" : "", escape(form.email()), badEmail ? " class=\"invalid\"" : ""));
+        """
+            .formatted(
+                errors,
+                escape(tokenField),
+                escape(token),
+                options,
+                escape(form.quantity()),
+                badQuantity ? " class=\"invalid\"" : "",
+                escape(form.email()),
+                badEmail ? " class=\"invalid\"" : ""));
   }
 
   static String order(OrderReceipt order) {
-    return page("Order " + order.orderId(), """
+    return page(
+        "Order " + order.orderId(),
+        """
         <h1>Order %s</h1>
         <p class="ok">Thank you, your order is placed.</p>
         <dl><dt>Item</dt><dd>%s</dd><dt>Quantity</dt><dd>%d</dd><dt>Email</dt><dd>%s</dd></dl>
         <p><a href="/">Place another order</a> &middot; <a href="/orders">All orders</a></p>
-        """.formatted(escape(order.orderId()), escape(order.sku()), order.quantity(), escape(order.customerId())));
+        """
+            .formatted(
+                escape(order.orderId()),
+                escape(order.sku()),
+                order.quantity(),
+                escape(order.customerId())));
   }
 
   static String list(List<OrderReceipt> orders, long submits) {
     StringBuilder rows = new StringBuilder();
     for (OrderReceipt o : orders) {
-      rows.append("<tr><td><a href=\"/orders/").append(escape(o.orderId())).append("\">").append(escape(o.orderId()))
-          .append("</a></td><td>").append(escape(o.sku())).append("</td><td>").append(o.quantity())
-          .append("</td><td>").append(escape(o.customerId())).append("</td></tr>\n");
+      rows.append("<tr><td><a href=\"/orders/")
+          .append(escape(o.orderId()))
+          .append("\">")
+          .append(escape(o.orderId()))
+          .append("</a></td><td>")
+          .append(escape(o.sku()))
+          .append("</td><td>")
+          .append(o.quantity())
+          .append("</td><td>")
+          .append(escape(o.customerId()))
+          .append("</td></tr>\n");
     }
-    return page("Orders", """
+    return page(
+        "Orders",
+        """
         <h1>Orders</h1>
         <p class="lead"><span id="orders">%d</span> orders placed from <span id="submits">%d</span> submits.</p>
         <table><tr><th>Order</th><th>Item</th><th>Qty</th><th>Email</th></tr>
         %s</table>
         <p><a href="/">Place an order</a></p>
-        """.formatted(orders.size(), submits, rows));
+        """
+            .formatted(orders.size(), submits, rows));
   }
 
   static String notFound(String what) {
-    return page("Not found",
-        "<h1>Not found</h1><p class=\"lead\">" + escape(what) + "</p><p><a href=\"/\">Back</a></p>");
+    return page(
+        "Not found",
+        "<h1>Not found</h1><p class=\"lead\">"
+            + escape(what)
+            + "</p><p><a href=\"/\">Back</a></p>");
   }
 
   private static String page(String title, String body) {
     return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        + "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>" + escape(title)
-        + "</title><style>" + STYLE + "</style></head>\n<body><main>\n" + body + "</main></body></html>\n";
+        + "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>"
+        + escape(title)
+        + "</title><style>"
+        + STYLE
+        + "</style></head>\n<body><main>\n"
+        + body
+        + "</main></body></html>\n";
   }
 
   static String escape(String s) {

@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A small order service. Each annotated method counts its real executions per key, so the demo and the tests
- * can show that a key runs once, whatever the callers do.
+ * A small order service. Each annotated method counts its real executions per key, so the demo and
+ * the tests can show that a key runs once, whatever the callers do.
  */
 public class OrderService {
   private final AtomicLong orderNumbers = new AtomicLong();
@@ -26,10 +26,15 @@ public class OrderService {
   public OrderReceipt submitOrder(String idempotencyKey, OrderRequest request) {
     return placeOrder(idempotencyKey, request);
   }
+
   // README: the first example (end)
 
   /** The same, but a duplicate that arrives while the first call runs waits for its result. */
-  @Idempotent(key = "#idempotencyKey", payload = "#request", onInProgress = OnInProgress.WAIT, waitTimeout = "10s")
+  @Idempotent(
+      key = "#idempotencyKey",
+      payload = "#request",
+      onInProgress = OnInProgress.WAIT,
+      waitTimeout = "10s")
   public OrderReceipt submitOrderWaiting(String idempotencyKey, OrderRequest request) {
     return placeOrder(idempotencyKey, request);
   }
@@ -45,7 +50,10 @@ public class OrderService {
     return "captured " + callback.amountCents() + " cents for " + callback.orderId();
   }
 
-  /** A message consumer: static, keyed by the message id, so a redelivered message is not applied twice. */
+  /**
+   * A message consumer: static, keyed by the message id, so a redelivered message is not applied
+   * twice.
+   */
   @Idempotent(key = "'shipment:' + #messageId", onInProgress = OnInProgress.WAIT)
   public static int consumeShipment(String messageId, OrderService service) {
     return (int) service.count("shipment:" + messageId);
@@ -60,15 +68,22 @@ public class OrderService {
         Thread.currentThread().interrupt();
       }
     }
-    return new OrderReceipt("ord-" + orderNumbers.incrementAndGet(), request.customerId(), request.sku(),
-        request.quantity(), n);
+    return new OrderReceipt(
+        "ord-" + orderNumbers.incrementAndGet(),
+        request.customerId(),
+        request.sku(),
+        request.quantity(),
+        n);
   }
 
   private long count(String key) {
     return executions.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
   }
 
-  /** How many times the body for {@code key} really ran (key as {@code order:K}, {@code payment:P}, ...). */
+  /**
+   * How many times the body for {@code key} really ran (key as {@code order:K}, {@code payment:P},
+   * ...).
+   */
   public long executions(String key) {
     AtomicLong n = executions.get(key);
     return n == null ? 0 : n.get();

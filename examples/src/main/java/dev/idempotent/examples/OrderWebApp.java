@@ -37,11 +37,13 @@ public final class OrderWebApp implements AutoCloseable {
 
     // Sessions: a submit token is bound to the browser's session (there is no login in the demo).
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.SESSIONS);
-    // The filter on the global Idempotency instance: the in-process store, found with no configuration.
-    IdempotencyFilter idempotency = IdempotencyFilter.builder()
-        .keyRequired("/api/*")          // the JSON API: 400 without an Idempotency-Key
-        .submitTokenPaths("/orders")    // the form: a POST needs the token rendered into it
-        .build();
+    // The filter on the global Idempotency instance: the in-process store, found with no
+    // configuration.
+    IdempotencyFilter idempotency =
+        IdempotencyFilter.builder()
+            .keyRequired("/api/*") // the JSON API: 400 without an Idempotency-Key
+            .submitTokenPaths("/orders") // the form: a POST needs the token rendered into it
+            .build();
     context.addFilter(new FilterHolder(submits), "/*", EnumSet.of(DispatcherType.REQUEST));
     context.addFilter(new FilterHolder(idempotency), "/*", EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("api", new OrderApiServlet(orders)), "/api/orders");

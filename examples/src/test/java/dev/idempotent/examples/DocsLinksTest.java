@@ -15,9 +15,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every relative link of README.md, CONTRIBUTING.md and {@code docs/**.md} points to a file of the repository, and
- * every {@code #anchor} to a heading of the page it names (GitHub's anchors: lower case, punctuation dropped,
- * spaces as hyphens). A failure names the page and line of the link.
+ * Every relative link of README.md, CONTRIBUTING.md and {@code docs/**.md} points to a file of the
+ * repository, and every {@code #anchor} to a heading of the page it names (GitHub's anchors: lower
+ * case, punctuation dropped, spaces as hyphens). A failure names the page and line of the link.
  */
 class DocsLinksTest {
   private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
@@ -43,8 +43,12 @@ class DocsLinksTest {
     for (String line : prose(page)) {
       Matcher h = HEADING.matcher(line);
       if (h.matches()) {
-        String anchor = h.group(1).strip().toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "")
-            .replace(' ', '-');
+        String anchor =
+            h.group(1)
+                .strip()
+                .toLowerCase(Locale.ROOT)
+                .replaceAll("[^\\p{L}\\p{N} _-]", "")
+                .replace(' ', '-');
         String unique = anchor;
         for (int n = 1; !anchors.add(unique); n++) {
           unique = anchor + "-" + n;
@@ -76,8 +80,13 @@ class DocsLinksTest {
           } else if (hash >= 0) {
             String anchor = link.substring(hash + 1);
             if (!target.toString().endsWith(".md") || !anchors(target).contains(anchor)) {
-              broken.add(where + " (no heading #" + anchor + " in " + DocsSnippetsTest.ROOT.relativize(target)
-                  + ")");
+              broken.add(
+                  where
+                      + " (no heading #"
+                      + anchor
+                      + " in "
+                      + DocsSnippetsTest.ROOT.relativize(target)
+                      + ")");
             }
           }
           checked++;
@@ -91,6 +100,7 @@ class DocsLinksTest {
   @Test
   void anchorsAreGithubs() throws IOException {
     Path readme = DocsSnippetsTest.ROOT.resolve("README.md");
-    assertThat(anchors(readme)).contains("idempotent-reference", "spring-boot-35-and-40", "maven-setup");
+    assertThat(anchors(readme))
+        .contains("idempotent-reference", "spring-boot-35-and-40", "maven-setup");
   }
 }

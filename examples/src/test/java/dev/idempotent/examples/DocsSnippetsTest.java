@@ -18,24 +18,30 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every fenced block of README.md, CONTRIBUTING.md and {@code docs/**.md} is checked by a test, and the marker on
- * the line before its fence says which (a failure names the file and line of the block):
+ * Every fenced block of README.md, CONTRIBUTING.md and {@code docs/**.md} is checked by a test, and
+ * the marker on the line before its fence says which (a failure names the file and line of the
+ * block):
  *
  * <ul>
- *   <li>{@code <!-- consumer: TARGET -->}, {@code <!-- consumer-lombok: TARGET -->}: built into a consumer project
- *       and run by {@link ReadmeSnippetsBuildTest} (TARGET {@code dependencies}, {@code plugins} or a source path);
- *   <li>{@code <!-- snippet: PATH REGION -->}: the block is the text of PATH between the lines holding
- *       {@code REGION (begin)} and {@code REGION (end)}, a source compiled and tested by its module; whitespace
- *       runs count as one space, {@code ...} in the block stands for any text (a method body left out), and an
- *       XML block may wrap the region in the element it goes into;
- *   <li>{@code <!-- command -->}: shell commands; each {@code mvn} line's {@code -pl} modules and {@code -P}
- *       profiles exist, each {@code java} line's jar is a module's and its main class a source file;
+ *   <li>{@code <!-- consumer: TARGET -->}, {@code <!-- consumer-lombok: TARGET -->}: built into a
+ *       consumer project and run by {@link ReadmeSnippetsBuildTest} (TARGET {@code dependencies},
+ *       {@code plugins} or a source path);
+ *   <li>{@code <!-- snippet: PATH REGION -->}: the block is the text of PATH between the lines
+ *       holding {@code REGION (begin)} and {@code REGION (end)}, a source compiled and tested by
+ *       its module; whitespace runs count as one space, {@code ...} in the block stands for any
+ *       text (a method body left out), and an XML block may wrap the region in the element it goes
+ *       into;
+ *   <li>{@code <!-- command -->}: shell commands; each {@code mvn} line's {@code -pl} modules and
+ *       {@code -P} profiles exist, each {@code java} line's jar is a module's and its main class a
+ *       source file;
  *   <li>{@code <!-- output: CLASS -->}: what {@code CLASS.main()} prints, run here;
- *   <li>{@code <!-- properties -->}: each key is read by the code: a string literal in a main source, or a key of
- *       a main resource's {@code .properties};
- *   <li>{@code <!-- dependency -->}: each {@code dev.idempotent} artifact is a module of the reactor at its version;
+ *   <li>{@code <!-- properties -->}: each key is read by the code: a string literal in a main
+ *       source, or a key of a main resource's {@code .properties};
+ *   <li>{@code <!-- dependency -->}: each {@code dev.idempotent} artifact is a module of the
+ *       reactor at its version;
  *   <li>{@code <!-- tested-by: PATH -->}: PATH is a test that finds the block by this very marker;
- *   <li>{@code <!-- fragment: REASON -->}: not checked, for REASON (a picture, not code); keep these few.
+ *   <li>{@code <!-- fragment: REASON -->}: not checked, for REASON (a picture, not code); keep
+ *       these few.
  * </ul>
  */
 class DocsSnippetsTest {
@@ -43,8 +49,17 @@ class DocsSnippetsTest {
   private static final String VERSION = "0.1.0-SNAPSHOT";
   private static final Pattern FENCE = Pattern.compile("^(\\s*)```([a-z]*)\\s*$");
   private static final Pattern MARKER = Pattern.compile("^<!-- ([a-z-]+)(?::\\s*(.*?))?\\s*-->$");
-  private static final Set<String> KINDS = Set.of("consumer", "consumer-lombok", "snippet", "command", "output",
-      "properties", "dependency", "tested-by", "fragment");
+  private static final Set<String> KINDS =
+      Set.of(
+          "consumer",
+          "consumer-lombok",
+          "snippet",
+          "command",
+          "output",
+          "properties",
+          "dependency",
+          "tested-by",
+          "fragment");
 
   /** A fenced block: where it is, the marker line before it (or null) and its text. */
   record Block(Path file, int line, String language, String marker, String text) {
@@ -65,7 +80,8 @@ class DocsSnippetsTest {
 
   /** README.md, CONTRIBUTING.md and every page under docs/. */
   static List<Path> pages() throws IOException {
-    List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md"), ROOT.resolve("CONTRIBUTING.md")));
+    List<Path> pages =
+        new ArrayList<>(List.of(ROOT.resolve("README.md"), ROOT.resolve("CONTRIBUTING.md")));
     try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
       docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
     }
@@ -85,8 +101,13 @@ class DocsSnippetsTest {
       for (i++; i < lines.size() && !lines.get(i).strip().equals("```"); i++) {
         text.append(lines.get(i)).append('\n');
       }
-      assertThat(i).as("%s:%d: the block is closed", ROOT.relativize(file), start + 1).isLessThan(lines.size());
-      String marker = start > 0 && lines.get(start - 1).startsWith("<!--") ? lines.get(start - 1).strip() : null;
+      assertThat(i)
+          .as("%s:%d: the block is closed", ROOT.relativize(file), start + 1)
+          .isLessThan(lines.size());
+      String marker =
+          start > 0 && lines.get(start - 1).startsWith("<!--")
+              ? lines.get(start - 1).strip()
+              : null;
       found.add(new Block(file, start + 1, open.group(2), marker, text.toString()));
     }
     return found;
@@ -108,15 +129,22 @@ class DocsSnippetsTest {
         unmarked.add(b.where() + " (```" + b.language() + ", marker: " + b.marker() + ")");
       }
     }
-    assertThat(unmarked).as("blocks without a marker saying how a test checks them; put one of "
-        + KINDS + " on the line before the fence (see " + getClass().getSimpleName() + ")").isEmpty();
+    assertThat(unmarked)
+        .as(
+            "blocks without a marker saying how a test checks them; put one of "
+                + KINDS
+                + " on the line before the fence (see "
+                + getClass().getSimpleName()
+                + ")")
+        .isEmpty();
   }
 
   @Test
   void consumerBlocksNameWhereTheyGo() throws IOException {
     for (Block b : allBlocks()) {
       if ("consumer".equals(b.kind()) || "consumer-lombok".equals(b.kind())) {
-        assertThat(b.argument()).as("%s: the target of %s", b.where(), b.marker())
+        assertThat(b.argument())
+            .as("%s: the target of %s", b.where(), b.marker())
             .matches("dependencies|plugins|src/(main|test)/java/.+\\.java");
       }
     }
@@ -151,23 +179,39 @@ class DocsSnippetsTest {
     int begin = text.indexOf(region + " (begin)");
     int end = text.indexOf(region + " (end)", Math.max(begin, 0));
     if (begin < 0 || end < 0) {
-      return List.of(b.where() + ": no lines '" + region + " (begin)' and '(end)' in " + ROOT.relativize(source));
+      return List.of(
+          b.where()
+              + ": no lines '"
+              + region
+              + " (begin)' and '(end)' in "
+              + ROOT.relativize(source));
     }
     String body = text.substring(text.indexOf('\n', begin) + 1, text.lastIndexOf('\n', end));
     if (!matches(b.text(), body)) {
-      return List.of(b.where() + ": the block is " + ROOT.relativize(source) + " between its '" + region
-          + "' markers:\n" + body + "\nbut the block is:\n" + b.text());
+      return List.of(
+          b.where()
+              + ": the block is "
+              + ROOT.relativize(source)
+              + " between its '"
+              + region
+              + "' markers:\n"
+              + body
+              + "\nbut the block is:\n"
+              + b.text());
     }
     return List.of();
   }
 
   /**
-   * Whether the block is the region, whitespace runs counting as one space and {@code ...} as any text; an XML
-   * block may wrap the region in the element it goes into (a pom's {@code <properties>}).
+   * Whether the block is the region, whitespace runs counting as one space and {@code ...} as any
+   * text; an XML block may wrap the region in the element it goes into (a pom's {@code
+   * <properties>}).
    */
   static boolean matches(String block, String region) {
-    Matcher wrapped = Pattern.compile("\\s*<([a-zA-Z.-]+)>\\n(.*)\\n</\\1>\\s*", Pattern.DOTALL).matcher(block);
-    return matchesExactly(block, region) || wrapped.matches() && matchesExactly(wrapped.group(2), region);
+    Matcher wrapped =
+        Pattern.compile("\\s*<([a-zA-Z.-]+)>\\n(.*)\\n</\\1>\\s*", Pattern.DOTALL).matcher(block);
+    return matchesExactly(block, region)
+        || wrapped.matches() && matchesExactly(wrapped.group(2), region);
   }
 
   private static boolean matchesExactly(String block, String region) {
@@ -189,9 +233,11 @@ class DocsSnippetsTest {
         continue;
       }
       for (String line : b.text().replace("\\\n", " ").split("\n")) {
-        String command = line.replaceAll("#.*", "").replaceAll("^(\\s*[A-Z_0-9]+=\\S+\\s+)*", "").strip();
+        String command =
+            line.replaceAll("#.*", "").replaceAll("^(\\s*[A-Z_0-9]+=\\S+\\s+)*", "").strip();
         if (!command.isEmpty()) {
-          commandProblems(command).forEach(p -> problems.add(b.where() + ": " + p + " in: " + command));
+          commandProblems(command)
+              .forEach(p -> problems.add(b.where() + ": " + p + " in: " + command));
           checked++;
         }
       }
@@ -203,7 +249,8 @@ class DocsSnippetsTest {
   private static final Pattern MODULES = Pattern.compile("-pl\\s+(\\S+)");
   private static final Pattern PROFILES = Pattern.compile("(?:^|\\s)-P(\\S+)");
   private static final Pattern JAR =
-      Pattern.compile("(?:-jar|-cp)\\s+(\\S+?)/target/\\S+\\.jar(?:\\s+(dev\\.idempotent\\.[\\w.]+))?");
+      Pattern.compile(
+          "(?:-jar|-cp)\\s+(\\S+?)/target/\\S+\\.jar(?:\\s+(dev\\.idempotent\\.[\\w.]+))?");
 
   private static List<String> commandProblems(String command) throws IOException {
     List<String> problems = new ArrayList<>();
@@ -224,7 +271,9 @@ class DocsSnippetsTest {
         boolean declared = false;
         for (String module : named.isEmpty() ? List.of(".") : named) {
           Path pom = ROOT.resolve(module).resolve("pom.xml");
-          declared |= Files.isRegularFile(pom) && Files.readString(pom).contains("<id>" + p.group(1) + "</id>");
+          declared |=
+              Files.isRegularFile(pom)
+                  && Files.readString(pom).contains("<id>" + p.group(1) + "</id>");
         }
         if (!declared) {
           problems.add("no profile " + p.group(1) + " in " + (named.isEmpty() ? "pom.xml" : named));
@@ -236,12 +285,16 @@ class DocsSnippetsTest {
         problems.add("no module's jar");
       } else if (!Files.isRegularFile(ROOT.resolve(j.group(1)).resolve("pom.xml"))) {
         problems.add("no module " + j.group(1));
-      } else if (j.group(2) != null && !Files.isRegularFile(ROOT.resolve(j.group(1)).resolve("src/main/java")
-          .resolve(j.group(2).replace('.', '/') + ".java"))) {
+      } else if (j.group(2) != null
+          && !Files.isRegularFile(
+              ROOT.resolve(j.group(1))
+                  .resolve("src/main/java")
+                  .resolve(j.group(2).replace('.', '/') + ".java"))) {
         problems.add("no main class " + j.group(2) + " in " + j.group(1));
       }
     } else if (command.matches("(redis-server|redis-cli) .*")) {
-      // a Redis server of its own for a benchmark run, started and stopped around the run's java command
+      // a Redis server of its own for a benchmark run, started and stopped around the run's java
+      // command
     } else {
       problems.add("not a mvn, java, redis-server or redis-cli command");
     }
@@ -250,7 +303,8 @@ class DocsSnippetsTest {
 
   @Test
   void theReadmeKeepsTheTestCommandCiRuns() throws IOException {
-    assertThat(blocks(ROOT.resolve("README.md"))).as("the README's test command, as CI calls it")
+    assertThat(blocks(ROOT.resolve("README.md")))
+        .as("the README's test command, as CI calls it")
         .anyMatch(b -> "command".equals(b.kind()) && b.text().equals("mvn -B verify\n"));
   }
 
@@ -271,9 +325,13 @@ class DocsSnippetsTest {
         System.setOut(before);
         dev.idempotent.Idempotency.reset();
       }
-      String printed = out.toString(StandardCharsets.UTF_8).lines().map(String::stripTrailing)
-          .collect(Collectors.joining("\n", "", "\n"));
-      String shown = b.text().lines().map(String::stripTrailing).collect(Collectors.joining("\n", "", "\n"));
+      String printed =
+          out.toString(StandardCharsets.UTF_8)
+              .lines()
+              .map(String::stripTrailing)
+              .collect(Collectors.joining("\n", "", "\n"));
+      String shown =
+          b.text().lines().map(String::stripTrailing).collect(Collectors.joining("\n", "", "\n"));
       assertThat(printed).as("%s: what %s prints", b.where(), b.argument()).isEqualTo(shown);
       checked++;
     }
@@ -295,8 +353,12 @@ class DocsSnippetsTest {
         }
         String key = line.substring(0, line.indexOf('=')).strip();
         if (line.substring(line.indexOf('=') + 1).matches(".*\\s[#!].*")) {
-          unknown.add(b.where() + ": " + key + " has a comment after its value (in .properties that is part of "
-              + "the value: put the comment on a line of its own)");
+          unknown.add(
+              b.where()
+                  + ": "
+                  + key
+                  + " has a comment after its value (in .properties that is part of "
+                  + "the value: put the comment on a line of its own)");
         }
         if (!sources.contains("\"" + key + "\"") && !sources.contains("\n" + key + "=")) {
           unknown.add(b.where() + ": " + key);
@@ -304,8 +366,11 @@ class DocsSnippetsTest {
         checked++;
       }
     }
-    assertThat(unknown).as("properties that no code reads (neither a literal in a main source nor a key of a main "
-        + "resource)").isEmpty();
+    assertThat(unknown)
+        .as(
+            "properties that no code reads (neither a literal in a main source nor a key of a main "
+                + "resource)")
+        .isEmpty();
     assertThat(checked).isPositive();
   }
 
@@ -313,8 +378,11 @@ class DocsSnippetsTest {
   private static String mainSources() throws IOException {
     StringBuilder all = new StringBuilder();
     try (Stream<Path> files = Files.walk(ROOT)) {
-      for (Path p : files.filter(p -> p.toString().contains("/src/main/"))
-          .filter(p -> p.toString().endsWith(".java") || p.toString().endsWith(".properties")).toList()) {
+      for (Path p :
+          files
+              .filter(p -> p.toString().contains("/src/main/"))
+              .filter(p -> p.toString().endsWith(".java") || p.toString().endsWith(".properties"))
+              .toList()) {
         all.append('\n').append(Files.readString(p));
       }
     }
@@ -323,8 +391,10 @@ class DocsSnippetsTest {
 
   @Test
   void dependencyBlocksNameModulesOfTheReactor() throws IOException {
-    Pattern dependency = Pattern.compile("<groupId>dev\\.idempotent</groupId>\\s*<artifactId>([^<]+)</artifactId>"
-        + "\\s*<version>([^<]+)</version>");
+    Pattern dependency =
+        Pattern.compile(
+            "<groupId>dev\\.idempotent</groupId>\\s*<artifactId>([^<]+)</artifactId>"
+                + "\\s*<version>([^<]+)</version>");
     int checked = 0;
     for (Block b : allBlocks()) {
       if (!"dependency".equals(b.kind())) {
@@ -333,12 +403,15 @@ class DocsSnippetsTest {
       Matcher m = dependency.matcher(b.text());
       while (m.find()) {
         String module = m.group(1).replaceFirst("^idempotent-", "");
-        assertThat(ROOT.resolve(module).resolve("pom.xml")).as("%s: the module of %s", b.where(), m.group(1))
+        assertThat(ROOT.resolve(module).resolve("pom.xml"))
+            .as("%s: the module of %s", b.where(), m.group(1))
             .isRegularFile();
         assertThat(Files.readString(ROOT.resolve(module).resolve("pom.xml")))
             .as("%s: %s is that module's artifact", b.where(), m.group(1))
             .contains("<artifactId>" + m.group(1) + "</artifactId>");
-        assertThat(m.group(2)).as("%s: the version of %s", b.where(), m.group(1)).isEqualTo(VERSION);
+        assertThat(m.group(2))
+            .as("%s: the version of %s", b.where(), m.group(1))
+            .isEqualTo(VERSION);
         checked++;
       }
       assertThat(checked).as("%s: a dev.idempotent dependency", b.where()).isPositive();
@@ -354,7 +427,9 @@ class DocsSnippetsTest {
         assertThat(test).as("%s: the test named by %s", b.where(), b.marker()).isRegularFile();
         String marker = b.marker();
         String source = Files.readString(test).replaceAll("\"\\s*\\+\\s*\"", "");
-        assertThat(source).as("%s: %s finds the block by its marker", b.where(), b.argument()).contains(marker);
+        assertThat(source)
+            .as("%s: %s finds the block by its marker", b.where(), b.argument())
+            .contains(marker);
       }
     }
   }
@@ -364,12 +439,15 @@ class DocsSnippetsTest {
     List<String> fragments = new ArrayList<>();
     for (Block b : allBlocks()) {
       if ("fragment".equals(b.kind())) {
-        assertThat(b.argument()).as("%s: the reason the block is not checked", b.where()).isNotBlank();
+        assertThat(b.argument())
+            .as("%s: the reason the block is not checked", b.where())
+            .isNotBlank();
         fragments.add(b.where() + ": " + b.argument());
       }
     }
     System.out.println("Unchecked blocks (fragments): " + fragments);
-    assertThat(fragments).as("unchecked blocks stay few: check a new one with one of the other markers instead")
+    assertThat(fragments)
+        .as("unchecked blocks stay few: check a new one with one of the other markers instead")
         .hasSizeLessThanOrEqualTo(3);
   }
 }

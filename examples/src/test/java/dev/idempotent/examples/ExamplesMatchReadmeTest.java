@@ -7,7 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The Maven setup in the README is the one this module builds with, so the snippet users copy is proven. */
+/**
+ * The Maven setup in the README is the one this module builds with, so the snippet users copy is
+ * proven.
+ */
 class ExamplesMatchReadmeTest {
   private static final Path MODULE = Path.of("").toAbsolutePath();
 
@@ -27,7 +30,11 @@ class ExamplesMatchReadmeTest {
   void thePluginBlockInTheReadmeIsTheOneThisModuleUses() throws IOException {
     String pom = Files.readString(MODULE.resolve("pom.xml"));
     String readme = Files.readString(MODULE.getParent().resolve("README.md"));
-    String plugin = between(pom, "<!-- README: user setup, plugin (begin) -->", "<!-- README: user setup, plugin (end) -->");
+    String plugin =
+        between(
+            pom,
+            "<!-- README: user setup, plugin (begin) -->",
+            "<!-- README: user setup, plugin (end) -->");
     assertThat(normalized(readme)).contains(normalized(plugin));
   }
 
@@ -35,12 +42,16 @@ class ExamplesMatchReadmeTest {
   void theDependenciesInTheReadmeAreTheOnesThisModuleUses() throws IOException {
     String pom = Files.readString(MODULE.resolve("pom.xml"));
     String readme = normalized(Files.readString(MODULE.getParent().resolve("README.md")));
-    String deps = between(pom, "<!-- README: user setup, dependencies (begin) -->",
-        "<!-- README: user setup, dependencies (end) -->");
+    String deps =
+        between(
+            pom,
+            "<!-- README: user setup, dependencies (begin) -->",
+            "<!-- README: user setup, dependencies (end) -->");
     String version = "0.1.0-SNAPSHOT";
     for (String artifact : new String[] {"idempotent-core", "idempotent-store-memory"}) {
       assertThat(normalized(deps)).contains("<artifactId>" + artifact + "</artifactId>");
-      assertThat(readme).contains("<groupId>dev.idempotent</groupId> <artifactId>" + artifact + "</artifactId>");
+      assertThat(readme)
+          .contains("<groupId>dev.idempotent</groupId> <artifactId>" + artifact + "</artifactId>");
     }
     assertThat(readme).contains("<version>" + version + "</version>");
   }

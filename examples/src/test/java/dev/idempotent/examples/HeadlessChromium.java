@@ -18,14 +18,15 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
- * The system's Chromium ({@code chromium} and {@code chromium-driver} Debian packages), headless, driven by
- * Selenium. Nothing is downloaded: the driver executable is given to the service, so Selenium Manager is never
- * asked for one, and the browser binary is given to the options. Without the packages the tests are skipped,
- * except under {@code CI=true}, where that is a failure.
+ * The system's Chromium ({@code chromium} and {@code chromium-driver} Debian packages), headless,
+ * driven by Selenium. Nothing is downloaded: the driver executable is given to the service, so
+ * Selenium Manager is never asked for one, and the browser binary is given to the options. Without
+ * the packages the tests are skipped, except under {@code CI=true}, where that is a failure.
  */
 final class HeadlessChromium implements AutoCloseable {
   static final Path BROWSER = Path.of(System.getProperty("chromium.binary", "/usr/bin/chromium"));
-  static final Path DRIVER = Path.of(System.getProperty("chromium.driver", "/usr/bin/chromedriver"));
+  static final Path DRIVER =
+      Path.of(System.getProperty("chromium.driver", "/usr/bin/chromedriver"));
   static final Path SCREENSHOTS = Path.of("target", "screenshots").toAbsolutePath();
   static final Path LOG = Path.of("target", "chromedriver.log").toAbsolutePath();
 
@@ -44,13 +45,21 @@ final class HeadlessChromium implements AutoCloseable {
     return Files.isExecutable(BROWSER) && Files.isExecutable(DRIVER);
   }
 
-  /** Skips the calling test (fails it under {@code CI=true}) when the browser or its driver is missing. */
+  /**
+   * Skips the calling test (fails it under {@code CI=true}) when the browser or its driver is
+   * missing.
+   */
   static void assumeInstalled() {
     if (installed()) {
       return;
     }
-    String missing = "headless Chromium needs " + BROWSER + " and " + DRIVER
-        + ": install the Debian packages chromium and chromium-driver (apt-get install chromium chromium-driver)";
+    String missing =
+        "headless Chromium needs "
+            + BROWSER
+            + " and "
+            + DRIVER
+            + ": install the Debian packages chromium and chromium-driver (apt-get install chromium"
+            + " chromium-driver)";
     if ("true".equalsIgnoreCase(System.getenv("CI"))) {
       fail("CI=true and " + missing);
     }
@@ -63,17 +72,27 @@ final class HeadlessChromium implements AutoCloseable {
     assumeInstalled();
     Path profile = Files.createTempDirectory("chromium-profile-");
     Files.createDirectories(LOG.getParent());
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(DRIVER.toFile())
-        .usingAnyFreePort()
-        .withLogFile(LOG.toFile())
-        .withSilent(true)
-        .build();
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(DRIVER.toFile())
+            .usingAnyFreePort()
+            .withLogFile(LOG.toFile())
+            .withSilent(true)
+            .build();
     ChromeOptions options = new ChromeOptions();
     options.setBinary(BROWSER.toFile());
-    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", "--window-size=900,900", "--user-data-dir=" + profile);
+    options.addArguments(
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=900,900",
+        "--user-data-dir=" + profile);
     ChromeDriver driver;
     try {
       driver = new ChromeDriver(service, options);

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The first example of docs/key-expressions.md, woven and called: the page shows the region of {@link Payments}
- * (checked by {@link DocsSnippetsTest}).
+ * The first example of docs/key-expressions.md, woven and called: the page shows the region of
+ * {@link Payments} (checked by {@link DocsSnippetsTest}).
  */
 class KeyExpressionDocsTest {
   public record Customer(String email) {}
@@ -36,7 +36,10 @@ class KeyExpressionDocsTest {
 
   @BeforeEach
   void setUp() {
-    Idempotency.install(IdempotencyConfig.builder().defaultStore(CaffeineIdempotencyStore.builder().build()).build());
+    Idempotency.install(
+        IdempotencyConfig.builder()
+            .defaultStore(CaffeineIdempotencyStore.builder().build())
+            .build());
   }
 
   @AfterEach
@@ -49,8 +52,10 @@ class KeyExpressionDocsTest {
     Payments payments = new Payments();
     Order order = new Order("o-1", new Customer("ada@example.com"));
     assertThat(payments.pay(order)).isEqualTo(new Receipt("o-1", 1));
-    assertThat(payments.pay(new Order("o-1", new Customer("ada@example.com")))).isEqualTo(new Receipt("o-1", 1));
-    assertThat(payments.pay(new Order("o-1", new Customer("bob@example.com")))).isEqualTo(new Receipt("o-1", 2));
+    assertThat(payments.pay(new Order("o-1", new Customer("ada@example.com"))))
+        .isEqualTo(new Receipt("o-1", 1));
+    assertThat(payments.pay(new Order("o-1", new Customer("bob@example.com"))))
+        .isEqualTo(new Receipt("o-1", 2));
     assertThat(payments.pay(new Order("o-1", null))).isEqualTo(new Receipt("o-1", 3));
     assertThat(payments.pay(new Order("o-1", null))).isEqualTo(new Receipt("o-1", 3));
     assertThat(payments.payments).hasValue(3);

@@ -23,10 +23,10 @@ import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The demo's order form in headless Chromium against the web app on a free loopback port: whatever the user does
- * with the browser, one form places one order. Where a test must prove the server alone, it first removes the
- * page's own protection (the script that locks the button), and checks that the duplicate really reached the
- * server.
+ * The demo's order form in headless Chromium against the web app on a free loopback port: whatever
+ * the user does with the browser, one form places one order. Where a test must prove the server
+ * alone, it first removes the page's own protection (the script that locks the button), and checks
+ * that the duplicate really reached the server.
  */
 class OrderFormBrowserTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
@@ -81,15 +81,22 @@ class OrderFormBrowserTest {
     chromium.screenshot("order-form");
     removePageProtection();
     WebElement button = browser.findElement(By.id("place-order"));
-    // Two native clicks 40 ms apart (a quick human double-click is 100-200 ms): both submits leave the browser.
-    new Actions(browser).moveToElement(button).click().pause(Duration.ofMillis(40)).click().perform();
+    // Two native clicks 40 ms apart (a quick human double-click is 100-200 ms): both submits leave
+    // the browser.
+    new Actions(browser)
+        .moveToElement(button)
+        .click()
+        .pause(Duration.ofMillis(40))
+        .click()
+        .perform();
     String orderPage = awaitOrderPage();
 
     assertThat(app.submitsReceived()).as("both clicks reached the server").isEqualTo(2);
     assertThat(app.orders().count()).isEqualTo(1);
     assertThat(orderPage).endsWith("/orders/ord-1");
     assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Order ord-1");
-    assertThat(browser.findElement(By.tagName("dl")).getText()).contains("lamp", "2", "ada@example.com");
+    assertThat(browser.findElement(By.tagName("dl")).getText())
+        .contains("lamp", "2", "ada@example.com");
     chromium.screenshot("order-placed");
   }
 
@@ -99,7 +106,8 @@ class OrderFormBrowserTest {
     fill("book", "1", "ada@example.com");
     removePageProtection();
     browser.executeScript(
-        "var f = document.getElementById('order'); f.submit(); setTimeout(function () { f.submit(); }, 40);");
+        "var f = document.getElementById('order'); f.submit(); setTimeout(function () { f.submit();"
+            + " }, 40);");
     awaitOrderPage();
 
     assertThat(app.submitsReceived()).as("both submits reached the server").isEqualTo(2);
@@ -111,7 +119,12 @@ class OrderFormBrowserTest {
     openForm();
     fill("book", "1", "ada@example.com");
     WebElement button = browser.findElement(By.id("place-order"));
-    new Actions(browser).moveToElement(button).click().pause(Duration.ofMillis(40)).click().perform();
+    new Actions(browser)
+        .moveToElement(button)
+        .click()
+        .pause(Duration.ofMillis(40))
+        .click()
+        .perform();
     awaitOrderPage();
 
     assertThat(app.submitsReceived()).as("the locked button ignored the second click").isEqualTo(1);
@@ -143,7 +156,8 @@ class OrderFormBrowserTest {
     String orderPage = awaitOrderPage();
 
     browser.navigate().back();
-    new WebDriverWait(browser, WAIT).until(ExpectedConditions.elementToBeClickable(By.id("place-order")));
+    new WebDriverWait(browser, WAIT)
+        .until(ExpectedConditions.elementToBeClickable(By.id("place-order")));
     assertThat(token()).as("the form came back with its token").isEqualTo(token);
     browser.findElement(By.id("place-order")).click();
 
@@ -162,8 +176,10 @@ class OrderFormBrowserTest {
     second.get(base + "/");
     fill("book", "3", "ada@example.com");
     // A duplicated tab: the same form, the same token.
-    browser.executeScript("document.getElementsByName(arguments[0])[0].value = arguments[1];",
-        IdempotencyFilter.DEFAULT_SUBMIT_TOKEN_FIELD, token);
+    browser.executeScript(
+        "document.getElementsByName(arguments[0])[0].value = arguments[1];",
+        IdempotencyFilter.DEFAULT_SUBMIT_TOKEN_FIELD,
+        token);
 
     browser.findElement(By.id("place-order")).click();
     String secondPage = awaitOrderPage();
@@ -182,7 +198,8 @@ class OrderFormBrowserTest {
     fill("lamp", "0", "ada@example.com");
     String token = token();
     browser.findElement(By.id("place-order")).click();
-    new WebDriverWait(browser, WAIT).until(ExpectedConditions.presenceOfElementLocated(By.className("error")));
+    new WebDriverWait(browser, WAIT)
+        .until(ExpectedConditions.presenceOfElementLocated(By.className("error")));
 
     assertThat(browser.findElement(By.className("error")).getText()).contains("Quantity must be");
     assertThat(token()).as("the form came back with the same token").isEqualTo(token);
@@ -202,7 +219,8 @@ class OrderFormBrowserTest {
 
   private void openForm() {
     browser.get(base + "/");
-    new WebDriverWait(browser, WAIT).until(ExpectedConditions.elementToBeClickable(By.id("place-order")));
+    new WebDriverWait(browser, WAIT)
+        .until(ExpectedConditions.elementToBeClickable(By.id("place-order")));
   }
 
   private void fill(String item, String quantity, String email) {
@@ -216,18 +234,22 @@ class OrderFormBrowserTest {
   }
 
   private String token() {
-    return browser.findElement(By.name(IdempotencyFilter.DEFAULT_SUBMIT_TOKEN_FIELD)).getDomProperty("value");
+    return browser
+        .findElement(By.name(IdempotencyFilter.DEFAULT_SUBMIT_TOKEN_FIELD))
+        .getDomProperty("value");
   }
 
   /** The page's own protection off: no script locks the button, so every click submits. */
   private void removePageProtection() {
     browser.executeScript(
-        "var f = document.getElementById('order'); f.removeAttribute('onsubmit'); f.onsubmit = null;");
+        "var f = document.getElementById('order'); f.removeAttribute('onsubmit'); f.onsubmit ="
+            + " null;");
   }
 
   private String awaitOrderPage() {
     new WebDriverWait(browser, WAIT).until(ExpectedConditions.urlMatches("/orders/ord-[0-9]+$"));
-    new WebDriverWait(browser, WAIT).until(ExpectedConditions.presenceOfElementLocated(By.tagName("dl")));
+    new WebDriverWait(browser, WAIT)
+        .until(ExpectedConditions.presenceOfElementLocated(By.tagName("dl")));
     return browser.getCurrentUrl();
   }
 }

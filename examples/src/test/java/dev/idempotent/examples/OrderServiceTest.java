@@ -17,7 +17,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The demo's service on the zero-configuration store: found by ServiceLoader, nothing installed. */
+/**
+ * The demo's service on the zero-configuration store: found by ServiceLoader, nothing installed.
+ */
 class OrderServiceTest {
   @BeforeEach
   @AfterEach
@@ -41,10 +43,12 @@ class OrderServiceTest {
     List<Future<OrderReceipt>> results = new ArrayList<>();
     try {
       for (int i = 0; i < 64; i++) {
-        results.add(pool.submit(() -> {
-          go.await();
-          return orders.submitOrderWaiting("storm", req);
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return orders.submitOrderWaiting("storm", req);
+                }));
       }
       go.countDown();
       OrderReceipt first = results.get(0).get(30, TimeUnit.SECONDS);

@@ -22,9 +22,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The serve mode over real HTTP on loopback: the JSON API's answers and the form's post/redirect/get. */
+/**
+ * The serve mode over real HTTP on loopback: the JSON API's answers and the form's
+ * post/redirect/get.
+ */
 class OrderWebAppTest {
-  private static final String BOOK = "{\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}";
+  private static final String BOOK =
+      "{\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}";
   private static final Pattern TOKEN = Pattern.compile("name=\"_submit_token\" value=\"([^\"]+)\"");
 
   private OrderWebApp app;
@@ -34,8 +38,12 @@ class OrderWebAppTest {
   void start() throws Exception {
     Idempotency.reset();
     app = new OrderWebApp("127.0.0.1", 0).start();
-    http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).cookieHandler(new CookieManager())
-        .followRedirects(HttpClient.Redirect.NEVER).build();
+    http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .cookieHandler(new CookieManager())
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
   }
 
   @AfterEach
@@ -49,8 +57,11 @@ class OrderWebAppTest {
   }
 
   private HttpRequest api(String path, String key, String json) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(15))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(15))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json));
     if (key != null) {
       b.header("Idempotency-Key", key);
     }
@@ -65,12 +76,23 @@ class OrderWebAppTest {
     return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(15)).build());
   }
 
-  private HttpResponse<String> postForm(String token, String item, String quantity, String email) throws Exception {
-    String form = "_submit_token=" + enc(token) + "&item=" + enc(item) + "&quantity=" + enc(quantity) + "&email="
-        + enc(email);
-    return send(HttpRequest.newBuilder(uri("/orders")).timeout(Duration.ofSeconds(15))
-        .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form))
-        .build());
+  private HttpResponse<String> postForm(String token, String item, String quantity, String email)
+      throws Exception {
+    String form =
+        "_submit_token="
+            + enc(token)
+            + "&item="
+            + enc(item)
+            + "&quantity="
+            + enc(quantity)
+            + "&email="
+            + enc(email);
+    return send(
+        HttpRequest.newBuilder(uri("/orders"))
+            .timeout(Duration.ofSeconds(15))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form))
+            .build());
   }
 
   private static String enc(String s) {
@@ -89,7 +111,9 @@ class OrderWebAppTest {
     assertThat(r.statusCode()).isEqualTo(201);
     assertThat(r.headers().firstValue("Location")).hasValue("/orders/ord-1");
     assertThat(r.headers().firstValue("Idempotent-Replayed")).isEmpty();
-    assertThat(r.body()).isEqualTo("{\"id\":\"ord-1\",\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}");
+    assertThat(r.body())
+        .isEqualTo(
+            "{\"id\":\"ord-1\",\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}");
   }
 
   @Test
@@ -108,15 +132,16 @@ class OrderWebAppTest {
   void aMissingKeyIs400() throws Exception {
     HttpResponse<String> r = send(api("/api/orders", null, BOOK));
     assertThat(r.statusCode()).isEqualTo(400);
-    assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith(
-        "application/problem+json"));
+    assertThat(r.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
     assertThat(app.orders().count()).isZero();
   }
 
   @Test
   void aReusedKeyWithAnotherBodyIs422() throws Exception {
     send(api("/api/orders", "k1", BOOK));
-    HttpResponse<String> r = send(api("/api/orders", "k1", BOOK.replace("\"quantity\":1", "\"quantity\":2")));
+    HttpResponse<String> r =
+        send(api("/api/orders", "k1", BOOK.replace("\"quantity\":1", "\"quantity\":2")));
     assertThat(r.statusCode()).isEqualTo(422);
     assertThat(app.orders().count()).isEqualTo(1);
   }
@@ -124,7 +149,8 @@ class OrderWebAppTest {
   @Test
   void aRepeatWhileTheFirstRunsIs409WithRetryAfter() throws Exception {
     CompletableFuture<HttpResponse<String>> slow =
-        http.sendAsync(api("/api/orders?delayMs=3000", "k-slow", BOOK), HttpResponse.BodyHandlers.ofString());
+        http.sendAsync(
+            api("/api/orders?delayMs=3000", "k-slow", BOOK), HttpResponse.BodyHandlers.ofString());
     long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
     while (app.orders().count() == 0 && System.nanoTime() < deadline) {
       Thread.sleep(5);
@@ -134,7 +160,8 @@ class OrderWebAppTest {
     assertThat(dup.statusCode()).isEqualTo(409);
     assertThat(dup.headers().firstValue("Retry-After")).hasValue("1");
     assertThat(slow.get().statusCode()).isEqualTo(201);
-    assertThat(send(api("/api/orders?delayMs=3000", "k-slow", BOOK)).body()).isEqualTo(slow.get().body());
+    assertThat(send(api("/api/orders?delayMs=3000", "k-slow", BOOK)).body())
+        .isEqualTo(slow.get().body());
     assertThat(app.orders().count()).isEqualTo(1);
   }
 
@@ -144,7 +171,8 @@ class OrderWebAppTest {
     HttpResponse<String> r = send(api("/api/orders", "k-bad", bad));
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("Quantity must be a whole number from 1 to 99.");
-    assertThat(send(api("/api/orders", "k-bad", bad)).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(send(api("/api/orders", "k-bad", bad)).headers().firstValue("Idempotent-Replayed"))
+        .hasValue("true");
     assertThat(app.orders().count()).isZero();
   }
 
@@ -164,8 +192,10 @@ class OrderWebAppTest {
     HttpResponse<String> page = get("/orders/ord-1");
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(page.body()).contains("Order ord-1", "lamp", "ada@example.com");
-    assertThat(get("/orders").body()).contains("<span id=\"orders\">1</span> orders placed from "
-        + "<span id=\"submits\">2</span> submits");
+    assertThat(get("/orders").body())
+        .contains(
+            "<span id=\"orders\">1</span> orders placed from "
+                + "<span id=\"submits\">2</span> submits");
     assertThat(app.orders().count()).isEqualTo(1);
   }
 
@@ -185,22 +215,28 @@ class OrderWebAppTest {
   @Test
   void aFormWithoutAnIssuedTokenIsRefused() throws Exception {
     get("/");
-    assertThat(postForm("forged-token-forged-token-forged1", "lamp", "1", "ada@example.com").statusCode())
+    assertThat(
+            postForm("forged-token-forged-token-forged1", "lamp", "1", "ada@example.com")
+                .statusCode())
         .isEqualTo(400);
     assertThat(app.orders().count()).isZero();
   }
 
   /**
-   * The curl lines of docs/web.md (the block marked as tested by this class), sent as written (the one ending in
-   * {@code &} in the background), get the answers the page says: 201, the replay, 422, 400, then 409 while the
-   * first of the last two runs, and its 201.
+   * The curl lines of docs/web.md (the block marked as tested by this class), sent as written (the
+   * one ending in {@code &} in the background), get the answers the page says: 201, the replay,
+   * 422, 400, then 409 while the first of the last two runs, and its 201.
    */
   @Test
   void theCurlLinesOfTheWebPageGetTheAnswersItShows() throws Exception {
     String page = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/web.md"));
-    int marker = page.indexOf("<!-- tested-by: examples/src/test/java/dev/idempotent/examples/"
-        + "OrderWebAppTest.java -->");
-    assertThat(marker).as("the curl block of docs/web.md, marked as tested by this class").isNotNegative();
+    int marker =
+        page.indexOf(
+            "<!-- tested-by: examples/src/test/java/dev/idempotent/examples/"
+                + "OrderWebAppTest.java -->");
+    assertThat(marker)
+        .as("the curl block of docs/web.md, marked as tested by this class")
+        .isNotNegative();
     String block = page.substring(page.indexOf("```sh\n", marker) + "```sh\n".length());
     block = block.substring(0, block.indexOf("```")).replace("\\\n", " ");
     Pattern key = Pattern.compile("-H 'Idempotency-Key: ([^']+)'");
@@ -224,18 +260,23 @@ class OrderWebAppTest {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         long before = app.orders().count();
         while (app.orders().count() == before && System.nanoTime() < deadline) {
-          Thread.sleep(5); // the README sleeps a second; here: until the first has started placing the order
+          Thread.sleep(
+              5); // the README sleeps a second; here: until the first has started placing the order
         }
       } else {
         HttpResponse<String> r = send(request);
-        answers.add(r.statusCode() + r.headers().firstValue("Idempotent-Replayed").map(v -> " replayed").orElse(""));
+        answers.add(
+            r.statusCode()
+                + r.headers().firstValue("Idempotent-Replayed").map(v -> " replayed").orElse(""));
       }
     }
     assertThat(background).isNotNull();
     answers.add(background.get().statusCode() + "");
     assertThat(answers).containsExactly("201", "201 replayed", "422", "400", "409", "201");
-    assertThat(page).contains("# 201 Created, Location: /orders/ord-1, "
-        + "{\"id\":\"ord-1\",\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}");
+    assertThat(page)
+        .contains(
+            "# 201 Created, Location: /orders/ord-1, "
+                + "{\"id\":\"ord-1\",\"item\":\"book\",\"quantity\":1,\"email\":\"ada@example.com\"}");
   }
 
   @Test

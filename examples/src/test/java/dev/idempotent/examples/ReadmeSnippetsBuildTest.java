@@ -23,27 +23,32 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Builds consumer projects from the marked blocks of the README and of {@code docs/*.md}, as a new user would copy
- * them, with a separate Maven process on Java 17 and on Java 25, then runs the woven code and checks that a repeat
- * is replayed.
+ * Builds consumer projects from the marked blocks of the README and of {@code docs/*.md}, as a new
+ * user would copy them, with a separate Maven process on Java 17 and on Java 25, then runs the
+ * woven code and checks that a repeat is replayed.
  *
- * <p>A block is marked by an HTML comment on the line before its fence: {@code <!-- consumer: dependencies -->},
- * {@code <!-- consumer: plugins -->} or {@code <!-- consumer: src/main/java/...java -->} (and the same with
- * {@code consumer-lombok} for the Lombok build in {@code docs/weaving.md}). The build is offline: a temporary local
- * repository holds the reactor's freshly built jars, and {@code ~/.m2/repository} serves as the remote for
- * plugins and third-party jars.
+ * <p>A block is marked by an HTML comment on the line before its fence: {@code <!-- consumer:
+ * dependencies -->}, {@code <!-- consumer: plugins -->} or {@code <!-- consumer:
+ * src/main/java/...java -->} (and the same with {@code consumer-lombok} for the Lombok build in
+ * {@code docs/weaving.md}). The build is offline: a temporary local repository holds the reactor's
+ * freshly built jars, and {@code ~/.m2/repository} serves as the remote for plugins and third-party
+ * jars.
  */
 class ReadmeSnippetsBuildTest {
   private static final Path MODULE = Path.of("").toAbsolutePath();
   private static final Path ROOT = MODULE.getParent();
   private static final String VERSION = "0.1.0-SNAPSHOT";
   private static final Pattern MARKED =
-      Pattern.compile("<!-- (consumer(?:-lombok)?): ([^ ]+) -->\\n```[a-z]*\\n(.*?)\\n```", Pattern.DOTALL);
+      Pattern.compile(
+          "<!-- (consumer(?:-lombok)?): ([^ ]+) -->\\n```[a-z]*\\n(.*?)\\n```", Pattern.DOTALL);
   private static final boolean CI = "true".equalsIgnoreCase(System.getenv("CI"));
 
   private static Path work;
   private static Map<String, Map<String, List<String>>> blocks;
-  /** Where each marked block is, as {@code file:line: <!-- marker -->}, for the failure messages. */
+
+  /**
+   * Where each marked block is, as {@code file:line: <!-- marker -->}, for the failure messages.
+   */
   private static final List<String> ORIGINS = new ArrayList<>();
 
   @BeforeAll
@@ -51,11 +56,16 @@ class ReadmeSnippetsBuildTest {
     blocks = markedBlocks();
     work = Files.createTempDirectory("readme-consumer");
     seedLocalRepository(work.resolve("repo"));
-    Files.writeString(work.resolve("settings.xml"), "<settings>\n"
-        + "  <localRepository>" + work.resolve("repo") + "</localRepository>\n"
-        + "  <mirrors><mirror><id>local-m2</id><mirrorOf>*</mirrorOf><url>"
-        + Path.of(System.getProperty("user.home"), ".m2", "repository").toUri() + "</url></mirror></mirrors>\n"
-        + "</settings>\n");
+    Files.writeString(
+        work.resolve("settings.xml"),
+        "<settings>\n"
+            + "  <localRepository>"
+            + work.resolve("repo")
+            + "</localRepository>\n"
+            + "  <mirrors><mirror><id>local-m2</id><mirrorOf>*</mirrorOf><url>"
+            + Path.of(System.getProperty("user.home"), ".m2", "repository").toUri()
+            + "</url></mirror></mirrors>\n"
+            + "</settings>\n");
   }
 
   @AfterAll
@@ -67,7 +77,10 @@ class ReadmeSnippetsBuildTest {
     }
   }
 
-  /** Every marked block of README.md and docs/, by project, then by target (dependencies, plugins, a path). */
+  /**
+   * Every marked block of README.md and docs/, by project, then by target (dependencies, plugins, a
+   * path).
+   */
   private static Map<String, Map<String, List<String>>> markedBlocks() throws IOException {
     List<Path> texts = new ArrayList<>();
     texts.add(ROOT.resolve("README.md"));
@@ -80,22 +93,38 @@ class ReadmeSnippetsBuildTest {
       Matcher m = MARKED.matcher(content);
       while (m.find()) {
         long line = content.substring(0, m.start()).chars().filter(c -> c == '\n').count() + 2;
-        ORIGINS.add(ROOT.relativize(text) + ":" + line + ": <!-- " + m.group(1) + ": " + m.group(2) + " -->");
-        found.computeIfAbsent(m.group(1), k -> new LinkedHashMap<>())
-            .computeIfAbsent(m.group(2), k -> new ArrayList<>()).add(m.group(3));
+        ORIGINS.add(
+            ROOT.relativize(text)
+                + ":"
+                + line
+                + ": <!-- "
+                + m.group(1)
+                + ": "
+                + m.group(2)
+                + " -->");
+        found
+            .computeIfAbsent(m.group(1), k -> new LinkedHashMap<>())
+            .computeIfAbsent(m.group(2), k -> new ArrayList<>())
+            .add(m.group(3));
       }
     }
     return found;
   }
 
-  /** The reactor's jars and poms of the modules a consumer uses, as if installed, in a fresh local repository. */
+  /**
+   * The reactor's jars and poms of the modules a consumer uses, as if installed, in a fresh local
+   * repository.
+   */
   private static void seedLocalRepository(Path repo) throws IOException {
     copyArtifact(repo, "idempotent-parent", ROOT.resolve("pom.xml"), null);
     for (String module : new String[] {"core", "store-memory"}) {
       String artifact = "idempotent-" + module;
       Path jar = ROOT.resolve(module).resolve("target").resolve(artifact + "-" + VERSION + ".jar");
       if (!Files.isRegularFile(jar)) {
-        String reason = jar + " is not built: run the reactor, e.g. mvn -B verify or mvn -pl examples -am verify";
+        String reason =
+            jar
+                + " is not built: run the reactor, e.g. mvn -B verify or mvn -pl examples -am"
+                + " verify";
         if (CI) {
           fail(reason);
         }
@@ -106,7 +135,8 @@ class ReadmeSnippetsBuildTest {
     }
   }
 
-  private static void copyArtifact(Path repo, String artifact, Path pom, Path jar) throws IOException {
+  private static void copyArtifact(Path repo, String artifact, Path pom, Path jar)
+      throws IOException {
     Path dir = repo.resolve("dev/idempotent").resolve(artifact).resolve(VERSION);
     Files.createDirectories(dir);
     Files.copy(pom, dir.resolve(artifact + "-" + VERSION + ".pom"));
@@ -117,24 +147,32 @@ class ReadmeSnippetsBuildTest {
 
   private static List<String> block(String project, String target) {
     List<String> found = blocks.getOrDefault(project, Map.of()).get(target);
-    assertThat(found).as("a <!-- %s: %s --> block in README.md or docs/", project, target).isNotEmpty();
+    assertThat(found)
+        .as("a <!-- %s: %s --> block in README.md or docs/", project, target)
+        .isNotEmpty();
     return found;
   }
 
   /**
-   * Not part of any snippet: the versions of Maven's default lifecycle plugins (resources, surefire, jar) that the
-   * reactor uses, so the offline build finds them in {@code ~/.m2}. A user's build downloads Maven's defaults; the
-   * compiler plugin is left to the README's block, which has to set the release.
+   * Not part of any snippet: the versions of Maven's default lifecycle plugins (resources,
+   * surefire, jar) that the reactor uses, so the offline build finds them in {@code ~/.m2}. A
+   * user's build downloads Maven's defaults; the compiler plugin is left to the README's block,
+   * which has to set the release.
    */
-  private static final String LIFECYCLE_PLUGINS = ""
-      + "    <pluginManagement>\n      <plugins>\n"
-      + plugin("maven-resources-plugin", "3.3.1") + plugin("maven-surefire-plugin", "3.5.4")
-      + plugin("maven-jar-plugin", "3.4.2")
-      + "      </plugins>\n    </pluginManagement>\n";
+  private static final String LIFECYCLE_PLUGINS =
+      ""
+          + "    <pluginManagement>\n      <plugins>\n"
+          + plugin("maven-resources-plugin", "3.3.1")
+          + plugin("maven-surefire-plugin", "3.5.4")
+          + plugin("maven-jar-plugin", "3.4.2")
+          + "      </plugins>\n    </pluginManagement>\n";
 
   private static String plugin(String artifact, String version) {
-    return "        <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>" + artifact
-        + "</artifactId><version>" + version + "</version></plugin>\n";
+    return "        <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>"
+        + artifact
+        + "</artifactId><version>"
+        + version
+        + "</version></plugin>\n";
   }
 
   private static Path jdk25() {
@@ -155,22 +193,39 @@ class ReadmeSnippetsBuildTest {
     return Path.of(System.getProperty("java.home"));
   }
 
-  /** Writes the project: its pom from the marked dependency and plugin blocks, its sources, and a check to run. */
-  private static Path project(String name, List<String> dependencies, List<String> plugins,
-      Map<String, String> sources, String check) throws IOException {
+  /**
+   * Writes the project: its pom from the marked dependency and plugin blocks, its sources, and a
+   * check to run.
+   */
+  private static Path project(
+      String name,
+      List<String> dependencies,
+      List<String> plugins,
+      Map<String, String> sources,
+      String check)
+      throws IOException {
     Path dir = work.resolve(name);
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve("pom.xml"), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        + "<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n"
-        + "  <modelVersion>4.0.0</modelVersion>\n"
-        + "  <groupId>com.example</groupId>\n"
-        + "  <artifactId>" + name + "</artifactId>\n"
-        + "  <version>1.0</version>\n"
-        + "  <properties><project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>\n"
-        + "  <dependencies>\n" + String.join("\n", dependencies) + "\n  </dependencies>\n"
-        + "  <build>\n" + LIFECYCLE_PLUGINS
-        + "    <plugins>\n" + String.join("\n", plugins) + "\n    </plugins>\n  </build>\n"
-        + "</project>\n");
+    Files.writeString(
+        dir.resolve("pom.xml"),
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n"
+            + "  <modelVersion>4.0.0</modelVersion>\n"
+            + "  <groupId>com.example</groupId>\n"
+            + "  <artifactId>"
+            + name
+            + "</artifactId>\n"
+            + "  <version>1.0</version>\n"
+            + "  <properties><project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>\n"
+            + "  <dependencies>\n"
+            + String.join("\n", dependencies)
+            + "\n  </dependencies>\n"
+            + "  <build>\n"
+            + LIFECYCLE_PLUGINS
+            + "    <plugins>\n"
+            + String.join("\n", plugins)
+            + "\n    </plugins>\n  </build>\n"
+            + "</project>\n");
     for (Map.Entry<String, String> source : sources.entrySet()) {
       Path file = dir.resolve(source.getKey());
       Files.createDirectories(file.getParent());
@@ -178,51 +233,83 @@ class ReadmeSnippetsBuildTest {
     }
     Path checkFile = dir.resolve("src/main/java/readmecheck/Check.java");
     Files.createDirectories(checkFile.getParent());
-    Files.writeString(checkFile, "package readmecheck;\n\n"
-        + "public class Check {\n"
-        + "  static void expect(Object actual, Object expected) {\n"
-        + "    if (!expected.equals(actual)) {\n"
-        + "      throw new AssertionError(\"expected \" + expected + \" but got \" + actual);\n"
-        + "    }\n"
-        + "  }\n\n"
-        + "  public static void main(String[] args) throws Exception {\n"
-        + check
-        + "    System.out.println(\"CHECK OK\");\n"
-        + "    dev.idempotent.Idempotency.shutdown();\n"
-        + "  }\n"
-        + "}\n");
+    Files.writeString(
+        checkFile,
+        "package readmecheck;\n\n"
+            + "public class Check {\n"
+            + "  static void expect(Object actual, Object expected) {\n"
+            + "    if (!expected.equals(actual)) {\n"
+            + "      throw new AssertionError(\"expected \" + expected + \" but got \" + actual);\n"
+            + "    }\n"
+            + "  }\n\n"
+            + "  public static void main(String[] args) throws Exception {\n"
+            + check
+            + "    System.out.println(\"CHECK OK\");\n"
+            + "    dev.idempotent.Idempotency.shutdown();\n"
+            + "  }\n"
+            + "}\n");
     return dir;
   }
 
   private static Map<String, String> sources(String project) {
     Map<String, String> sources = new LinkedHashMap<>();
-    blocks.getOrDefault(project, Map.of()).forEach((target, texts) -> {
-      if (target.startsWith("src/")) {
-        assertThat(texts).as("one block for %s", target).hasSize(1);
-        sources.put(target, texts.get(0) + "\n");
-      }
-    });
+    blocks
+        .getOrDefault(project, Map.of())
+        .forEach(
+            (target, texts) -> {
+              if (target.startsWith("src/")) {
+                assertThat(texts).as("one block for %s", target).hasSize(1);
+                sources.put(target, texts.get(0) + "\n");
+              }
+            });
     return sources;
   }
 
-  /** Runs {@code mvn -B -q verify} in the project on the JDK, then its check; returns the check's output. */
+  /**
+   * Runs {@code mvn -B -q verify} in the project on the JDK, then its check; returns the check's
+   * output.
+   */
   private static String buildAndRun(Path project, Path jdk) throws Exception {
     Path log = project.resolve("build-" + jdk.getFileName() + ".log");
     String mavenHome = System.getenv("MAVEN_HOME");
-    String mvn = mavenHome != null && Files.isExecutable(Path.of(mavenHome, "bin", "mvn"))
-        ? Path.of(mavenHome, "bin", "mvn").toString() : "mvn";
-    run(project, jdk, log, mvn, "-B", "-q", "-nsu", "-s", work.resolve("settings.xml").toString(),
-        "-Dmaven.repo.local=" + work.resolve("repo"), "verify");
-    String classpath = project.resolve("target/classes") + File.pathSeparator
-        + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String mvn =
+        mavenHome != null && Files.isExecutable(Path.of(mavenHome, "bin", "mvn"))
+            ? Path.of(mavenHome, "bin", "mvn").toString()
+            : "mvn";
+    run(
+        project,
+        jdk,
+        log,
+        mvn,
+        "-B",
+        "-q",
+        "-nsu",
+        "-s",
+        work.resolve("settings.xml").toString(),
+        "-Dmaven.repo.local=" + work.resolve("repo"),
+        "verify");
+    String classpath =
+        project.resolve("target/classes")
+            + File.pathSeparator
+            + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Path out = project.resolve("run-" + jdk.getFileName() + ".log");
-    run(project, jdk, out, jdk.resolve("bin/java").toString(), "-cp", classpath, "readmecheck.Check");
+    run(
+        project,
+        jdk,
+        out,
+        jdk.resolve("bin/java").toString(),
+        "-cp",
+        classpath,
+        "readmecheck.Check");
     return Files.readString(out);
   }
 
   private static void run(Path dir, Path jdk, Path log, String... command) throws Exception {
-    ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
-        .redirectErrorStream(true).redirectOutput(log.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     builder.environment().put("JAVA_HOME", jdk.toString());
     builder.environment().remove("MAVEN_ARGS");
     Process process = builder.start();
@@ -231,42 +318,63 @@ class ReadmeSnippetsBuildTest {
       fail("timed out: " + String.join(" ", command) + "\n" + Files.readString(log));
     }
     if (process.exitValue() != 0) {
-      fail("exit " + process.exitValue() + " on " + jdk + ": " + String.join(" ", command) + "\n"
-          + Files.readString(log, StandardCharsets.UTF_8)
-          + "\nThe project is built from these blocks (file:line of the fence):\n  " + String.join("\n  ", ORIGINS));
+      fail(
+          "exit "
+              + process.exitValue()
+              + " on "
+              + jdk
+              + ": "
+              + String.join(" ", command)
+              + "\n"
+              + Files.readString(log, StandardCharsets.UTF_8)
+              + "\nThe project is built from these blocks (file:line of the fence):\n  "
+              + String.join("\n  ", ORIGINS));
     }
   }
 
-  private static final String README_CHECK = ""
-      + "    com.example.payments.Payments payments = new com.example.payments.Payments();\n"
-      + "    var callback = new com.example.payments.Payments.PaymentCallback(\"pay-1\", 1200);\n"
-      + "    expect(payments.onCallback(callback), \"captured pay-1 (1)\");\n"
-      + "    expect(payments.onCallback(callback), \"captured pay-1 (1)\");\n"
-      + "    expect(payments.onCallback(new com.example.payments.Payments.PaymentCallback(\"pay-2\", 5)),"
-      + " \"captured pay-2 (2)\");\n"
-      + "    com.example.orders.OrderEndpoint orders = new com.example.orders.OrderEndpoint();\n"
-      + "    var request = new com.example.orders.OrderEndpoint.OrderRequest(\"book\", 1);\n"
-      + "    expect(orders.submit(\"k1\", request).orderId(), \"ord-1\");\n"
-      + "    expect(orders.submit(\"k1\", request).orderId(), \"ord-1\");\n"
-      + "    expect(orders.submit(\"k2\", request).orderId(), \"ord-2\");\n";
+  private static final String README_CHECK =
+      "    com.example.payments.Payments payments = new com.example.payments.Payments();\n"
+          + "    var callback = new com.example.payments.Payments.PaymentCallback(\"pay-1\","
+          + " 1200);\n"
+          + "    expect(payments.onCallback(callback), \"captured pay-1 (1)\");\n"
+          + "    expect(payments.onCallback(callback), \"captured pay-1 (1)\");\n"
+          + "    expect(payments.onCallback(new"
+          + " com.example.payments.Payments.PaymentCallback(\"pay-2\", 5)), \"captured pay-2"
+          + " (2)\");\n"
+          + "    com.example.orders.OrderEndpoint orders = new"
+          + " com.example.orders.OrderEndpoint();\n"
+          + "    var request = new com.example.orders.OrderEndpoint.OrderRequest(\"book\", 1);\n"
+          + "    expect(orders.submit(\"k1\", request).orderId(), \"ord-1\");\n"
+          + "    expect(orders.submit(\"k1\", request).orderId(), \"ord-1\");\n"
+          + "    expect(orders.submit(\"k2\", request).orderId(), \"ord-2\");\n";
 
-  private static final String LOMBOK_CHECK = ""
-      + "    com.example.shipping.Shipments shipments = new com.example.shipping.Shipments(\"wh-1\");\n"
-      + "    var request = new com.example.shipping.Shipments.ShipRequest(\"ord-7\", \"1 Main St\");\n"
-      + "    expect(shipments.printLabel(request), \"wh-1:ord-7\");\n"
-      + "    expect(shipments.printLabel(request), \"wh-1:ord-7\");\n"
-      + "    expect(shipments.getLabelsPrinted(), 1);\n";
+  private static final String LOMBOK_CHECK =
+      "    com.example.shipping.Shipments shipments = new"
+          + " com.example.shipping.Shipments(\"wh-1\");\n"
+          + "    var request = new com.example.shipping.Shipments.ShipRequest(\"ord-7\", \"1 Main"
+          + " St\");\n"
+          + "    expect(shipments.printLabel(request), \"wh-1:ord-7\");\n"
+          + "    expect(shipments.printLabel(request), \"wh-1:ord-7\");\n"
+          + "    expect(shipments.getLabelsPrinted(), 1);\n";
 
   private static Path readmeProject(Path jdk) throws IOException {
-    return project("readme-consumer-" + jdk.getFileName(), block("consumer", "dependencies"),
-        block("consumer", "plugins"), sources("consumer"), README_CHECK);
+    return project(
+        "readme-consumer-" + jdk.getFileName(),
+        block("consumer", "dependencies"),
+        block("consumer", "plugins"),
+        sources("consumer"),
+        README_CHECK);
   }
 
   private static Path lombokProject(Path jdk) throws IOException {
     List<String> dependencies = new ArrayList<>(block("consumer", "dependencies"));
     dependencies.addAll(block("consumer-lombok", "dependencies"));
-    return project("lombok-consumer-" + jdk.getFileName(), dependencies, block("consumer-lombok", "plugins"),
-        sources("consumer-lombok"), LOMBOK_CHECK);
+    return project(
+        "lombok-consumer-" + jdk.getFileName(),
+        dependencies,
+        block("consumer-lombok", "plugins"),
+        sources("consumer-lombok"),
+        LOMBOK_CHECK);
   }
 
   @Test

@@ -10,9 +10,9 @@ import dev.idempotent.internal.WovenMethods;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -20,8 +20,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * This module is built as the README says (ajc with idempotent-core as an aspect library), so the annotation
- * processor records its methods and the weaving report finds every one of them woven.
+ * This module is built as the README says (ajc with idempotent-core as an aspect library), so the
+ * annotation processor records its methods and the weaving report finds every one of them woven.
  */
 class WeavingReportTest {
   @AfterEach
@@ -33,16 +33,19 @@ class WeavingReportTest {
   @Test
   void theProcessorRecordedTheMethodsOfThisModule() throws IOException {
     List<String> lines = new ArrayList<>();
-    for (URL url : Collections.list(getClass().getClassLoader().getResources(WovenMethods.RESOURCE))) {
+    for (URL url :
+        Collections.list(getClass().getClassLoader().getResources(WovenMethods.RESOURCE))) {
       try (InputStream in = url.openStream()) {
         lines.addAll(List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")));
       }
     }
 
-    assertThat(lines).contains(
-        "dev.idempotent.examples.OrderService\tsubmitOrder\t(java.lang.String, dev.idempotent.examples.OrderRequest)",
-        "dev.idempotent.examples.WovenFeatures\tstaticMethod\t(java.lang.String)",
-        "dev.idempotent.examples.WovenFeatures\tprivateMethod\t(java.lang.String)");
+    assertThat(lines)
+        .contains(
+            "dev.idempotent.examples.OrderService\tsubmitOrder\t(java.lang.String,"
+                + " dev.idempotent.examples.OrderRequest)",
+            "dev.idempotent.examples.WovenFeatures\tstaticMethod\t(java.lang.String)",
+            "dev.idempotent.examples.WovenFeatures\tprivateMethod\t(java.lang.String)");
   }
 
   @Test

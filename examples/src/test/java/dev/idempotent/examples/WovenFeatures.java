@@ -138,7 +138,8 @@ public class WovenFeatures {
     return this.publicMethod(id) + "|" + this.publicMethod(id);
   }
 
-  // Mistakes that must be reported clearly on the first call (the compile-time checks are suppressed for them).
+  // Mistakes that must be reported clearly on the first call (the compile-time checks are
+  // suppressed for them).
 
   @SuppressWarnings("idempotent")
   @Idempotent(key = "#order.id +")

@@ -22,7 +22,10 @@ class WovenFeaturesTest {
 
   @BeforeEach
   void freshStore() {
-    Idempotency.install(IdempotencyConfig.builder().defaultStore(CaffeineIdempotencyStore.builder().build()).build());
+    Idempotency.install(
+        IdempotencyConfig.builder()
+            .defaultStore(CaffeineIdempotencyStore.builder().build())
+            .build());
   }
 
   @AfterEach
@@ -61,7 +64,8 @@ class WovenFeaturesTest {
     assertThat(first).isNotDone();
     completion.complete("done");
     assertThat(first.get(1, TimeUnit.SECONDS)).isEqualTo("done");
-    assertThat(f.asyncResult("k", new CompletableFuture<>()).get(1, TimeUnit.SECONDS)).isEqualTo("done");
+    assertThat(f.asyncResult("k", new CompletableFuture<>()).get(1, TimeUnit.SECONDS))
+        .isEqualTo("done");
 
     var map = f.asyncStage("m").toCompletableFuture().get(1, TimeUnit.SECONDS);
     assertThat(f.asyncStage("m").toCompletableFuture().get(1, TimeUnit.SECONDS)).isEqualTo(map);
@@ -93,20 +97,26 @@ class WovenFeaturesTest {
   @Test
   void recordedFailuresReplayAndOthersLetARetryRun() {
     assertThatThrownBy(() -> f.recordsFailure("o1")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> f.recordsFailure("o1")).isExactlyInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> f.recordsFailure("o1"))
+        .isExactlyInstanceOf(IllegalArgumentException.class)
         .hasMessage("invalid order o1");
     assertThat(f.runs).hasValue(1);
-    assertThatThrownBy(() -> f.failsWithoutRecording("t")).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> f.failsWithoutRecording("t")).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> f.failsWithoutRecording("t"))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> f.failsWithoutRecording("t"))
+        .isInstanceOf(IllegalStateException.class);
     assertThat(f.runs).hasValue(3);
   }
 
   @Test
   void nullInsideAKeyExpressionIsA400NamingTheExpression() {
     assertThatThrownBy(() -> f.strictNestedKey(new WovenFeatures.Customer("c1", null)))
-        .isInstanceOfSatisfying(IdempotencyKeyException.class, e -> assertThat(e.httpStatus()).isEqualTo(400))
-        .hasMessageContaining("strictNestedKey").hasMessageContaining("#customer.address");
-    assertThatThrownBy(() -> f.publicMethod(null)).isInstanceOf(IdempotencyKeyException.class)
+        .isInstanceOfSatisfying(
+            IdempotencyKeyException.class, e -> assertThat(e.httpStatus()).isEqualTo(400))
+        .hasMessageContaining("strictNestedKey")
+        .hasMessageContaining("#customer.address");
+    assertThatThrownBy(() -> f.publicMethod(null))
+        .isInstanceOf(IdempotencyKeyException.class)
         .hasMessageContaining("null");
     assertThat(f.runs).hasValue(0);
   }
@@ -115,17 +125,23 @@ class WovenFeaturesTest {
   void mistakesInTheAnnotationAreConfigurationErrorsNamingMethodAndFix() {
     assertThatThrownBy(() -> f.badSyntax(new WovenFeatures.Order("o", List.of())))
         .isInstanceOf(IdempotencyConfigurationException.class)
-        .hasMessageContaining("WovenFeatures.badSyntax").hasMessageContaining("column");
+        .hasMessageContaining("WovenFeatures.badSyntax")
+        .hasMessageContaining("column");
     assertThatThrownBy(() -> f.unknownParameter("x"))
-        .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("orderId")
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContaining("orderId")
         .hasMessageContaining("id");
     assertThatThrownBy(() -> f.badDuration("x"))
-        .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("ttl").hasMessageContaining("3 weeks");
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContaining("ttl")
+        .hasMessageContaining("3 weeks");
     assertThatThrownBy(() -> f.unknownStore("x"))
-        .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("nowhere");
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContaining("nowhere");
     assertThatThrownBy(() -> f.notSerializable("x"))
         .isInstanceOf(IdempotencyConfigurationException.class)
-        .hasMessageContaining(WovenFeatures.Plain.class.getName()).hasMessageContaining("Serializable");
+        .hasMessageContaining(WovenFeatures.Plain.class.getName())
+        .hasMessageContaining("Serializable");
     assertThat(f.runs).hasValue(0);
   }
 }

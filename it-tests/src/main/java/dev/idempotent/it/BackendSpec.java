@@ -13,22 +13,31 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Where a store or a ledger lives, written as one string a worker gets on its command line:
- * {@code redis://host:port} (standalone Redis), {@code cluster:redis://h:p,redis://h:p,...} (Redis Cluster seeds)
- * or a JDBC URL ({@code jdbc:postgresql://...}, {@code jdbc:mariadb://...}).
+ * Where a store or a ledger lives, written as one string a worker gets on its command line: {@code
+ * redis://host:port} (standalone Redis), {@code cluster:redis://h:p,redis://h:p,...} (Redis Cluster
+ * seeds) or a JDBC URL ({@code jdbc:postgresql://...}, {@code jdbc:mariadb://...}).
  *
  * @param spec the string itself
  */
 public record BackendSpec(String spec) {
-  /** The table of idempotency records the tests use, apart from the default one other modules test. */
+  /**
+   * The table of idempotency records the tests use, apart from the default one other modules test.
+   */
   public static final String RECORD_TABLE = "idem_it_record";
+
   /** Store keys of Redis records start with this. */
   public static final String KEY_PREFIX = "idem-it:";
 
   public BackendSpec {
-    if (spec == null || !(spec.startsWith("redis://") || spec.startsWith("cluster:redis://") || spec.startsWith("jdbc:"))) {
-      throw new IllegalArgumentException("backend '" + spec + "': write redis://host:port, "
-          + "cluster:redis://host:port,redis://host:port,... or a jdbc: URL");
+    if (spec == null
+        || !(spec.startsWith("redis://")
+            || spec.startsWith("cluster:redis://")
+            || spec.startsWith("jdbc:"))) {
+      throw new IllegalArgumentException(
+          "backend '"
+              + spec
+              + "': write redis://host:port, "
+              + "cluster:redis://host:port,redis://host:port,... or a jdbc: URL");
     }
   }
 
@@ -36,13 +45,20 @@ public record BackendSpec(String spec) {
     return spec.startsWith("jdbc:");
   }
 
-  /** A store with the given command/query timeout; {@code applicationName} tags PostgreSQL connections. */
+  /**
+   * A store with the given command/query timeout; {@code applicationName} tags PostgreSQL
+   * connections.
+   */
   public IdempotencyStore openStore(String applicationName, Duration timeout, boolean createTable) {
     if (isJdbc()) {
       HikariDataSource pool = pool(applicationName, timeout, 8);
       try {
-        return JdbcIdempotencyStore.builder(pool).table(RECORD_TABLE).queryTimeout(timeout)
-            .createTable(createTable).closing(pool).build();
+        return JdbcIdempotencyStore.builder(pool)
+            .table(RECORD_TABLE)
+            .queryTimeout(timeout)
+            .createTable(createTable)
+            .closing(pool)
+            .build();
       } catch (RuntimeException e) {
         pool.close();
         throw e;
@@ -50,7 +66,10 @@ public record BackendSpec(String spec) {
     }
     RedissonClient client = redisson(timeout, 16, 1);
     try {
-      return RedissonIdempotencyStore.builder(client).keyPrefix(KEY_PREFIX).shutdownClientOnClose(true).build();
+      return RedissonIdempotencyStore.builder(client)
+          .keyPrefix(KEY_PREFIX)
+          .shutdownClientOnClose(true)
+          .build();
     } catch (RuntimeException e) {
       client.shutdown();
       throw e;
@@ -63,13 +82,14 @@ public record BackendSpec(String spec) {
       HikariDataSource pool = pool(applicationName + "-ledger", Duration.ofSeconds(10), 6);
       return new JdbcLedger(pool, pool);
     }
-    // connections made up front and three retries: a ledger hiccup would count as a failed call, not a store fault
+    // connections made up front and three retries: a ledger hiccup would count as a failed call,
+    // not a store fault
     return new RedisLedger(redisson(Duration.ofSeconds(10), 12, 3));
   }
 
   /**
-   * A Redisson client for this (Redis) spec, with {@code timeout} for connects and commands, {@code minIdle}
-   * connections per master made at start and {@code retries} retries 100 ms apart.
+   * A Redisson client for this (Redis) spec, with {@code timeout} for connects and commands, {@code
+   * minIdle} connections per master made at start and {@code retries} retries 100 ms apart.
    */
   public RedissonClient redisson(Duration timeout, int minIdle, int retries) {
     int ms = (int) timeout.toMillis();
@@ -78,13 +98,27 @@ public record BackendSpec(String spec) {
     config.setNettyThreads(8);
     if (spec.startsWith("cluster:")) {
       List<String> nodes = Arrays.asList(spec.substring("cluster:".length()).split(","));
-      config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new)).setTimeout(ms).setConnectTimeout(ms)
-          .setRetryAttempts(retries).setRetryInterval(100).setMasterConnectionMinimumIdleSize(minIdle)
-          .setMasterConnectionPoolSize(24).setSlaveConnectionMinimumIdleSize(0)
+      config
+          .useClusterServers()
+          .addNodeAddress(nodes.toArray(String[]::new))
+          .setTimeout(ms)
+          .setConnectTimeout(ms)
+          .setRetryAttempts(retries)
+          .setRetryInterval(100)
+          .setMasterConnectionMinimumIdleSize(minIdle)
+          .setMasterConnectionPoolSize(24)
+          .setSlaveConnectionMinimumIdleSize(0)
           .setSubscriptionConnectionMinimumIdleSize(1);
     } else if (spec.startsWith("redis://")) {
-      config.useSingleServer().setAddress(spec).setTimeout(ms).setConnectTimeout(ms).setRetryAttempts(retries)
-          .setRetryInterval(100).setConnectionMinimumIdleSize(minIdle).setConnectionPoolSize(24)
+      config
+          .useSingleServer()
+          .setAddress(spec)
+          .setTimeout(ms)
+          .setConnectTimeout(ms)
+          .setRetryAttempts(retries)
+          .setRetryInterval(100)
+          .setConnectionMinimumIdleSize(minIdle)
+          .setConnectionPoolSize(24)
           .setSubscriptionConnectionMinimumIdleSize(1);
     } else {
       throw new IllegalStateException("not a Redis backend: " + spec);
@@ -103,7 +137,8 @@ public record BackendSpec(String spec) {
     config.setInitializationFailTimeout(10_000);
     if (spec.startsWith("jdbc:postgresql:")) {
       config.addDataSourceProperty("ApplicationName", applicationName);
-      config.addDataSourceProperty("socketTimeout", Long.toString(Math.max(1, timeout.toSeconds() * 2)));
+      config.addDataSourceProperty(
+          "socketTimeout", Long.toString(Math.max(1, timeout.toSeconds() * 2)));
     }
     return new HikariDataSource(config);
   }

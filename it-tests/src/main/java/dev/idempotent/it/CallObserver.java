@@ -11,11 +11,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * Classifies calls of the service into {@link CallOutcome}s. Install it as the configuration's listener: events
- * arrive on the calling thread, so the observer knows how each call's completion went.
+ * Classifies calls of the service into {@link CallOutcome}s. Install it as the configuration's
+ * listener: events arrive on the calling thread, so the observer knows how each call's completion
+ * went.
  */
 public final class CallObserver implements IdempotencyListener {
-  private static final ThreadLocal<List<IdempotencyEvent.Type>> EVENTS = ThreadLocal.withInitial(ArrayList::new);
+  private static final ThreadLocal<List<IdempotencyEvent.Type>> EVENTS =
+      ThreadLocal.withInitial(ArrayList::new);
 
   private final AtomicLong fenced = new AtomicLong();
 
@@ -27,7 +29,10 @@ public final class CallObserver implements IdempotencyListener {
     }
   }
 
-  /** How many FENCED events were seen, on any thread (the lease renewer reports lost leases on its own thread). */
+  /**
+   * How many FENCED events were seen, on any thread (the lease renewer reports lost leases on its
+   * own thread).
+   */
   public long fencedEvents() {
     return fenced.get();
   }
@@ -48,11 +53,15 @@ public final class CallObserver implements IdempotencyListener {
     boolean executed = LedgerService.takeExecutedMark();
     List<IdempotencyEvent.Type> events = new ArrayList<>(EVENTS.get());
     if (executed) {
-      String completion = events.contains(IdempotencyEvent.Type.EXECUTED) ? "recorded"
-          : events.contains(IdempotencyEvent.Type.FENCED) ? "fenced"
-          : events.contains(IdempotencyEvent.Type.STORE_ERROR) ? "failed" : "unknown";
+      String completion =
+          events.contains(IdempotencyEvent.Type.EXECUTED)
+              ? "recorded"
+              : events.contains(IdempotencyEvent.Type.FENCED)
+                  ? "fenced"
+                  : events.contains(IdempotencyEvent.Type.STORE_ERROR) ? "failed" : "unknown";
       if (error != null) {
-        return new CallOutcome(key, CallOutcome.Kind.OTHER, "-", micros, "the body ran and threw: " + error);
+        return new CallOutcome(
+            key, CallOutcome.Kind.OTHER, "-", micros, "the body ran and threw: " + error);
       }
       return new CallOutcome(key, CallOutcome.Kind.EXECUTED, receipt.digest(), micros, completion);
     }
@@ -66,7 +75,8 @@ public final class CallObserver implements IdempotencyListener {
       return new CallOutcome(key, CallOutcome.Kind.DUPLICATE, "-", micros, "-");
     }
     if (error instanceof IdempotencyStoreException) {
-      return new CallOutcome(key, CallOutcome.Kind.STORE_ERROR, "-", micros, String.valueOf(error.getCause()));
+      return new CallOutcome(
+          key, CallOutcome.Kind.STORE_ERROR, "-", micros, String.valueOf(error.getCause()));
     }
     return new CallOutcome(key, CallOutcome.Kind.OTHER, "-", micros, error.toString());
   }

@@ -7,8 +7,8 @@ package dev.idempotent.it;
  * @param kind what happened
  * @param digest {@link LedgerReceipt#digest()} of the result, or {@code -} when there was none
  * @param micros the call's latency
- * @param detail for {@link Kind#EXECUTED}: how the completion went ({@code recorded}, {@code fenced},
- *     {@code failed}); for {@link Kind#OTHER} and {@link Kind#STORE_ERROR}: the exception
+ * @param detail for {@link Kind#EXECUTED}: how the completion went ({@code recorded}, {@code
+ *     fenced}, {@code failed}); for {@link Kind#OTHER} and {@link Kind#STORE_ERROR}: the exception
  */
 public record CallOutcome(String key, Kind kind, String digest, long micros, String detail) {
 
@@ -29,7 +29,15 @@ public record CallOutcome(String key, Kind kind, String digest, long micros, Str
   }
 
   public String toLine() {
-    return key + '\t' + kind + '\t' + digest + '\t' + micros + '\t' + detail.replace('\t', ' ').replace('\n', ' ');
+    return key
+        + '\t'
+        + kind
+        + '\t'
+        + digest
+        + '\t'
+        + micros
+        + '\t'
+        + detail.replace('\t', ' ').replace('\n', ' ');
   }
 
   public static CallOutcome parse(String line) {

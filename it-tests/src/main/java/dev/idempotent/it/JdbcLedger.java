@@ -10,7 +10,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
 
-/** A ledger table: one {@code INSERT INTO ledger} row per execution, on the ledger's own connections. */
+/**
+ * A ledger table: one {@code INSERT INTO ledger} row per execution, on the ledger's own
+ * connections.
+ */
 public final class JdbcLedger implements Ledger {
   /** The business table; the same DDL works on PostgreSQL and MariaDB. */
   public static final String TABLE = "ledger";
@@ -23,11 +26,18 @@ public final class JdbcLedger implements Ledger {
     this.pool = pool;
   }
 
-  /** Creates the table when missing; run it once, before workers start (concurrent DDL can collide). */
+  /**
+   * Creates the table when missing; run it once, before workers start (concurrent DDL can collide).
+   */
   public void createTable() {
-    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (run_id VARCHAR(64) NOT NULL, idem_key VARCHAR(200) NOT NULL,"
-          + " worker VARCHAR(64) NOT NULL, nonce VARCHAR(64) NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)");
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + TABLE
+              + " (run_id VARCHAR(64) NOT NULL, idem_key VARCHAR(200) NOT NULL, worker VARCHAR(64)"
+              + " NOT NULL, nonce VARCHAR(64) NOT NULL, created_at TIMESTAMP DEFAULT"
+              + " CURRENT_TIMESTAMP)");
     } catch (SQLException e) {
       throw new IllegalStateException("cannot create table " + TABLE + ": " + e.getMessage(), e);
     }
@@ -36,8 +46,11 @@ public final class JdbcLedger implements Ledger {
   @Override
   public void append(String runId, String key, String worker, String nonce) {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement s = c.prepareStatement(
-            "INSERT INTO " + TABLE + " (run_id, idem_key, worker, nonce) VALUES (?, ?, ?, ?)")) {
+        PreparedStatement s =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + TABLE
+                    + " (run_id, idem_key, worker, nonce) VALUES (?, ?, ?, ?)")) {
       s.setString(1, runId);
       s.setString(2, key);
       s.setString(3, worker);
@@ -53,8 +66,11 @@ public final class JdbcLedger implements Ledger {
     Map<String, Long> counts = new LinkedHashMap<>();
     keys.forEach(k -> counts.put(k, 0L));
     try (Connection c = dataSource.getConnection();
-        PreparedStatement s = c.prepareStatement(
-            "SELECT idem_key, COUNT(*) FROM " + TABLE + " WHERE run_id = ? GROUP BY idem_key")) {
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT idem_key, COUNT(*) FROM "
+                    + TABLE
+                    + " WHERE run_id = ? GROUP BY idem_key")) {
       s.setString(1, runId);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {

@@ -5,13 +5,17 @@ import dev.idempotent.OnInProgress;
 import java.util.UUID;
 
 /**
- * The service under test, woven by {@code aspectj-maven-plugin} exactly as a user's code is. Each method appends
- * one entry to a {@link Ledger} outside the JVM and returns a {@link LedgerReceipt}; the methods differ only in
- * their lease. Keys are {@code <run id>:<key>}, so runs never share records.
+ * The service under test, woven by {@code aspectj-maven-plugin} exactly as a user's code is. Each
+ * method appends one entry to a {@link Ledger} outside the JVM and returns a {@link LedgerReceipt};
+ * the methods differ only in their lease. Keys are {@code <run id>:<key>}, so runs never share
+ * records.
  */
 public class LedgerService {
   /** Where a running call can be held, to crash or pause its worker at a chosen moment. */
-  public enum Stage { BEFORE_SIDE_EFFECT, AFTER_SIDE_EFFECT }
+  public enum Stage {
+    BEFORE_SIDE_EFFECT,
+    AFTER_SIDE_EFFECT
+  }
 
   /** Called by every execution at each {@link Stage}; the default does nothing. */
   @FunctionalInterface
@@ -55,8 +59,13 @@ public class LedgerService {
   }
 
   /** For the storm tests: repeats that arrive while the first call runs wait for its result. */
-  @Idempotent(scope = "it.ledger.wait", key = "#runId + ':' + #key", lease = "10s", ttl = "30m",
-      onInProgress = OnInProgress.WAIT, waitTimeout = "30s")
+  @Idempotent(
+      scope = "it.ledger.wait",
+      key = "#runId + ':' + #key",
+      lease = "10s",
+      ttl = "30m",
+      onInProgress = OnInProgress.WAIT,
+      waitTimeout = "30s")
   public LedgerReceipt applyWaiting(String runId, String key) {
     return execute(runId, key);
   }

@@ -20,20 +20,25 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A worker process of the cross-process tests. It opens the store and the ledger, prints {@code READY}, waits for
- * {@code GO} on its standard input, does its job and exits. Arguments are {@code name=value}:
+ * A worker process of the cross-process tests. It opens the store and the ledger, prints {@code
+ * READY}, waits for {@code GO} on its standard input, does its job and exits. Arguments are {@code
+ * name=value}:
+ *
  * <ul>
- *   <li>{@code store=}, {@code ledger=}: {@link BackendSpec}s; {@code run=}: the run id; {@code worker=}: its name</li>
- *   <li>{@code mode=load submissions=FILE results=FILE threads=16}: calls {@link LedgerService#apply} once per
- *       line of the submissions file from {@code threads} threads, writes one {@link CallOutcome} line per call
- *       to the results file, prints {@code DONE <calls>}</li>
- *   <li>{@code mode=hold key=K stage=BEFORE_SIDE_EFFECT|AFTER_SIDE_EFFECT}: calls
- *       {@link LedgerService#applyWithTwoSecondLease} and, at that stage, prints {@code INSIDE} and blocks (for
- *       the test to kill it)</li>
- *   <li>{@code mode=takeover key=K}: calls {@link LedgerService#applyWithTwoSecondLease} every 25 ms until it
- *       is not rejected as in progress (at most 20 s), prints {@code OUTCOME <line>} and
- *       {@code ATTEMPTS <calls> <in-progress rejections> <ms since GO>}</li>
+ *   <li>{@code store=}, {@code ledger=}: {@link BackendSpec}s; {@code run=}: the run id; {@code
+ *       worker=}: its name
+ *   <li>{@code mode=load submissions=FILE results=FILE threads=16}: calls {@link
+ *       LedgerService#apply} once per line of the submissions file from {@code threads} threads,
+ *       writes one {@link CallOutcome} line per call to the results file, prints {@code DONE
+ *       <calls>}
+ *   <li>{@code mode=hold key=K stage=BEFORE_SIDE_EFFECT|AFTER_SIDE_EFFECT}: calls {@link
+ *       LedgerService#applyWithTwoSecondLease} and, at that stage, prints {@code INSIDE} and blocks
+ *       (for the test to kill it)
+ *   <li>{@code mode=takeover key=K}: calls {@link LedgerService#applyWithTwoSecondLease} every 25
+ *       ms until it is not rejected as in progress (at most 20 s), prints {@code OUTCOME <line>}
+ *       and {@code ATTEMPTS <calls> <in-progress rejections> <ms since GO>}
  * </ul>
+ *
  * Logs go to standard error; standard output carries only the lines above.
  */
 public final class LedgerWorker {
@@ -54,13 +59,16 @@ public final class LedgerWorker {
     String worker = required(a, "worker");
     String mode = required(a, "mode");
     int status = 0;
-    try (IdempotencyStore store = new BackendSpec(required(a, "store")).openStore(worker, STORE_TIMEOUT, false);
+    try (IdempotencyStore store =
+            new BackendSpec(required(a, "store")).openStore(worker, STORE_TIMEOUT, false);
         Ledger ledger = new BackendSpec(required(a, "ledger")).openLedger(worker)) {
       CallObserver observer = new CallObserver();
-      Idempotency.install(IdempotencyConfig.builder().defaultStore(store).listener(observer).build());
+      Idempotency.install(
+          IdempotencyConfig.builder().defaultStore(store).listener(observer).build());
       LedgerService service = new LedgerService(ledger, worker);
       warmUp(store, ledger, runId, Integer.parseInt(a.getOrDefault("threads", "16")));
-      BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      BufferedReader stdin =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       say("READY");
       String go = stdin.readLine();
       if (!"GO".equals(go)) {
@@ -71,7 +79,8 @@ public final class LedgerWorker {
         case "load" -> load(a, runId, service, observer);
         case "hold" -> hold(a, runId, service);
         case "takeover" -> takeover(a, runId, service, observer);
-        default -> throw new IllegalArgumentException("mode '" + mode + "': write load, hold or takeover");
+        default ->
+            throw new IllegalArgumentException("mode '" + mode + "': write load, hold or takeover");
       }
     } catch (Throwable t) {
       t.printStackTrace();
@@ -83,18 +92,24 @@ public final class LedgerWorker {
     System.exit(status);
   }
 
-  /** Opens the pools' connections and loads the classes before the clock starts: reads only, never writes. */
+  /**
+   * Opens the pools' connections and loads the classes before the clock starts: reads only, never
+   * writes.
+   */
   private static void warmUp(IdempotencyStore store, Ledger ledger, String runId, int threads)
       throws InterruptedException {
     List<Thread> pool = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
       RecordKey key = RecordKey.of("it.warm-up", runId + ":" + i);
-      Thread t = new Thread(() -> {
-        for (int n = 0; n < 5; n++) {
-          store.read(key);
-          ledger.counts(runId, List.of("warm-up"));
-        }
-      }, "warm-up-" + i);
+      Thread t =
+          new Thread(
+              () -> {
+                for (int n = 0; n < 5; n++) {
+                  store.read(key);
+                  ledger.counts(runId, List.of("warm-up"));
+                }
+              },
+              "warm-up-" + i);
       t.start();
       pool.add(t);
     }
@@ -103,7 +118,8 @@ public final class LedgerWorker {
     }
   }
 
-  private static void load(Map<String, String> a, String runId, LedgerService service, CallObserver observer)
+  private static void load(
+      Map<String, String> a, String runId, LedgerService service, CallObserver observer)
       throws IOException, InterruptedException {
     ConcurrentLinkedQueue<String> queue =
         new ConcurrentLinkedQueue<>(Files.readAllLines(Path.of(required(a, "submissions"))));
@@ -111,13 +127,16 @@ public final class LedgerWorker {
     ConcurrentLinkedQueue<CallOutcome> outcomes = new ConcurrentLinkedQueue<>();
     List<Thread> pool = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
-      Thread t = new Thread(() -> {
-        String key;
-        while ((key = queue.poll()) != null) {
-          String k = key;
-          outcomes.add(observer.observe(k, () -> service.apply(runId, k)));
-        }
-      }, "caller-" + i);
+      Thread t =
+          new Thread(
+              () -> {
+                String key;
+                while ((key = queue.poll()) != null) {
+                  String k = key;
+                  outcomes.add(observer.observe(k, () -> service.apply(runId, k)));
+                }
+              },
+              "caller-" + i);
       t.start();
       pool.add(t);
     }
@@ -136,22 +155,24 @@ public final class LedgerWorker {
   private static void hold(Map<String, String> a, String runId, LedgerService service) {
     String key = required(a, "key");
     LedgerService.Stage stage = LedgerService.Stage.valueOf(required(a, "stage"));
-    service.checkpoint((reached, k) -> {
-      if (reached == stage) {
-        say("INSIDE " + stage);
-        try {
-          Thread.sleep(TimeUnit.MINUTES.toMillis(2)); // the test kills this process long before
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        throw new IllegalStateException("the test did not kill this worker within 2 minutes");
-      }
-    });
+    service.checkpoint(
+        (reached, k) -> {
+          if (reached == stage) {
+            say("INSIDE " + stage);
+            try {
+              Thread.sleep(TimeUnit.MINUTES.toMillis(2)); // the test kills this process long before
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("the test did not kill this worker within 2 minutes");
+          }
+        });
     service.applyWithTwoSecondLease(runId, key);
     say("RETURNED");
   }
 
-  private static void takeover(Map<String, String> a, String runId, LedgerService service, CallObserver observer)
+  private static void takeover(
+      Map<String, String> a, String runId, LedgerService service, CallObserver observer)
       throws InterruptedException {
     String key = required(a, "key");
     long start = System.nanoTime();
@@ -169,7 +190,13 @@ public final class LedgerWorker {
       Thread.sleep(25);
     }
     say("OUTCOME " + outcome.toLine());
-    say("ATTEMPTS " + calls + " " + inProgress + " " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    say(
+        "ATTEMPTS "
+            + calls
+            + " "
+            + inProgress
+            + " "
+            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
   }
 
   private static synchronized void say(String line) {

@@ -5,7 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.redisson.api.RedissonClient;
 
-/** A ledger of Redis counters: one {@code INCR ledger:<run>:<key>} per execution, on the ledger's own client. */
+/**
+ * A ledger of Redis counters: one {@code INCR ledger:<run>:<key>} per execution, on the ledger's
+ * own client.
+ */
 public final class RedisLedger implements Ledger {
   private final RedissonClient client;
 

@@ -2,9 +2,15 @@ package dev.idempotent.it;
 
 /** The backends every cross-process test runs on. */
 enum Backend {
-  REDIS, REDIS_CLUSTER, POSTGRES, MARIADB;
+  REDIS,
+  REDIS_CLUSTER,
+  POSTGRES,
+  MARIADB;
 
-  /** The {@link BackendSpec} string of this backend (skips or fails the test when it is unavailable). */
+  /**
+   * The {@link BackendSpec} string of this backend (skips or fails the test when it is
+   * unavailable).
+   */
   String spec() throws Exception {
     return switch (this) {
       case REDIS -> TestEnvironment.redisUrl();
@@ -14,7 +20,9 @@ enum Backend {
     };
   }
 
-  /** Creates the record and ledger tables once, before workers start (concurrent DDL can collide). */
+  /**
+   * Creates the record and ledger tables once, before workers start (concurrent DDL can collide).
+   */
   static void prepare(BackendSpec spec) {
     if (spec.isJdbc()) {
       try (var store = spec.openStore("idem-it-setup", java.time.Duration.ofSeconds(10), true);

@@ -16,10 +16,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Three worker JVMs with 16 threads each hammer the same keys (each key submitted many times, shuffled, split
- * across the workers) through the woven {@link LedgerService}; the backend's ledger must hold exactly one
- * execution per key and every caller must have got that execution's result or a rejection.
- * {@code -Dsoak=true} runs ten times as many keys.
+ * Three worker JVMs with 16 threads each hammer the same keys (each key submitted many times,
+ * shuffled, split across the workers) through the woven {@link LedgerService}; the backend's ledger
+ * must hold exactly one execution per key and every caller must have got that execution's result or
+ * a rejection. {@code -Dsoak=true} runs ten times as many keys.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class ExactlyOnceAcrossProcessesTest {
@@ -58,8 +58,17 @@ class ExactlyOnceAcrossProcessesTest {
             mine.add(submissions.get(i));
           }
           Files.write(input, mine);
-          workers.add(WorkerProcess.start(dir, "w" + w, "store=" + spec.spec(), "ledger=" + spec.spec(), "run=" + runId,
-              "mode=load", "threads=" + THREADS, "submissions=" + input, "results=" + dir.resolve("w" + w + ".out")));
+          workers.add(
+              WorkerProcess.start(
+                  dir,
+                  "w" + w,
+                  "store=" + spec.spec(),
+                  "ledger=" + spec.spec(),
+                  "run=" + runId,
+                  "mode=load",
+                  "threads=" + THREADS,
+                  "submissions=" + input,
+                  "results=" + dir.resolve("w" + w + ".out")));
         }
         for (WorkerProcess w : workers) {
           w.awaitLine("READY", 60);
@@ -76,14 +85,25 @@ class ExactlyOnceAcrossProcessesTest {
 
         List<CallOutcome> outcomes = new ArrayList<>();
         for (int w = 0; w < WORKERS; w++) {
-          Files.readAllLines(dir.resolve("w" + w + ".out")).forEach(l -> outcomes.add(CallOutcome.parse(l)));
+          Files.readAllLines(dir.resolve("w" + w + ".out"))
+              .forEach(l -> outcomes.add(CallOutcome.parse(l)));
         }
-        assertThat(outcomes).as("one result per submission (shuffle seed %d)", seed).hasSize(submissions.size());
+        assertThat(outcomes)
+            .as("one result per submission (shuffle seed %d)", seed)
+            .hasSize(submissions.size());
         Map<String, Long> counts = ledger.counts(runId, keys);
-        ExactlyOnceCheck.Summary summary = ExactlyOnceCheck.verify(backend + " x" + WORKERS + " JVMs x" + THREADS
-            + " threads in " + millis + " ms", keys, outcomes, counts, true, false);
+        ExactlyOnceCheck.Summary summary =
+            ExactlyOnceCheck.verify(
+                backend + " x" + WORKERS + " JVMs x" + THREADS + " threads in " + millis + " ms",
+                keys,
+                outcomes,
+                counts,
+                true,
+                false);
         assertThat(summary.executions()).isEqualTo(KEYS);
-        assertThat(counts.values().stream().mapToLong(Long::longValue).sum()).as("ledger entries").isEqualTo(KEYS);
+        assertThat(counts.values().stream().mapToLong(Long::longValue).sum())
+            .as("ledger entries")
+            .isEqualTo(KEYS);
       } finally {
         for (WorkerProcess w : workers) {
           w.close();

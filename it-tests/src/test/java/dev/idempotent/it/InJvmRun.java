@@ -9,9 +9,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Callers in the test's own JVM working through shuffled submissions while a test injects a fault. A submission
- * that got a store error or an in-progress rejection is tried again later (25 ms pause), until it gets a
- * result or the run's deadline passes; every attempt's outcome is kept for {@link ExactlyOnceCheck}.
+ * Callers in the test's own JVM working through shuffled submissions while a test injects a fault.
+ * A submission that got a store error or an in-progress rejection is tried again later (25 ms
+ * pause), until it gets a result or the run's deadline passes; every attempt's outcome is kept for
+ * {@link ExactlyOnceCheck}.
  */
 final class InJvmRun {
   final List<String> keys = new ArrayList<>();
@@ -34,32 +35,45 @@ final class InJvmRun {
     submissions = all.size();
   }
 
-  /** Starts {@code threadCount} callers of {@code service.applyWithOneSecondLease}, each pausing {@code paceMillis}. */
-  void start(int threadCount, CallObserver observer, LedgerService service, String runId, long paceMillis,
+  /**
+   * Starts {@code threadCount} callers of {@code service.applyWithOneSecondLease}, each pausing
+   * {@code paceMillis}.
+   */
+  void start(
+      int threadCount,
+      CallObserver observer,
+      LedgerService service,
+      String runId,
+      long paceMillis,
       long deadlineSeconds) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(deadlineSeconds);
     for (int i = 0; i < threadCount; i++) {
-      Thread t = new Thread(() -> {
-        while (System.nanoTime() - deadline < 0) {
-          String key = queue.poll();
-          if (key == null) {
-            return;
-          }
-          CallOutcome o = observer.observe(key, () -> service.applyWithOneSecondLease(runId, key));
-          outcomes.add(o);
-          try {
-            if (o.kind() == CallOutcome.Kind.STORE_ERROR || o.kind() == CallOutcome.Kind.IN_PROGRESS) {
-              queue.add(key);
-              Thread.sleep(25);
-            } else {
-              settled.incrementAndGet();
-              Thread.sleep(paceMillis);
-            }
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "caller-" + i);
+      Thread t =
+          new Thread(
+              () -> {
+                while (System.nanoTime() - deadline < 0) {
+                  String key = queue.poll();
+                  if (key == null) {
+                    return;
+                  }
+                  CallOutcome o =
+                      observer.observe(key, () -> service.applyWithOneSecondLease(runId, key));
+                  outcomes.add(o);
+                  try {
+                    if (o.kind() == CallOutcome.Kind.STORE_ERROR
+                        || o.kind() == CallOutcome.Kind.IN_PROGRESS) {
+                      queue.add(key);
+                      Thread.sleep(25);
+                    } else {
+                      settled.incrementAndGet();
+                      Thread.sleep(paceMillis);
+                    }
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "caller-" + i);
       t.start();
       threads.add(t);
     }

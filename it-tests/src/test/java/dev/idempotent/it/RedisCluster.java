@@ -1,13 +1,15 @@
 package dev.idempotent.it;
 
 import dev.idempotent.redisson.RedisServerProcess;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
-/** Three test-owned {@code redis-server} masters on 127.0.0.1 joined into a Redis Cluster; started once per JVM. */
+/**
+ * Three test-owned {@code redis-server} masters on 127.0.0.1 joined into a Redis Cluster; started
+ * once per JVM.
+ */
 final class RedisCluster {
   private static List<RedisServerProcess> masters;
 
@@ -17,16 +19,27 @@ final class RedisCluster {
   static synchronized String spec() throws Exception {
     if (masters == null) {
       List<RedisServerProcess> started = new ArrayList<>();
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> started.forEach(m -> {
-        try {
-          m.close();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      })));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () ->
+                      started.forEach(
+                          m -> {
+                            try {
+                              m.close();
+                            } catch (InterruptedException e) {
+                              Thread.currentThread().interrupt();
+                            }
+                          })));
       for (int i = 0; i < 3; i++) {
-        started.add(RedisServerProcess.launch("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-            "--cluster-node-timeout", "2000"));
+        started.add(
+            RedisServerProcess.launch(
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                "2000"));
       }
       List<String> create = new ArrayList<>(List.of("--cluster", "create"));
       started.forEach(m -> create.add(m.address()));
@@ -46,6 +59,7 @@ final class RedisCluster {
       }
       masters = started;
     }
-    return "cluster:" + masters.stream().map(RedisServerProcess::url).collect(Collectors.joining(","));
+    return "cluster:"
+        + masters.stream().map(RedisServerProcess::url).collect(Collectors.joining(","));
   }
 }

@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * A store whose renewals never reach the backend (they report success): its holders' leases end on time however
- * long they run, as for a holder paused by a long GC or a frozen VM.
+ * A store whose renewals never reach the backend (they report success): its holders' leases end on
+ * time however long they run, as for a holder paused by a long GC or a frozen VM.
  */
 final class RenewalDroppingStore implements IdempotencyStore {
   private final IdempotencyStore delegate;

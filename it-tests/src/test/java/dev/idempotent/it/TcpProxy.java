@@ -17,22 +17,29 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A TCP proxy on 127.0.0.1 in front of one upstream port, for network faults: {@link #pause()} stops forwarding
- * (connections stay open, bytes wait), {@link #slow(long)} delays every chunk, {@link #cut()} closes every open
- * connection, {@link #heal()} forwards normally again. At most {@value #MAX_THREADS} pump threads (two per
- * connection); a connection beyond that is refused. {@link #close()} stops everything and waits for it.
+ * A TCP proxy on 127.0.0.1 in front of one upstream port, for network faults: {@link #pause()}
+ * stops forwarding (connections stay open, bytes wait), {@link #slow(long)} delays every chunk,
+ * {@link #cut()} closes every open connection, {@link #heal()} forwards normally again. At most
+ * {@value #MAX_THREADS} pump threads (two per connection); a connection beyond that is refused.
+ * {@link #close()} stops everything and waits for it.
  */
 final class TcpProxy implements AutoCloseable {
   static final int MAX_THREADS = 128;
 
   private final int upstreamPort;
   private final ServerSocket server;
-  private final ExecutorService pumps = new ThreadPoolExecutor(0, MAX_THREADS, 10, TimeUnit.SECONDS,
-      new SynchronousQueue<>(), r -> {
-        Thread t = new Thread(r, "tcp-proxy-pump");
-        t.setDaemon(true);
-        return t;
-      });
+  private final ExecutorService pumps =
+      new ThreadPoolExecutor(
+          0,
+          MAX_THREADS,
+          10,
+          TimeUnit.SECONDS,
+          new SynchronousQueue<>(),
+          r -> {
+            Thread t = new Thread(r, "tcp-proxy-pump");
+            t.setDaemon(true);
+            return t;
+          });
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private final Thread acceptor;
   private volatile boolean paused;
@@ -81,7 +88,8 @@ final class TcpProxy implements AutoCloseable {
       }
       Socket upstream = new Socket();
       try {
-        upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort), 1000);
+        upstream.connect(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort), 1000);
         sockets.add(client);
         sockets.add(upstream);
         pumps.execute(() -> pump(client, upstream));

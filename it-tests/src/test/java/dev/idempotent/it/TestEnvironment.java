@@ -10,12 +10,12 @@ import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * Where the tests find their services: {@code IDEMPOTENT_REDIS_URL}, {@code IDEMPOTENT_POSTGRES_URL},
- * {@code IDEMPOTENT_MARIADB_URL}; when one is unset, the local server on its standard port (database {@code test})
- * if it answers, else a Testcontainers container if a Docker engine is available, else the test fails (under
- * {@code CI=true}) or is skipped with a {@code SKIPPED} console line naming the variable (see
- * {@link TestBackends}). Test-owned Redis servers need {@code redis-server} and {@code redis-cli}, with the same
- * rule.
+ * Where the tests find their services: {@code IDEMPOTENT_REDIS_URL}, {@code
+ * IDEMPOTENT_POSTGRES_URL}, {@code IDEMPOTENT_MARIADB_URL}; when one is unset, the local server on
+ * its standard port (database {@code test}) if it answers, else a Testcontainers container if a
+ * Docker engine is available, else the test fails (under {@code CI=true}) or is skipped with a
+ * {@code SKIPPED} console line naming the variable (see {@link TestBackends}). Test-owned Redis
+ * servers need {@code redis-server} and {@code redis-cli}, with the same rule.
  */
 final class TestEnvironment {
   static final String REDIS = "IDEMPOTENT_REDIS_URL";
@@ -23,10 +23,11 @@ final class TestEnvironment {
   static final String MARIADB = "IDEMPOTENT_MARIADB_URL";
 
   /** The standard local servers, used when a variable is unset and the server answers. */
-  private static final Map<String, String> LOCAL = Map.of(
-      REDIS, "redis://127.0.0.1:6379",
-      POSTGRES, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
-      MARIADB, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+  private static final Map<String, String> LOCAL =
+      Map.of(
+          REDIS, "redis://127.0.0.1:6379",
+          POSTGRES, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+          MARIADB, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
 
   private static final Map<String, GenericContainer<?>> containers = new HashMap<>();
 
@@ -37,8 +38,13 @@ final class TestEnvironment {
     if (url.isPresent()) {
       return url.get();
     }
-    GenericContainer<?> c = container(REDIS, 6379, () -> new GenericContainer<>(DockerImageName.parse("redis:7.2-alpine"))
-        .withExposedPorts(6379));
+    GenericContainer<?> c =
+        container(
+            REDIS,
+            6379,
+            () ->
+                new GenericContainer<>(DockerImageName.parse("redis:7.2-alpine"))
+                    .withExposedPorts(6379));
     return "redis://" + c.getHost() + ":" + c.getMappedPort(6379);
   }
 
@@ -47,9 +53,16 @@ final class TestEnvironment {
     if (url.isPresent()) {
       return url.get();
     }
-    GenericContainer<?> c = container(POSTGRES, 5432, () -> new GenericContainer<>(DockerImageName.parse("postgres:16-alpine"))
-        .withEnv("POSTGRES_HOST_AUTH_METHOD", "trust").withEnv("POSTGRES_DB", "test").withExposedPorts(5432)
-        .waitingFor(Wait.forLogMessage(".*ready to accept connections.*\\n", 2)));
+    GenericContainer<?> c =
+        container(
+            POSTGRES,
+            5432,
+            () ->
+                new GenericContainer<>(DockerImageName.parse("postgres:16-alpine"))
+                    .withEnv("POSTGRES_HOST_AUTH_METHOD", "trust")
+                    .withEnv("POSTGRES_DB", "test")
+                    .withExposedPorts(5432)
+                    .waitingFor(Wait.forLogMessage(".*ready to accept connections.*\\n", 2)));
     return "jdbc:postgresql://" + c.getHost() + ":" + c.getMappedPort(5432) + "/test?user=postgres";
   }
 
@@ -58,14 +71,22 @@ final class TestEnvironment {
     if (url.isPresent()) {
       return url.get();
     }
-    GenericContainer<?> c = container(MARIADB, 3306, () -> new GenericContainer<>(DockerImageName.parse("mariadb:11"))
-        .withEnv("MARIADB_ALLOW_EMPTY_ROOT_PASSWORD", "1").withEnv("MARIADB_DATABASE", "test").withExposedPorts(3306)
-        .waitingFor(Wait.forLogMessage(".*ready for connections.*\\n", 2)).withStartupTimeout(Duration.ofMinutes(2)));
+    GenericContainer<?> c =
+        container(
+            MARIADB,
+            3306,
+            () ->
+                new GenericContainer<>(DockerImageName.parse("mariadb:11"))
+                    .withEnv("MARIADB_ALLOW_EMPTY_ROOT_PASSWORD", "1")
+                    .withEnv("MARIADB_DATABASE", "test")
+                    .withExposedPorts(3306)
+                    .waitingFor(Wait.forLogMessage(".*ready for connections.*\\n", 2))
+                    .withStartupTimeout(Duration.ofMinutes(2)));
     return "jdbc:mariadb://" + c.getHost() + ":" + c.getMappedPort(3306) + "/test?user=root";
   }
 
-  private static GenericContainer<?> container(String variable, int localPort,
-      java.util.function.Supplier<GenericContainer<?>> create) {
+  private static GenericContainer<?> container(
+      String variable, int localPort, java.util.function.Supplier<GenericContainer<?>> create) {
     GenericContainer<?> c = containers.get(variable);
     if (c == null) {
       if (!TestBackends.dockerAvailable()) {

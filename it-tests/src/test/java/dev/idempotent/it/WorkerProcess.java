@@ -13,8 +13,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link LedgerWorker} JVM started by a test: the same java binary and class path as the test's JVM; its
- * standard output lines are queued for {@link #awaitLine}, its standard error goes to a log file.
+ * A {@link LedgerWorker} JVM started by a test: the same java binary and class path as the test's
+ * JVM; its standard output lines are queued for {@link #awaitLine}, its standard error goes to a
+ * log file.
  */
 final class WorkerProcess implements AutoCloseable {
   private final String name;
@@ -26,31 +27,48 @@ final class WorkerProcess implements AutoCloseable {
     this.name = name;
     this.process = process;
     this.log = log;
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          lines.add(line);
-        }
-      } catch (IOException e) {
-        // the process ended
-      }
-    }, "worker-stdout-" + name);
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                  lines.add(line);
+                }
+              } catch (IOException e) {
+                // the process ended
+              }
+            },
+            "worker-stdout-" + name);
     reader.setDaemon(true);
     reader.start();
   }
 
   static WorkerProcess start(Path dir, String name, String... args) throws IOException {
-    String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
-        "java").toString());
-    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-Djava.net.preferIPv4Stack=true", "-cp", System.getProperty("java.class.path"),
-        LedgerWorker.class.getName(), "worker=" + name));
+    String java =
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Djava.net.preferIPv4Stack=true",
+                "-cp",
+                System.getProperty("java.class.path"),
+                LedgerWorker.class.getName(),
+                "worker=" + name));
     cmd.addAll(List.of(args));
     Files.createDirectories(dir);
     Path log = dir.resolve(name + ".log");
-    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.to(log.toFile())).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.to(log.toFile())).start();
     return new WorkerProcess(name, p, log);
   }
 
@@ -63,17 +81,34 @@ final class WorkerProcess implements AutoCloseable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (true) {
       long left = deadline - System.nanoTime();
-      String line = lines.poll(Math.max(0, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200))), TimeUnit.NANOSECONDS);
+      String line =
+          lines.poll(
+              Math.max(0, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200))),
+              TimeUnit.NANOSECONDS);
       if (line != null && line.startsWith(prefix)) {
         return line;
       }
       if (line == null && !process.isAlive() && lines.isEmpty()) {
-        throw new AssertionError("worker " + name + " exited with " + process.exitValue() + " before printing '"
-            + prefix + "'; its log:\n" + logTail());
+        throw new AssertionError(
+            "worker "
+                + name
+                + " exited with "
+                + process.exitValue()
+                + " before printing '"
+                + prefix
+                + "'; its log:\n"
+                + logTail());
       }
       if (left <= 0) {
-        throw new AssertionError("worker " + name + " did not print '" + prefix + "' within " + seconds + " s; its log:\n"
-            + logTail());
+        throw new AssertionError(
+            "worker "
+                + name
+                + " did not print '"
+                + prefix
+                + "' within "
+                + seconds
+                + " s; its log:\n"
+                + logTail());
       }
     }
   }
@@ -94,7 +129,8 @@ final class WorkerProcess implements AutoCloseable {
 
   int awaitExit(long seconds) throws InterruptedException {
     if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
-      throw new AssertionError("worker " + name + " did not exit within " + seconds + " s; its log:\n" + logTail());
+      throw new AssertionError(
+          "worker " + name + " did not exit within " + seconds + " s; its log:\n" + logTail());
     }
     return process.exitValue();
   }

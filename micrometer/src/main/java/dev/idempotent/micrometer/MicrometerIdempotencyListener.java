@@ -23,27 +23,31 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <ul>
- *   <li>{@value #CALLS} (counter), tags {@code scope} and {@code outcome}: one count per event, the outcome being
- *       the event type in lower case ({@code executed}, {@code replayed}, {@code rejected_duplicate},
- *       {@code in_progress}, {@code mismatch}, {@code taken_over}, {@code fenced}, {@code store_error},
- *       {@code fail_open}, and any type added later). All outcomes of a scope are registered together when the
- *       scope is first seen, so an outcome that never happened reads 0 rather than missing.</li>
- *   <li>{@value #EXECUTIONS} (timer), tag {@code scope}: the time from the start of each call that ran the method
- *       to its recorded outcome ({@code EXECUTED} events).</li>
+ *   <li>{@value #CALLS} (counter), tags {@code scope} and {@code outcome}: one count per event, the
+ *       outcome being the event type in lower case ({@code executed}, {@code replayed}, {@code
+ *       rejected_duplicate}, {@code in_progress}, {@code mismatch}, {@code taken_over}, {@code
+ *       fenced}, {@code store_error}, {@code fail_open}, and any type added later). All outcomes of
+ *       a scope are registered together when the scope is first seen, so an outcome that never
+ *       happened reads 0 rather than missing.
+ *   <li>{@value #EXECUTIONS} (timer), tag {@code scope}: the time from the start of each call that
+ *       ran the method to its recorded outcome ({@code EXECUTED} events).
  * </ul>
  *
- * <p>Tags never carry a key. Scopes are normally one per annotated method, but a scope can be made per request
- * (a web path, a caller identity); to keep cardinality bounded, only the first {@link Builder#maxScopes} distinct
- * scopes get meters of their own and every later scope is counted under {@code scope="}{@value #OTHER_SCOPE}{@code "}
- * (logged once at WARN).
+ * <p>Tags never carry a key. Scopes are normally one per annotated method, but a scope can be made
+ * per request (a web path, a caller identity); to keep cardinality bounded, only the first {@link
+ * Builder#maxScopes} distinct scopes get meters of their own and every later scope is counted under
+ * {@code scope="}{@value #OTHER_SCOPE}{@code "} (logged once at WARN).
  */
 public final class MicrometerIdempotencyListener implements IdempotencyListener {
   /** Name of the counter of events. */
   public static final String CALLS = "idempotent.calls";
+
   /** Name of the timer of executions. */
   public static final String EXECUTIONS = "idempotent.executions";
+
   /** The {@code scope} tag of scopes beyond {@link Builder#maxScopes}. */
   public static final String OTHER_SCOPE = "_other";
+
   /** Default bound on distinct scopes with meters of their own. */
   public static final int DEFAULT_MAX_SCOPES = 500;
 
@@ -90,13 +94,16 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     if (distinctScopes.get() >= maxScopes) {
       return other();
     }
-    ScopeMeters created = byScope.computeIfAbsent(scope, s -> {
-      if (distinctScopes.incrementAndGet() > maxScopes) {
-        distinctScopes.decrementAndGet();
-        return null;
-      }
-      return new ScopeMeters(s);
-    });
+    ScopeMeters created =
+        byScope.computeIfAbsent(
+            scope,
+            s -> {
+              if (distinctScopes.incrementAndGet() > maxScopes) {
+                distinctScopes.decrementAndGet();
+                return null;
+              }
+              return new ScopeMeters(s);
+            });
     return created != null ? created : other();
   }
 
@@ -106,9 +113,13 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
       synchronized (this) {
         o = other;
         if (o == null) {
-          LOG.warn("more than {} idempotency scopes were seen; further scopes are counted under scope=\"{}\" to keep "
-              + "metric cardinality bounded (raise MicrometerIdempotencyListener.builder(...).maxScopes(...) if the "
-              + "scopes are really that many methods)", maxScopes, OTHER_SCOPE);
+          LOG.warn(
+              "more than {} idempotency scopes were seen; further scopes are counted under"
+                  + " scope=\"{}\" to keep metric cardinality bounded (raise"
+                  + " MicrometerIdempotencyListener.builder(...).maxScopes(...) if the scopes are"
+                  + " really that many methods)",
+              maxScopes,
+              OTHER_SCOPE);
           o = new ScopeMeters(OTHER_SCOPE);
           other = o;
         }
@@ -125,15 +136,17 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     ScopeMeters(String scope) {
       Tags tags = commonTags.and(Tag.of("scope", scope));
       for (IdempotencyEvent.Type type : TYPES) {
-        counters[type.ordinal()] = Counter.builder(CALLS)
-            .description("Idempotent calls by outcome")
-            .tags(tags.and("outcome", type.name().toLowerCase(Locale.ROOT)))
-            .register(registry);
+        counters[type.ordinal()] =
+            Counter.builder(CALLS)
+                .description("Idempotent calls by outcome")
+                .tags(tags.and("outcome", type.name().toLowerCase(Locale.ROOT)))
+                .register(registry);
       }
-      executions = Timer.builder(EXECUTIONS)
-          .description("Calls that ran the method, from their start to the recorded outcome")
-          .tags(tags)
-          .register(registry);
+      executions =
+          Timer.builder(EXECUTIONS)
+              .description("Calls that ran the method, from their start to the recorded outcome")
+              .tags(tags)
+              .register(registry);
     }
   }
 
@@ -152,14 +165,18 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
       Objects.requireNonNull(tags, "tags");
       for (Tag t : tags) {
         if (t.getKey().equals("scope") || t.getKey().equals("outcome")) {
-          throw new IllegalArgumentException("tag '" + t.getKey() + "' is set by the listener itself; use another name");
+          throw new IllegalArgumentException(
+              "tag '" + t.getKey() + "' is set by the listener itself; use another name");
         }
       }
       this.tags = this.tags.and(tags);
       return this;
     }
 
-    /** How many distinct scopes get meters of their own (default {@value MicrometerIdempotencyListener#DEFAULT_MAX_SCOPES}); at least 1. */
+    /**
+     * How many distinct scopes get meters of their own (default {@value
+     * MicrometerIdempotencyListener#DEFAULT_MAX_SCOPES}); at least 1.
+     */
     public Builder maxScopes(int maxScopes) {
       if (maxScopes < 1) {
         throw new IllegalArgumentException("maxScopes must be at least 1, was " + maxScopes);

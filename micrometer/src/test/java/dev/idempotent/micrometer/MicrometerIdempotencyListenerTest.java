@@ -22,15 +22,21 @@ class MicrometerIdempotencyListenerTest {
   private static final String SECRET_KEY = "card=4111111111111111";
 
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final Idempotency idempotency = Idempotency.create(IdempotencyConfig.builder()
-      .defaultStore(CaffeineIdempotencyStore.builder().build())
-      .listener(MicrometerIdempotencyListener.builder(registry).tags(Tags.of("app", "shop")).build())
-      .build());
+  private final Idempotency idempotency =
+      Idempotency.create(
+          IdempotencyConfig.builder()
+              .defaultStore(CaffeineIdempotencyStore.builder().build())
+              .listener(
+                  MicrometerIdempotencyListener.builder(registry)
+                      .tags(Tags.of("app", "shop"))
+                      .build())
+              .build());
   private final IdempotencyPolicy submit = IdempotencyPolicy.builder("orders.submit").build();
 
   @Test
   void countsEachOutcomeByScopeAndTimesExecutions() throws Exception {
-    assertThat(idempotency.execute(submit, SECRET_KEY, "body", () -> "receipt")).isEqualTo("receipt");
+    assertThat(idempotency.execute(submit, SECRET_KEY, "body", () -> "receipt"))
+        .isEqualTo("receipt");
     assertThat(idempotency.execute(submit, SECRET_KEY, "body", () -> "other")).isEqualTo("receipt");
     assertThat(idempotency.execute(submit, SECRET_KEY, "body", () -> "other")).isEqualTo("receipt");
     assertThatThrownBy(() -> idempotency.execute(submit, SECRET_KEY, "another body", () -> "x"))
@@ -40,7 +46,12 @@ class MicrometerIdempotencyListenerTest {
     assertThat(count("replayed")).isEqualTo(2);
     assertThat(count("mismatch")).isEqualTo(1);
     assertThat(count("fenced")).isZero();
-    assertThat(registry.get(MicrometerIdempotencyListener.EXECUTIONS).tag("scope", "orders.submit").timer().count())
+    assertThat(
+            registry
+                .get(MicrometerIdempotencyListener.EXECUTIONS)
+                .tag("scope", "orders.submit")
+                .timer()
+                .count())
         .isEqualTo(1);
   }
 
@@ -48,17 +59,22 @@ class MicrometerIdempotencyListenerTest {
   void countsARepeatRejectedWhileTheFirstCallRuns() throws Exception {
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    Thread first = new Thread(() -> {
-      try {
-        idempotency.execute(submit, "k", () -> {
-          running.countDown();
-          finish.await(5, TimeUnit.SECONDS);
-          return "done";
-        });
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    Thread first =
+        new Thread(
+            () -> {
+              try {
+                idempotency.execute(
+                    submit,
+                    "k",
+                    () -> {
+                      running.countDown();
+                      finish.await(5, TimeUnit.SECONDS);
+                      return "done";
+                    });
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     first.start();
     assertThat(running.await(5, TimeUnit.SECONDS)).isTrue();
     assertThatThrownBy(() -> idempotency.execute(submit, "k", () -> "second"))
@@ -73,9 +89,17 @@ class MicrometerIdempotencyListenerTest {
   void everyOutcomeIsRegisteredWhenTheScopeIsFirstSeenAndNoTagCarriesTheKey() throws Exception {
     idempotency.execute(submit, SECRET_KEY, () -> "receipt");
     for (IdempotencyEvent.Type type : IdempotencyEvent.Type.values()) {
-      assertThat(registry.find(MicrometerIdempotencyListener.CALLS)
-          .tags("scope", "orders.submit", "outcome", type.name().toLowerCase(java.util.Locale.ROOT)).counter())
-          .as(type.name()).isNotNull();
+      assertThat(
+              registry
+                  .find(MicrometerIdempotencyListener.CALLS)
+                  .tags(
+                      "scope",
+                      "orders.submit",
+                      "outcome",
+                      type.name().toLowerCase(java.util.Locale.ROOT))
+                  .counter())
+          .as(type.name())
+          .isNotNull();
     }
     for (Meter meter : registry.getMeters()) {
       for (Tag tag : meter.getId().getTags()) {
@@ -88,32 +112,46 @@ class MicrometerIdempotencyListenerTest {
   @Test
   void scopesBeyondTheBoundShareOneTag() throws Exception {
     SimpleMeterRegistry bounded = new SimpleMeterRegistry();
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder()
-        .defaultStore(CaffeineIdempotencyStore.builder().build())
-        .listener(MicrometerIdempotencyListener.builder(bounded).maxScopes(2).build())
-        .build());
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(CaffeineIdempotencyStore.builder().build())
+                .listener(MicrometerIdempotencyListener.builder(bounded).maxScopes(2).build())
+                .build());
     for (int i = 0; i < 5; i++) {
       idem.execute(IdempotencyPolicy.builder("scope-" + i).build(), "k", () -> "v");
     }
-    assertThat(bounded.find(MicrometerIdempotencyListener.CALLS).tagKeys("scope").counters().stream()
-        .map(c -> c.getId().getTag("scope")).distinct()).containsExactlyInAnyOrder("scope-0", "scope-1",
-        MicrometerIdempotencyListener.OTHER_SCOPE);
-    assertThat(bounded.get(MicrometerIdempotencyListener.CALLS)
-        .tags("scope", MicrometerIdempotencyListener.OTHER_SCOPE, "outcome", "executed").counter().count())
+    assertThat(
+            bounded.find(MicrometerIdempotencyListener.CALLS).tagKeys("scope").counters().stream()
+                .map(c -> c.getId().getTag("scope"))
+                .distinct())
+        .containsExactlyInAnyOrder("scope-0", "scope-1", MicrometerIdempotencyListener.OTHER_SCOPE);
+    assertThat(
+            bounded
+                .get(MicrometerIdempotencyListener.CALLS)
+                .tags("scope", MicrometerIdempotencyListener.OTHER_SCOPE, "outcome", "executed")
+                .counter()
+                .count())
         .isEqualTo(3);
   }
 
   @Test
   void builderRejectsBadSettingsNamingThem() {
     assertThatThrownBy(() -> MicrometerIdempotencyListener.builder(registry).maxScopes(0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxScopes").hasMessageContaining("0");
-    assertThatThrownBy(() -> MicrometerIdempotencyListener.builder(registry).tags(Tags.of("scope", "x")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("scope");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxScopes")
+        .hasMessageContaining("0");
+    assertThatThrownBy(
+            () -> MicrometerIdempotencyListener.builder(registry).tags(Tags.of("scope", "x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("scope");
   }
 
   private double count(String outcome) {
-    return registry.get(MicrometerIdempotencyListener.CALLS).tags("scope", "orders.submit", "outcome", outcome)
-        .counter().count();
+    return registry
+        .get(MicrometerIdempotencyListener.CALLS)
+        .tags("scope", "orders.submit", "outcome", outcome)
+        .counter()
+        .count();
   }
-
 }

@@ -35,61 +35,79 @@ class NamedModuleTest {
   void everythingRunsAsNamedModules() {
     assertThat(Orders.class.getModule().getName()).isEqualTo("dev.idempotent.moduletests");
     assertThat(Idempotent.class.getModule().getName()).isEqualTo("dev.idempotent.core");
-    assertThat(CaffeineIdempotencyStore.class.getModule().getName()).isEqualTo("dev.idempotent.memory");
+    assertThat(CaffeineIdempotencyStore.class.getModule().getName())
+        .isEqualTo("dev.idempotent.memory");
   }
 
   @Test
   void onlyTheApiTheSpiAndTheAspectAreExported() {
     Module core = Idempotent.class.getModule();
-    assertThat(core.getDescriptor().exports()).filteredOn(e -> !e.isQualified())
+    assertThat(core.getDescriptor().exports())
+        .filteredOn(e -> !e.isQualified())
         .extracting(e -> e.source())
-        .containsExactlyInAnyOrder("dev.idempotent", "dev.idempotent.spi", "dev.idempotent.internal.aspect");
+        .containsExactlyInAnyOrder(
+            "dev.idempotent", "dev.idempotent.spi", "dev.idempotent.internal.aspect");
     assertThat(core.isExported("dev.idempotent.internal", Orders.class.getModule())).isFalse();
     assertThat(core.isExported("dev.idempotent.internal.expression")).isFalse();
     assertThat(core.isExported("dev.idempotent.internal.codec")).isFalse();
     Module memory = CaffeineIdempotencyStore.class.getModule();
-    assertThat(memory.getDescriptor().exports()).extracting(e -> e.source())
+    assertThat(memory.getDescriptor().exports())
+        .extracting(e -> e.source())
         .containsExactly("dev.idempotent.memory");
   }
 
   @Test
   void eachPublishedModuleExportsItsApiPackageOnly() {
-    Map<String, String> apiPackages = Map.of(
-        "dev.idempotent.memory", "dev.idempotent.memory",
-        "dev.idempotent.redisson", "dev.idempotent.redisson",
-        "dev.idempotent.jdbc", "dev.idempotent.jdbc",
-        "dev.idempotent.micrometer", "dev.idempotent.micrometer",
-        "dev.idempotent.web", "dev.idempotent.web");
-    apiPackages.forEach((module, api) -> {
-      ModuleDescriptor descriptor = ModuleLayer.boot().findModule(module).orElseThrow().getDescriptor();
-      assertThat(descriptor.exports()).as(module).extracting(ModuleDescriptor.Exports::source).containsExactly(api);
-    });
+    Map<String, String> apiPackages =
+        Map.of(
+            "dev.idempotent.memory", "dev.idempotent.memory",
+            "dev.idempotent.redisson", "dev.idempotent.redisson",
+            "dev.idempotent.jdbc", "dev.idempotent.jdbc",
+            "dev.idempotent.micrometer", "dev.idempotent.micrometer",
+            "dev.idempotent.web", "dev.idempotent.web");
+    apiPackages.forEach(
+        (module, api) -> {
+          ModuleDescriptor descriptor =
+              ModuleLayer.boot().findModule(module).orElseThrow().getDescriptor();
+          assertThat(descriptor.exports())
+              .as(module)
+              .extracting(ModuleDescriptor.Exports::source)
+              .containsExactly(api);
+        });
   }
 
   @Test
   void theContractKitExportsItsPackageOnly() {
-    ModuleDescriptor tck = Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
-        .filter(entry -> entry.contains("store-tck"))
-        .flatMap(entry -> ModuleFinder.of(Path.of(entry)).findAll().stream())
-        .map(ModuleReference::descriptor)
-        .findFirst().orElseThrow();
+    ModuleDescriptor tck =
+        Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> entry.contains("store-tck"))
+            .flatMap(entry -> ModuleFinder.of(Path.of(entry)).findAll().stream())
+            .map(ModuleReference::descriptor)
+            .findFirst()
+            .orElseThrow();
     assertThat(tck.name()).isEqualTo("dev.idempotent.tck");
-    assertThat(tck.exports()).extracting(ModuleDescriptor.Exports::source).containsExactly("dev.idempotent.tck");
+    assertThat(tck.exports())
+        .extracting(ModuleDescriptor.Exports::source)
+        .containsExactly("dev.idempotent.tck");
   }
 
   @Test
   void everyStoreModuleProvidesItsStoreProvider() {
-    assertThat(ServiceLoader.load(IdempotencyStoreProvider.class).stream()
-        .collect(Collectors.toMap(p -> p.get().name(), p -> p.type().getModule().getName())))
-        .containsExactlyInAnyOrderEntriesOf(Map.of(
-            "memory", "dev.idempotent.memory",
-            "redisson", "dev.idempotent.redisson",
-            "jdbc", "dev.idempotent.jdbc"));
+    assertThat(
+            ServiceLoader.load(IdempotencyStoreProvider.class).stream()
+                .collect(
+                    Collectors.toMap(p -> p.get().name(), p -> p.type().getModule().getName())))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "memory", "dev.idempotent.memory",
+                "redisson", "dev.idempotent.redisson",
+                "jdbc", "dev.idempotent.jdbc"));
   }
 
   @Test
   void theStoreIsFoundThroughProvidesAndTheWovenMethodRunsOncePerKey() {
-    assertThat(Idempotency.global().config().defaultStore()).isInstanceOf(CaffeineIdempotencyStore.class);
+    assertThat(Idempotency.global().config().defaultStore())
+        .isInstanceOf(CaffeineIdempotencyStore.class);
     Orders orders = new Orders();
     Order order = new Order(UUID.randomUUID().toString(), 1);
 

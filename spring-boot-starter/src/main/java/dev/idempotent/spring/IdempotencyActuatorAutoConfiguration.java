@@ -12,10 +12,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Actuator support: the {@code idempotency} health component (each store answers a read; turn it off with
- * {@code management.health.idempotency.enabled=false}) on Spring Boot 3 and 4, whose health types live in
- * different packages; and the {@link IdempotencyEndpoint} ({@code idempotency}), to read and force-expire a
- * record, which is exposed over HTTP only when {@code management.endpoints.web.exposure.include} names it.
+ * Actuator support: the {@code idempotency} health component (each store answers a read; turn it
+ * off with {@code management.health.idempotency.enabled=false}) on Spring Boot 3 and 4, whose
+ * health types live in different packages; and the {@link IdempotencyEndpoint} ({@code
+ * idempotency}), to read and force-expire a record, which is exposed over HTTP only when {@code
+ * management.endpoints.web.exposure.include} names it.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 public class IdempotencyActuatorAutoConfiguration {
@@ -34,7 +35,10 @@ public class IdempotencyActuatorAutoConfiguration {
   /** Spring Boot 3's health types. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
-  @ConditionalOnProperty(prefix = "management.health.idempotency", name = "enabled", matchIfMissing = true)
+  @ConditionalOnProperty(
+      prefix = "management.health.idempotency",
+      name = "enabled",
+      matchIfMissing = true)
   static class Boot3Health {
     @Bean
     @ConditionalOnMissingBean(name = "idempotencyHealthIndicator")
@@ -46,7 +50,10 @@ public class IdempotencyActuatorAutoConfiguration {
   /** Spring Boot 4's health types. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-  @ConditionalOnProperty(prefix = "management.health.idempotency", name = "enabled", matchIfMissing = true)
+  @ConditionalOnProperty(
+      prefix = "management.health.idempotency",
+      name = "enabled",
+      matchIfMissing = true)
   static class Boot4Health {
     @Bean
     @ConditionalOnMissingBean(name = "idempotencyHealthIndicator")

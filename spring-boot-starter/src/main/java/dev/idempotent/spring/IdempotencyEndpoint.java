@@ -10,11 +10,12 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.lang.Nullable;
 
 /**
- * The actuator endpoint {@code idempotency}: {@code GET ?scope=…&key=…} shows the record of a key (through
- * {@link Idempotency#inspect}: its state, the time it has left and what it replays, never the outcome or the whole
- * key), {@code null} (404 over HTTP) when the key is free; {@code DELETE ?scope=…&key=…} force-expires it
- * ({@link Idempotency#forceExpire}). {@code store=name} picks a named store. Not exposed over HTTP until
- * {@code management.endpoints.web.exposure.include} names it; secure it like any administrative endpoint.
+ * The actuator endpoint {@code idempotency}: {@code GET ?scope=…&key=…} shows the record of a key
+ * (through {@link Idempotency#inspect}: its state, the time it has left and what it replays, never
+ * the outcome or the whole key), {@code null} (404 over HTTP) when the key is free; {@code DELETE
+ * ?scope=…&key=…} force-expires it ({@link Idempotency#forceExpire}). {@code store=name} picks a
+ * named store. Not exposed over HTTP until {@code management.endpoints.web.exposure.include} names
+ * it; secure it like any administrative endpoint.
  */
 @Endpoint(id = "idempotency")
 public class IdempotencyEndpoint {
@@ -30,7 +31,10 @@ public class IdempotencyEndpoint {
     return idempotency.inspect(store, scope, key).map(IdempotencyEndpoint::describe).orElse(null);
   }
 
-  /** Deletes the record of {@code key} in {@code scope} whatever its state; says whether there was one. */
+  /**
+   * Deletes the record of {@code key} in {@code scope} whatever its state; says whether there was
+   * one.
+   */
   @DeleteOperation
   public Map<String, Object> forceExpire(String scope, String key, @Nullable String store) {
     boolean deleted = idempotency.forceExpire(store, scope, key);

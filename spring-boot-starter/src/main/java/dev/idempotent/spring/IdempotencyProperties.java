@@ -10,25 +10,29 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The {@code idempotent.*} settings from {@code application.properties} or YAML: the same keys as
- * {@code idempotent.properties} (which is still read, with lower precedence), with Spring Boot's relaxed binding.
- * The one key that differs: the codec is {@code idempotent.codec.type} here ({@code idempotent.codec} cannot be
- * both a value and the parent of {@code idempotent.codec.allow} in Boot); {@code idempotent.properties} accepts
- * both.
+ * {@code idempotent.properties} (which is still read, with lower precedence), with Spring Boot's
+ * relaxed binding. The one key that differs: the codec is {@code idempotent.codec.type} here
+ * ({@code idempotent.codec} cannot be both a value and the parent of {@code idempotent.codec.allow}
+ * in Boot); {@code idempotent.properties} accepts both.
  */
 @ConfigurationProperties("idempotent")
 public class IdempotencyProperties {
   /**
-   * The store module to use: memory, redisson or jdbc. When unset: the application's IdempotencyStore bean, else
-   * a store on its RedissonClient bean (with idempotent-store-redisson), else on its DataSource (with
-   * idempotent-store-jdbc), else the memory store. With redisson or jdbc and no address or url, the application's
-   * RedissonClient or DataSource is used.
+   * The store module to use: memory, redisson or jdbc. When unset: the application's
+   * IdempotencyStore bean, else a store on its RedissonClient bean (with
+   * idempotent-store-redisson), else on its DataSource (with idempotent-store-jdbc), else the
+   * memory store. With redisson or jdbc and no address or url, the application's RedissonClient or
+   * DataSource is used.
    */
   private String store;
 
   /** How long a completed outcome is kept and replayed (default 24h). */
   private Duration ttl;
 
-  /** How long a claim holds a key before another caller may take it over; renewed while the call runs (30s). */
+  /**
+   * How long a claim holds a key before another caller may take it over; renewed while the call
+   * runs (30s).
+   */
   private Duration lease;
 
   /** How long a repeat waits for the first call with on-in-progress WAIT (10s). */
@@ -37,12 +41,16 @@ public class IdempotencyProperties {
   /** The longest a call may hold its claim; after that its lease is no longer renewed (15m). */
   private Duration maxHold;
 
-  /** What a call does when the store fails: fail-closed (the default: the call fails) or fail-open (it runs). */
+  /**
+   * What a call does when the store fails: fail-closed (the default: the call fails) or fail-open
+   * (it runs).
+   */
   private String onStoreFailure;
 
   /**
-   * Create the stores and check that each answers while the application starts, failing start-up with the reason
-   * when one cannot be reached. With false, an unreachable store is met by the calls, as store failures.
+   * Create the stores and check that each answers while the application starts, failing start-up
+   * with the reason when one cannot be reached. With false, an unreachable store is met by the
+   * calls, as store failures.
    */
   private boolean failFast = true;
 
@@ -54,11 +62,12 @@ public class IdempotencyProperties {
   private final ProblemDetails problemDetails = new ProblemDetails();
 
   /**
-   * The settings of the idempotency servlet filter (idempotent-web), by name: paths, key-required-paths, methods,
-   * scope, store, ttl, lease, wait-timeout, on-in-progress, retry-after, max-request-body, max-response-body,
-   * replayed-headers, record-client-errors, submit-token-paths, submit-token-field, submit-token-header,
-   * submit-token-ttl, on-duplicate-submit, problem-type-base. The filter is registered when paths,
-   * key-required-paths or submit-token-paths is set.
+   * The settings of the idempotency servlet filter (idempotent-web), by name: paths,
+   * key-required-paths, methods, scope, store, ttl, lease, wait-timeout, on-in-progress,
+   * retry-after, max-request-body, max-response-body, replayed-headers, record-client-errors,
+   * submit-token-paths, submit-token-field, submit-token-header, submit-token-ttl,
+   * on-duplicate-submit, problem-type-base. The filter is registered when paths, key-required-paths
+   * or submit-token-paths is set.
    */
   private Map<String, String> web = new LinkedHashMap<>();
 
@@ -87,20 +96,32 @@ public class IdempotencyProperties {
     }
   }
 
-  /** The Redis store created from settings (idempotent.store=redisson with an address or a config file). */
+  /**
+   * The Redis store created from settings (idempotent.store=redisson with an address or a config
+   * file).
+   */
   public static class Redisson {
     /** redis://host:port or rediss://host:port (TLS) of a standalone server. */
     private String address;
-    /** Path of a Redisson YAML file (Sentinel, Cluster, TLS, credentials, pools), instead of an address. */
+
+    /**
+     * Path of a Redisson YAML file (Sentinel, Cluster, TLS, credentials, pools), instead of an
+     * address.
+     */
     private String config;
+
     /** Password of the server. */
     private String password;
+
     /** Command and connect timeout (3s). */
     private Duration timeout;
+
     /** Prefix of the store's Redis keys (idem:); also used on the application's RedissonClient. */
     private String keyPrefix;
+
     /** Replicas that must acknowledge each write (WAIT); 0 or unset: do not wait. */
     private Integer syncReplicas;
+
     /** How long to wait for those replicas (1s). */
     private Duration syncTimeout;
 
@@ -162,24 +183,32 @@ public class IdempotencyProperties {
   }
 
   /**
-   * The JDBC store. On the application's DataSource only table, create-table, query-timeout and purge-every
-   * apply; with url set (and idempotent.store=jdbc) the store opens a pool of its own instead.
+   * The JDBC store. On the application's DataSource only table, create-table, query-timeout and
+   * purge-every apply; with url set (and idempotent.store=jdbc) the store opens a pool of its own
+   * instead.
    */
   public static class Jdbc {
     /** JDBC URL of a database of its own for the store; unset: the application's DataSource. */
     private String url;
+
     /** User name for url. */
     private String username;
+
     /** Password for url. */
     private String password;
+
     /** Table of the records (idempotency_record). */
     private String table;
+
     /** Create the table at start-up if it is missing (false). */
     private Boolean createTable;
+
     /** Connections of the store's own pool, with url (10). */
     private Integer poolSize;
+
     /** Timeout of each statement (5s). */
     private Duration queryTimeout;
+
     /** Delete expired records this often, 1000 rows per statement (off). */
     private Duration purgeEvery;
 
@@ -262,17 +291,20 @@ public class IdempotencyProperties {
     }
   }
 
-  /** The near cache of completed outcomes in front of a shared store (Redis, JDBC); see docs/near-cache.md. */
+  /**
+   * The near cache of completed outcomes in front of a shared store (Redis, JDBC); see
+   * docs/near-cache.md.
+   */
   public static class NearCache {
     /**
-     * The most completed outcomes kept in this process per store, replayed without a round trip; 0 (the default):
-     * no near cache. Not used for the memory store.
+     * The most completed outcomes kept in this process per store, replayed without a round trip; 0
+     * (the default): no near cache. Not used for the memory store.
      */
     private Integer maximumSize;
 
     /**
-     * The longest an outcome is kept, whatever its ttl: how long another instance may replay a record deleted
-     * where no delete announcement reaches it (JDBC) (30s).
+     * The longest an outcome is kept, whatever its ttl: how long another instance may replay a
+     * record deleted where no delete announcement reaches it (JDBC) (30s).
      */
     private Duration expireAfter;
 
@@ -296,8 +328,9 @@ public class IdempotencyProperties {
   /** Spring MVC error responses. */
   public static class ProblemDetails {
     /**
-     * Answer an IdempotencyException that escapes a controller with an RFC 9457 problem detail of its HTTP status
-     * (409 with Retry-After, 422, 400, 503), unless the application handles the exception itself.
+     * Answer an IdempotencyException that escapes a controller with an RFC 9457 problem detail of
+     * its HTTP status (409 with Retry-After, 422, 400, 503), unless the application handles the
+     * exception itself.
      */
     private boolean enabled = true;
 
@@ -311,8 +344,8 @@ public class IdempotencyProperties {
   }
 
   /**
-   * These settings as the flat {@code idempotent.*} keys the library reads, over those of
-   * {@code idempotent.properties} and system properties.
+   * These settings as the flat {@code idempotent.*} keys the library reads, over those of {@code
+   * idempotent.properties} and system properties.
    */
   public Map<String, String> settings() {
     Map<String, String> s = new LinkedHashMap<>(PropertiesConfigLoader.settings());

@@ -19,9 +19,9 @@ import org.springframework.core.Ordered;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * Servlet web applications: {@link IdempotencyProblemDetails} for Spring MVC, and the {@link IdempotencyFilter}
- * (with idempotent-web on the classpath) when {@code idempotent.web.paths}, {@code .key-required-paths} or
- * {@code .submit-token-paths} is set.
+ * Servlet web applications: {@link IdempotencyProblemDetails} for Spring MVC, and the {@link
+ * IdempotencyFilter} (with idempotent-web on the classpath) when {@code idempotent.web.paths},
+ * {@code .key-required-paths} or {@code .submit-token-paths} is set.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -29,9 +29,15 @@ public class IdempotencyWebMvcAutoConfiguration {
 
   /** Problem details for library exceptions escaping Spring MVC handlers. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = {"org.springframework.web.servlet.DispatcherServlet",
-      "org.springframework.http.ProblemDetail"})
-  @ConditionalOnProperty(prefix = "idempotent.problem-details", name = "enabled", matchIfMissing = true)
+  @ConditionalOnClass(
+      name = {
+        "org.springframework.web.servlet.DispatcherServlet",
+        "org.springframework.http.ProblemDetail"
+      })
+  @ConditionalOnProperty(
+      prefix = "idempotent.problem-details",
+      name = "enabled",
+      matchIfMissing = true)
   static class ProblemDetailsConfiguration {
     @Bean
     @ConditionalOnMissingBean
@@ -47,18 +53,23 @@ public class IdempotencyWebMvcAutoConfiguration {
   static class FilterConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "idempotencyFilter")
-    FilterRegistrationBean<IdempotencyFilter> idempotencyFilter(Idempotency idempotency,
-        IdempotencyProperties properties) {
+    FilterRegistrationBean<IdempotencyFilter> idempotencyFilter(
+        Idempotency idempotency, IdempotencyProperties properties) {
       Map<String, String> web = new LinkedHashMap<>();
-      properties.settings().forEach((k, v) -> {
-        if (k.startsWith(IdempotencyFilter.PROPERTY_PREFIX)) {
-          web.put(k.substring(IdempotencyFilter.PROPERTY_PREFIX.length()), v);
-        }
-      });
-      IdempotencyFilter filter = IdempotencyFilter.builder().idempotency(idempotency).settings(web).build();
+      properties
+          .settings()
+          .forEach(
+              (k, v) -> {
+                if (k.startsWith(IdempotencyFilter.PROPERTY_PREFIX)) {
+                  web.put(k.substring(IdempotencyFilter.PROPERTY_PREFIX.length()), v);
+                }
+              });
+      IdempotencyFilter filter =
+          IdempotencyFilter.builder().idempotency(idempotency).settings(web).build();
       FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
       registration.setName("idempotencyFilter");
-      registration.setOrder(Ordered.LOWEST_PRECEDENCE - 100); // after security, before the application's own
+      registration.setOrder(
+          Ordered.LOWEST_PRECEDENCE - 100); // after security, before the application's own
       return registration;
     }
   }

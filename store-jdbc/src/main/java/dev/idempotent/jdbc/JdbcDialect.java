@@ -4,20 +4,24 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The SQL dialects {@link JdbcIdempotencyStore} speaks. The store picks one from
- * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} unless the builder names it. In every dialect a claim
- * of a fresh key is one insert; a taken key is read, and an expired record is taken over by one conditional
- * {@code UPDATE}.
+ * The SQL dialects {@link JdbcIdempotencyStore} speaks. The store picks one from {@link
+ * java.sql.DatabaseMetaData#getDatabaseProductName()} unless the builder names it. In every dialect
+ * a claim of a fresh key is one insert; a taken key is read, and an expired record is taken over by
+ * one conditional {@code UPDATE}.
  */
 public enum JdbcDialect {
   /** PostgreSQL 9.5 or later: the claim is an {@code INSERT ... ON CONFLICT DO NOTHING}. */
   POSTGRESQL("postgresql"),
   /**
-   * MySQL 8 or later and MariaDB 10.6 or later (InnoDB): the claim is an {@code INSERT ... ON DUPLICATE KEY UPDATE}
-   * that changes nothing on a duplicate and says through {@code LAST_INSERT_ID} whether it inserted.
+   * MySQL 8 or later and MariaDB 10.6 or later (InnoDB): the claim is an {@code INSERT ... ON
+   * DUPLICATE KEY UPDATE} that changes nothing on a duplicate and says through {@code
+   * LAST_INSERT_ID} whether it inserted.
    */
   MYSQL("mysql"),
-  /** H2 2.x, for tests and demos: the claim is a plain insert, whose duplicate-key error says the key is taken. */
+  /**
+   * H2 2.x, for tests and demos: the claim is a plain insert, whose duplicate-key error says the
+   * key is taken.
+   */
   H2("h2");
 
   private final String id;
@@ -27,8 +31,8 @@ public enum JdbcDialect {
   }
 
   /**
-   * The classpath resource with this dialect's DDL for the default table {@code idempotency_record}, for
-   * example {@code dev/idempotent/jdbc/schema-postgresql.sql}.
+   * The classpath resource with this dialect's DDL for the default table {@code
+   * idempotency_record}, for example {@code dev/idempotent/jdbc/schema-postgresql.sql}.
    */
   public String schemaResource() {
     return "dev/idempotent/jdbc/schema-" + id + ".sql";

@@ -31,20 +31,22 @@ import org.slf4j.LoggerFactory;
  *     .build();
  * }</pre>
  *
- * <p>The table is created by the DDL shipped for each dialect ({@link JdbcDialect#schemaResource()}, for example
- * {@code dev/idempotent/jdbc/schema-postgresql.sql}), or by the store itself with {@link Builder#createTable
- * createTable(true)}: the record table, whose rows carry a 64-bit id of their scope, and next to it
- * {@code <table>_scope}, which holds each scope's text once. A table of the layout of earlier versions (the scope
- * text in every row) keeps working as it is; the migrations that shrink it are
- * {@code dev/idempotent/jdbc/migrate-postgresql.sql} and {@code migrate-mysql.sql}. A claim of a fresh key
- * is one insert that writes nothing when the key is taken (PostgreSQL {@code INSERT ... ON CONFLICT DO NOTHING},
- * MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE} that changes
- * nothing, H2 a plain insert); only when it did not win is the record read, and an expired one taken over by
- * one conditional update. Completion, release and renewal are single statements that match only the caller's
- * own live claim. Every lease and expiry is computed and compared on the database's clock. Each call takes its
- * own short autocommit connection from the {@link DataSource}, bounded by {@link Builder#queryTimeout}; with
- * {@link Builder#connectionProvider} the completion joins the caller's transaction instead, and is never
- * written anywhere else (see {@link #complete}). Errors carry no bound value (see {@link JdbcStoreException}).
+ * <p>The table is created by the DDL shipped for each dialect ({@link
+ * JdbcDialect#schemaResource()}, for example {@code dev/idempotent/jdbc/schema-postgresql.sql}), or
+ * by the store itself with {@link Builder#createTable createTable(true)}: the record table, whose
+ * rows carry a 64-bit id of their scope, and next to it {@code <table>_scope}, which holds each
+ * scope's text once. A table of the layout of earlier versions (the scope text in every row) keeps
+ * working as it is; the migrations that shrink it are {@code
+ * dev/idempotent/jdbc/migrate-postgresql.sql} and {@code migrate-mysql.sql}. A claim of a fresh key
+ * is one insert that writes nothing when the key is taken (PostgreSQL {@code INSERT ... ON CONFLICT
+ * DO NOTHING}, MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE} that changes nothing, H2 a plain
+ * insert); only when it did not win is the record read, and an expired one taken over by one
+ * conditional update. Completion, release and renewal are single statements that match only the
+ * caller's own live claim. Every lease and expiry is computed and compared on the database's clock.
+ * Each call takes its own short autocommit connection from the {@link DataSource}, bounded by
+ * {@link Builder#queryTimeout}; with {@link Builder#connectionProvider} the completion joins the
+ * caller's transaction instead, and is never written anywhere else (see {@link #complete}). Errors
+ * carry no bound value (see {@link JdbcStoreException}).
  *
  * <p>Expired rows behave as missing ones and are replaced in place; {@link #purgeExpired(int)} (or
  * {@link Builder#purgeEvery}) deletes them in bounded batches.
@@ -57,7 +59,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   public static final String DEFAULT_TABLE = "idempotency_record";
 
   private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
-  private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
+  private static final Pattern TABLE_NAME =
+      Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
   private final String table;
   private final JdbcDialect dialect;
@@ -69,11 +72,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private JdbcIdempotencyStore(Builder b, JdbcDialect dialect, String location) {
     this.table = b.table;
     this.dialect = dialect;
-    this.connections = new StoreConnections(b.dataSource, b.table, dialect, b.queryTimeout, location);
+    this.connections =
+        new StoreConnections(b.dataSource, b.table, dialect, b.queryTimeout, location);
     this.records = new IdempotencyTable(b.table, dialect, connections, b.connectionProvider);
     this.ownedResource = b.ownedResource;
-    this.purge = b.purgeInterval == null ? null
-        : new PurgeSchedule(records, b.table, b.purgeInterval, b.purgeBatchSize);
+    this.purge =
+        b.purgeInterval == null
+            ? null
+            : new PurgeSchedule(records, b.table, b.purgeInterval, b.purgeBatchSize);
   }
 
   /** Starts building a store on {@code dataSource}, which the store uses but does not close. */
@@ -99,13 +105,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Records the outcome. With a {@link Builder#connectionProvider connection provider} that returns the caller's
-   * connection, the update runs there, and any failure, or finding the claim no longer this caller's, is an
-   * {@link OutcomeNotRecordedException} that fails the call: the completion belongs to that transaction and is
-   * never written on another connection, then or later (the store remembers such owners, so a repeated
-   * {@code complete} for one is refused too). A completion that failed on the store's own connection stays on
-   * the store's own connections when it is tried again. An outcome larger than the database accepts is an
-   * {@link OutcomeNotRecordedException} that releases the key.
+   * Records the outcome. With a {@link Builder#connectionProvider connection provider} that returns
+   * the caller's connection, the update runs there, and any failure, or finding the claim no longer
+   * this caller's, is an {@link OutcomeNotRecordedException} that fails the call: the completion
+   * belongs to that transaction and is never written on another connection, then or later (the
+   * store remembers such owners, so a repeated {@code complete} for one is refused too). A
+   * completion that failed on the store's own connection stays on the store's own connections when
+   * it is tried again. An outcome larger than the database accepts is an {@link
+   * OutcomeNotRecordedException} that releases the key.
    */
   @Override
   public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
@@ -123,8 +130,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Deletes the live row of {@code key}, whatever its status and owner, in one statement on its own connection
-   * (never in a caller's transaction). An expired row is left for {@link #purgeExpired}.
+   * Deletes the live row of {@code key}, whatever its status and owner, in one statement on its own
+   * connection (never in a caller's transaction). An expired row is left for {@link #purgeExpired}.
    */
   @Override
   public boolean delete(RecordKey key) {
@@ -151,9 +158,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Deletes expired records in batches of at most {@code batchSize} rows, each in its own short transaction,
-   * until a batch finds fewer than {@code batchSize}; returns how many rows were deleted. Expired records
-   * already behave as missing ones, so purging only reclaims space.
+   * Deletes expired records in batches of at most {@code batchSize} rows, each in its own short
+   * transaction, until a batch finds fewer than {@code batchSize}; returns how many rows were
+   * deleted. Expired records already behave as missing ones, so purging only reclaims space.
    *
    * @param batchSize 1 to 100,000
    */
@@ -163,9 +170,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Deletes at most {@code batchSize} expired rows in one statement and short transaction, and returns how many;
-   * for a purge paced by the caller (one batch, then a pause), where {@link #purgeExpired} runs its batches back
-   * to back.
+   * Deletes at most {@code batchSize} expired rows in one statement and short transaction, and
+   * returns how many; for a purge paced by the caller (one batch, then a pause), where {@link
+   * #purgeExpired} runs its batches back to back.
    *
    * @param batchSize 1 to 100,000
    */
@@ -174,7 +181,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return records.purgeBatch(batchSize);
   }
 
-  /** Stops the scheduled purge and closes what the store owns; a {@link DataSource} it was given stays open. */
+  /**
+   * Stops the scheduled purge and closes what the store owns; a {@link DataSource} it was given
+   * stays open.
+   */
   @Override
   public void close() {
     if (purge != null) {
@@ -191,7 +201,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   @Override
   public String toString() {
-    return "JdbcIdempotencyStore{" + dialect + ", table=" + table + ", " + connections.location() + "}";
+    return "JdbcIdempotencyStore{"
+        + dialect
+        + ", table="
+        + table
+        + ", "
+        + connections.location()
+        + "}";
   }
 
   private static long micros(Duration d, String name) {
@@ -208,7 +224,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   private static void requireBatchSize(int batchSize) {
     if (batchSize < 1 || batchSize > 100_000) {
-      throw new IllegalArgumentException("batchSize must be between 1 and 100000, was " + batchSize);
+      throw new IllegalArgumentException(
+          "batchSize must be between 1 and 100000, was " + batchSize);
     }
   }
 
@@ -229,52 +246,63 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The table, optionally schema-qualified ({@code app.idempotency_record}); default
-     * {@code idempotency_record}. Letters, digits and underscores only.
+     * The table, optionally schema-qualified ({@code app.idempotency_record}); default {@code
+     * idempotency_record}. Letters, digits and underscores only.
      */
     public Builder table(String table) {
       if (table == null || !TABLE_NAME.matcher(table).matches()) {
-        throw new IllegalArgumentException("table must be a plain or schema-qualified SQL name of letters, digits and"
-            + " underscores, like idempotency_record or app.idempotency_record; was " + table);
+        throw new IllegalArgumentException(
+            "table must be a plain or schema-qualified SQL name of letters, digits and"
+                + " underscores, like idempotency_record or app.idempotency_record; was "
+                + table);
       }
       this.table = table;
       return this;
     }
 
-    /** The SQL dialect; by default detected from the database product name when the store is built. */
+    /**
+     * The SQL dialect; by default detected from the database product name when the store is built.
+     */
     public Builder dialect(JdbcDialect dialect) {
-      this.dialect = Objects.requireNonNull(dialect, "dialect must not be null (leave it unset to detect it)");
+      this.dialect =
+          Objects.requireNonNull(dialect, "dialect must not be null (leave it unset to detect it)");
       return this;
     }
 
     /**
-     * Records completions on the caller's transaction (see {@link ConnectionProvider}); by default each
-     * completion commits on its own connection.
+     * Records completions on the caller's transaction (see {@link ConnectionProvider}); by default
+     * each completion commits on its own connection.
      */
     public Builder connectionProvider(ConnectionProvider connectionProvider) {
-      this.connectionProvider = Objects.requireNonNull(connectionProvider, "connectionProvider must not be null");
+      this.connectionProvider =
+          Objects.requireNonNull(connectionProvider, "connectionProvider must not be null");
       return this;
     }
 
     /**
-     * The longest a store call may take; default 5 s. On PostgreSQL and MySQL/MariaDB it is the connection's
-     * network timeout, set for each call and restored after it; on H2, with drivers without network timeouts,
-     * for the purge and for a completion on the caller's connection, a query timeout on each statement, in
-     * whole seconds (rounded up).
+     * The longest a store call may take; default 5 s. On PostgreSQL and MySQL/MariaDB it is the
+     * connection's network timeout, set for each call and restored after it; on H2, with drivers
+     * without network timeouts, for the purge and for a completion on the caller's connection, a
+     * query timeout on each statement, in whole seconds (rounded up).
      */
     public Builder queryTimeout(Duration queryTimeout) {
-      if (queryTimeout == null || queryTimeout.isNegative() || queryTimeout.isZero()
+      if (queryTimeout == null
+          || queryTimeout.isNegative()
+          || queryTimeout.isZero()
           || queryTimeout.compareTo(Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException("queryTimeout must be between 1 ms and 1 h, like Duration.ofSeconds(5);"
-            + " was " + queryTimeout);
+        throw new IllegalArgumentException(
+            "queryTimeout must be between 1 ms and 1 h, like Duration.ofSeconds(5);"
+                + " was "
+                + queryTimeout);
       }
       this.queryTimeout = queryTimeout;
       return this;
     }
 
     /**
-     * When {@code true}, {@link #build()} runs the dialect's DDL ({@code CREATE TABLE IF NOT EXISTS}); for demos
-     * and tests. Default {@code false}: run {@link JdbcDialect#schemaResource()} with your migrations.
+     * When {@code true}, {@link #build()} runs the dialect's DDL ({@code CREATE TABLE IF NOT
+     * EXISTS}); for demos and tests. Default {@code false}: run {@link
+     * JdbcDialect#schemaResource()} with your migrations.
      */
     public Builder createTable(boolean createTable) {
       this.createTable = createTable;
@@ -282,13 +310,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Purges expired records every {@code interval} on one daemon thread that {@link #close()} stops,
-     * {@code batchSize} rows per statement.
+     * Purges expired records every {@code interval} on one daemon thread that {@link #close()}
+     * stops, {@code batchSize} rows per statement.
      */
     public Builder purgeEvery(Duration interval, int batchSize) {
       if (interval == null || interval.compareTo(Duration.ofSeconds(1)) < 0) {
-        throw new IllegalArgumentException("purge interval must be at least 1 s, like Duration.ofMinutes(10); was "
-            + interval);
+        throw new IllegalArgumentException(
+            "purge interval must be at least 1 s, like Duration.ofMinutes(10); was " + interval);
       }
       requireBatchSize(batchSize);
       this.purgeInterval = interval;
@@ -297,8 +325,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Makes {@link JdbcIdempotencyStore#close()} close {@code resource} too, for a connection pool created only
-     * for this store.
+     * Makes {@link JdbcIdempotencyStore#close()} close {@code resource} too, for a connection pool
+     * created only for this store.
      */
     public Builder closing(AutoCloseable resource) {
       this.ownedResource = Objects.requireNonNull(resource, "resource must not be null");
@@ -320,21 +348,38 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
           location = StoreConnections.describe(md);
           if (chosen == null) {
             String product = md.getDatabaseProductName();
-            chosen = JdbcDialect.forProductName(product).orElseThrow(() -> new IllegalStateException(
-                "the idempotency store supports PostgreSQL, MySQL/MariaDB and H2, but the database is " + product
-                    + ": if it speaks one of those dialects, set it with .dialect(JdbcDialect...)"));
+            chosen =
+                JdbcDialect.forProductName(product)
+                    .orElseThrow(
+                        () ->
+                            new IllegalStateException(
+                                "the idempotency store supports PostgreSQL, MySQL/MariaDB and H2,"
+                                    + " but the database is "
+                                    + product
+                                    + ": if it speaks one of those dialects, set it with"
+                                    + " .dialect(JdbcDialect...)"));
           }
           if (createTable) {
             SchemaScript.create(c, chosen, table, (int) Math.max(1, queryTimeout.toSeconds()) * 6);
           }
         } catch (SQLException e) {
-          throw new JdbcStoreException("cannot " + (createTable ? "create the idempotency table " + table + " in "
-              : "detect the SQL dialect of ") + (location == null ? "the DataSource" : location) + ": "
-              + JdbcUrls.withoutPassword(e.getMessage()), e);
+          throw new JdbcStoreException(
+              "cannot "
+                  + (createTable
+                      ? "create the idempotency table " + table + " in "
+                      : "detect the SQL dialect of ")
+                  + (location == null ? "the DataSource" : location)
+                  + ": "
+                  + JdbcUrls.withoutPassword(e.getMessage()),
+              e);
         }
       }
       JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, chosen, location);
-      LOG.info("idempotency store on {} table {} ({})", location == null ? "a DataSource" : location, table, chosen);
+      LOG.info(
+          "idempotency store on {} table {} ({})",
+          location == null ? "a DataSource" : location,
+          table,
+          chosen);
       return store;
     }
   }

@@ -16,18 +16,25 @@ class JdbcIdempotencyStoreBuilderTest {
   @Test
   void badSettingsNameTheValueAndTheFix() {
     assertThatThrownBy(() -> JdbcIdempotencyStore.builder(H2).table("records; DROP TABLE x"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("records; DROP TABLE x")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("records; DROP TABLE x")
         .hasMessageContaining("idempotency_record");
     assertThatThrownBy(() -> JdbcIdempotencyStore.builder(H2).queryTimeout(Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0S");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("PT0S");
     assertThatThrownBy(() -> JdbcIdempotencyStore.builder(H2).purgeEvery(Duration.ofMinutes(1), 0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batchSize");
-    assertThatThrownBy(() -> JdbcIdempotencyStore.builder(null)).isInstanceOf(NullPointerException.class)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("batchSize");
+    assertThatThrownBy(() -> JdbcIdempotencyStore.builder(null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("dataSource");
-    try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(H2).dialect(JdbcDialect.H2).build()) {
-      assertThatThrownBy(() -> store.purgeBatch(0)).isInstanceOf(IllegalArgumentException.class)
+    try (JdbcIdempotencyStore store =
+        JdbcIdempotencyStore.builder(H2).dialect(JdbcDialect.H2).build()) {
+      assertThatThrownBy(() -> store.purgeBatch(0))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("batchSize");
-      assertThatThrownBy(() -> store.purgeBatch(100_001)).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> store.purgeBatch(100_001))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("100001");
     }
   }
@@ -45,20 +52,29 @@ class JdbcIdempotencyStoreBuilderTest {
   void schemaStatementsFollowTheTableName() {
     List<String> ddl = SchemaScript.statements(JdbcDialect.POSTGRESQL, "app.payments_idem");
     assertThat(ddl).hasSize(3);
-    assertThat(ddl.get(0)).startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem_scope (")
-        .contains("CONSTRAINT payments_idem_scope_pk PRIMARY KEY (scope_id)").doesNotContain("--");
-    assertThat(ddl.get(1)).startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
-        .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope_id, idem_key)").doesNotContain("--");
-    assertThat(ddl.get(2)).startsWith("CREATE INDEX IF NOT EXISTS payments_idem_expiry_idx\n  ON app.payments_idem (");
+    assertThat(ddl.get(0))
+        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem_scope (")
+        .contains("CONSTRAINT payments_idem_scope_pk PRIMARY KEY (scope_id)")
+        .doesNotContain("--");
+    assertThat(ddl.get(1))
+        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
+        .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope_id, idem_key)")
+        .doesNotContain("--");
+    assertThat(ddl.get(2))
+        .startsWith(
+            "CREATE INDEX IF NOT EXISTS payments_idem_expiry_idx\n  ON app.payments_idem (");
     assertThat(SchemaScript.statements(JdbcDialect.MYSQL, "idempotency_record")).hasSize(2);
     assertThat(SchemaScript.statements(JdbcDialect.H2, "idempotency_record")).hasSize(3);
   }
 
   @Test
   void passwordsAreMaskedInUrls() {
-    assertThat(JdbcUrls.withoutPassword("jdbc:postgresql://h:5432/db?user=a&password=secret&ssl=true"))
+    assertThat(
+            JdbcUrls.withoutPassword("jdbc:postgresql://h:5432/db?user=a&password=secret&ssl=true"))
         .isEqualTo("jdbc:postgresql://h:5432/db?user=a&password=****&ssl=true");
-    assertThat(JdbcUrls.withoutPassword("jdbc:mysql://a:secret@h:3306/db")).isEqualTo("jdbc:mysql://a:****@h:3306/db");
-    assertThat(JdbcUrls.withoutPassword("jdbc:h2:mem:x;USER=sa;PASSWORD=secret")).doesNotContain("secret");
+    assertThat(JdbcUrls.withoutPassword("jdbc:mysql://a:secret@h:3306/db"))
+        .isEqualTo("jdbc:mysql://a:****@h:3306/db");
+    assertThat(JdbcUrls.withoutPassword("jdbc:h2:mem:x;USER=sa;PASSWORD=secret"))
+        .doesNotContain("secret");
   }
 }

@@ -101,7 +101,8 @@ abstract class JdbcStoreChecks {
     String longScope = scope + "-" + "s".repeat(1000);
     RecordKey a = RecordKey.of(longScope, "k".repeat(999) + "a").fittedTo(store.maxKeyLength());
     RecordKey b = RecordKey.of(longScope, "k".repeat(999) + "b").fittedTo(store.maxKeyLength());
-    RecordKey exact = RecordKey.of(scope, "x".repeat(store.maxKeyLength())).fittedTo(store.maxKeyLength());
+    RecordKey exact =
+        RecordKey.of(scope, "x".repeat(store.maxKeyLength())).fittedTo(store.maxKeyLength());
     assertThat(exact.key()).hasSize(255);
     assertThat(a.scope().length()).isLessThanOrEqualTo(255);
     assertThat(store.claim(a, "oa", null, LONG).isAcquired()).isTrue();
@@ -115,8 +116,19 @@ abstract class JdbcStoreChecks {
   @Test
   void unicodeCaseAndTrailingSpacesKeepKeysDistinct() {
     JdbcIdempotencyStore store = store();
-    String[] keys = {"zahlung-ä", "zahlung-a", "Zahlung-a", "付款-1", "💳-𝔘", "k", "k ", "e\u0301", "\u00e9",
-        "\u00e9".repeat(255), "😀".repeat(127)};
+    String[] keys = {
+      "zahlung-ä",
+      "zahlung-a",
+      "Zahlung-a",
+      "付款-1",
+      "💳-𝔘",
+      "k",
+      "k ",
+      "e\u0301",
+      "\u00e9",
+      "\u00e9".repeat(255),
+      "😀".repeat(127)
+    };
     for (int i = 0; i < keys.length; i++) {
       RecordKey key = RecordKey.of(scope + "-ü", keys[i]).fittedTo(store.maxKeyLength());
       assertThat(store.claim(key, "owner-" + i, null, LONG).isAcquired()).as(keys[i]).isTrue();
@@ -132,9 +144,11 @@ abstract class JdbcStoreChecks {
     JdbcIdempotencyStore store = store();
     RecordKey key = RecordKey.of(scope, "clock");
     store.claim(key, "o1", null, Duration.ofSeconds(60));
-    assertThat(store.read(key).orElseThrow().expiresIn()).isBetween(Duration.ofSeconds(55), Duration.ofSeconds(60));
+    assertThat(store.read(key).orElseThrow().expiresIn())
+        .isBetween(Duration.ofSeconds(55), Duration.ofSeconds(60));
     store.complete(key, "o1", new byte[] {1}, Duration.ofHours(24));
-    assertThat(store.read(key).orElseThrow().expiresIn()).isBetween(Duration.ofHours(23), Duration.ofHours(24));
+    assertThat(store.read(key).orElseThrow().expiresIn())
+        .isBetween(Duration.ofHours(23), Duration.ofHours(24));
   }
 
   @Test
@@ -160,8 +174,8 @@ abstract class JdbcStoreChecks {
   }
 
   /**
-   * A completed row keeps no owner token (the column is NULL: about 20 bytes less per record), and when it has
-   * expired, of many callers claiming it at once exactly one acquires it.
+   * A completed row keeps no owner token (the column is NULL: about 20 bytes less per record), and
+   * when it has expired, of many callers claiming it at once exactly one acquires it.
    */
   @Test
   void aCompletedRowKeepsNoOwnerAndIsClaimedAgainByOneCaller() throws Exception {
@@ -170,8 +184,11 @@ abstract class JdbcStoreChecks {
     assertThat(store.claim(key, "first-owner", null, LONG).isAcquired()).isTrue();
     assertThat(store.complete(key, "first-owner", new byte[] {7}, Duration.ofMillis(300))).isTrue();
     try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT owner FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
-            + " WHERE scope_id = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT owner FROM "
+                    + JdbcIdempotencyStore.DEFAULT_TABLE
+                    + " WHERE scope_id = ?")) {
       ps.setLong(1, ScopeIds.of(scope));
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
@@ -182,7 +199,9 @@ abstract class JdbcStoreChecks {
     assertThat(completed.isCompleted()).isTrue();
     assertThat(completed.ownerToken()).isNull();
     assertThat(completed.outcome()).containsExactly(7);
-    assertThat(store.complete(key, "first-owner", new byte[] {8}, LONG)).as("a repeat changes nothing").isFalse();
+    assertThat(store.complete(key, "first-owner", new byte[] {8}, LONG))
+        .as("a repeat changes nothing")
+        .isFalse();
     Thread.sleep(400);
     int callers = 8;
     List<Callable<Boolean>> claims = new ArrayList<>();
@@ -207,7 +226,8 @@ abstract class JdbcStoreChecks {
 
   @Test
   void missingTableNamesTheTableAndTheDdl() {
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table("idem_no_such_table").build());
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table("idem_no_such_table").build());
     assertThatThrownBy(() -> store.read(RecordKey.of(scope, "k")))
         .isInstanceOf(JdbcStoreException.class)
         .hasMessageContaining("idem_no_such_table")
@@ -218,10 +238,14 @@ abstract class JdbcStoreChecks {
   @Test
   void purgeDeletesExactlyTheExpiredRowsInBatches() throws Exception {
     String table = "idem_purge_test";
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
     execute("DELETE FROM " + table);
     for (int i = 0; i < 2500; i++) {
-      assertThat(store.claim(RecordKey.of(scope, "expired-" + i), "o", null, Duration.ofNanos(1000)).isAcquired())
+      assertThat(
+              store
+                  .claim(RecordKey.of(scope, "expired-" + i), "o", null, Duration.ofNanos(1000))
+                  .isAcquired())
           .isTrue();
     }
     List<RecordKey> live = new ArrayList<>();
@@ -245,7 +269,10 @@ abstract class JdbcStoreChecks {
     assertThat(store.purgeExpired(1000)).isZero();
   }
 
-  /** Each scope's text is written once to the scope table, under the id that stands for it in every row. */
+  /**
+   * Each scope's text is written once to the scope table, under the id that stands for it in every
+   * row.
+   */
   @Test
   void theScopeTextIsKeptOnceUnderItsId() throws Exception {
     JdbcIdempotencyStore store = store();
@@ -254,44 +281,56 @@ abstract class JdbcStoreChecks {
     }
     String scopeTable = JdbcIdempotencyStore.DEFAULT_TABLE + "_scope";
     try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT scope FROM " + scopeTable + " WHERE scope_id = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement("SELECT scope FROM " + scopeTable + " WHERE scope_id = ?")) {
       ps.setLong(1, ScopeIds.of(scope));
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
-        assertThat(expectedDialect() == JdbcDialect.MYSQL ? new String(rs.getBytes(1), StandardCharsets.UTF_8)
-            : rs.getString(1)).isEqualTo(scope);
+        assertThat(
+                expectedDialect() == JdbcDialect.MYSQL
+                    ? new String(rs.getBytes(1), StandardCharsets.UTF_8)
+                    : rs.getString(1))
+            .isEqualTo(scope);
         assertThat(rs.next()).isFalse();
       }
     }
     assertThat(count(JdbcIdempotencyStore.DEFAULT_TABLE, scope)).isEqualTo(3);
   }
 
-  /** Another scope's text stored under a scope's id fails the claim, naming the scope table, and writes nothing. */
+  /**
+   * Another scope's text stored under a scope's id fails the claim, naming the scope table, and
+   * writes nothing.
+   */
   @Test
   void anotherScopeUnderTheSameIdFailsTheClaim() throws Exception {
     JdbcIdempotencyStore store = store();
     String scopeTable = JdbcIdempotencyStore.DEFAULT_TABLE + "_scope";
     try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement("INSERT INTO " + scopeTable + " (scope_id, scope) VALUES (?, ?)")) {
+        PreparedStatement ps =
+            c.prepareStatement("INSERT INTO " + scopeTable + " (scope_id, scope) VALUES (?, ?)")) {
       ps.setLong(1, ScopeIds.of(scope));
       bindKeyPart(ps, 2, scope + "-other");
       ps.executeUpdate();
     }
     assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", null, LONG))
-        .isInstanceOf(JdbcStoreException.class).hasMessageContaining(scopeTable).hasMessageContaining("SHA-256");
+        .isInstanceOf(JdbcStoreException.class)
+        .hasMessageContaining(scopeTable)
+        .hasMessageContaining("SHA-256");
     assertThat(count(JdbcIdempotencyStore.DEFAULT_TABLE, scope)).isZero();
   }
 
   /**
-   * A table of the earlier layout (the scope text in every row, status names, creation and update times) keeps
-   * working as it is: records are written to it, read from it and purged from it in that layout.
+   * A table of the earlier layout (the scope text in every row, status names, creation and update
+   * times) keeps working as it is: records are written to it, read from it and purged from it in
+   * that layout.
    */
   @Test
   void aTableOfTheEarlierLayoutKeepsWorking() throws Exception {
     String table = "idem_earlier_layout";
     execute("DROP TABLE IF EXISTS " + table);
     execute(earlierLayoutDdl(table));
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
     RecordKey key = RecordKey.of(scope, "order-1");
     assertThat(store.claim(key, "o1", "fp", LONG).isAcquired()).isTrue();
     assertThat(store.complete(key, "o1", new byte[] {4, 2}, LONG)).isTrue();
@@ -303,7 +342,8 @@ abstract class JdbcStoreChecks {
     Thread.sleep(5);
     assertThat(store.purgeExpired(10)).isEqualTo(1);
     try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT status, created_at FROM " + table + " WHERE scope = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement("SELECT status, created_at FROM " + table + " WHERE scope = ?")) {
       bindKeyPart(ps, 1, scope);
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).as("the record, under its scope text").isTrue();
@@ -315,19 +355,21 @@ abstract class JdbcStoreChecks {
   }
 
   /**
-   * The shipped migration moves the live records of a table of the earlier layout into the compact one, under
-   * the scope ids the store computes (a scope with non-ASCII characters included); a store that was running on
-   * the earlier table fails one call, then finds the new layout.
+   * The shipped migration moves the live records of a table of the earlier layout into the compact
+   * one, under the scope ids the store computes (a scope with non-ASCII characters included); a
+   * store that was running on the earlier table fails one call, then finds the new layout.
    */
   @Test
   void theMigrationMovesLiveRecordsIntoTheCompactLayout() throws Exception {
-    Assumptions.assumeTrue(expectedDialect() != JdbcDialect.H2, "H2 tables are recreated, not migrated");
+    Assumptions.assumeTrue(
+        expectedDialect() != JdbcDialect.H2, "H2 tables are recreated, not migrated");
     String table = "idem_migrate_test";
     for (String t : List.of(table, table + "_earlier", table + "_scope", table + "_compact")) {
       execute("DROP TABLE IF EXISTS " + t);
     }
     execute(earlierLayoutDdl(table));
-    JdbcIdempotencyStore running = track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
+    JdbcIdempotencyStore running =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
     RecordKey done = RecordKey.of(scope + "-ü", "done");
     RecordKey held = RecordKey.of(scope, "held");
     RecordKey gone = RecordKey.of(scope, "gone");
@@ -336,7 +378,8 @@ abstract class JdbcStoreChecks {
     running.claim(held, "o2", null, LONG);
     running.claim(gone, "o3", null, Duration.ofNanos(1000));
     Thread.sleep(5);
-    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
       c.setAutoCommit(false);
       for (String statement : SchemaScript.migration(expectedDialect(), table)) {
         st.execute(statement);
@@ -344,10 +387,11 @@ abstract class JdbcStoreChecks {
       c.commit();
       c.setAutoCommit(true);
     }
-    assertThatThrownBy(() -> running.read(done)).as("the first call on the layout it had found")
+    assertThatThrownBy(() -> running.read(done))
+        .as("the first call on the layout it had found")
         .isInstanceOf(JdbcStoreException.class);
-    for (JdbcIdempotencyStore store : List.of(running,
-        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build()))) {
+    for (JdbcIdempotencyStore store :
+        List.of(running, track(JdbcIdempotencyStore.builder(dataSource()).table(table).build()))) {
       IdempotencyRecord completed = store.read(done).orElseThrow();
       assertThat(completed.isCompleted()).isTrue();
       assertThat(completed.ownerToken()).isEqualTo("o1");
@@ -365,29 +409,48 @@ abstract class JdbcStoreChecks {
   /** The DDL of the earlier table layout in this database. */
   String earlierLayoutDdl(String table) {
     return switch (expectedDialect()) {
-      case MYSQL -> "CREATE TABLE " + table + " (scope VARBINARY(1020) NOT NULL, idem_key VARBINARY(1020) NOT NULL,"
-          + " status VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, owner VARCHAR(255) CHARACTER SET"
-          + " utf8mb4 COLLATE utf8mb4_bin NOT NULL, fingerprint VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-          + " NULL, outcome LONGBLOB NULL, expires_at DATETIME(6) NOT NULL, created_at DATETIME(6) NOT NULL,"
-          + " updated_at DATETIME(6) NOT NULL, PRIMARY KEY (scope, idem_key), INDEX " + table + "_expires_at_idx"
-          + " (expires_at)) ENGINE=InnoDB";
-      case POSTGRESQL -> "CREATE TABLE " + table + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
-          + " status VARCHAR(16) NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BYTEA,"
-          + " expires_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL,"
-          + " CONSTRAINT " + table + "_pk PRIMARY KEY (scope, idem_key))";
-      case H2 -> "CREATE TABLE " + table + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
-          + " status VARCHAR(16) NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255),"
-          + " outcome BINARY LARGE OBJECT, expires_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,"
-          + " created_at TIMESTAMP(6) WITH TIME ZONE NOT NULL, updated_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,"
-          + " PRIMARY KEY (scope, idem_key))";
+      case MYSQL ->
+          "CREATE TABLE "
+              + table
+              + " (scope VARBINARY(1020) NOT NULL, idem_key VARBINARY(1020) NOT NULL, status"
+              + " VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, owner VARCHAR(255)"
+              + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, fingerprint VARCHAR(255)"
+              + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL, outcome LONGBLOB NULL, expires_at"
+              + " DATETIME(6) NOT NULL, created_at DATETIME(6) NOT NULL, updated_at DATETIME(6) NOT"
+              + " NULL, PRIMARY KEY (scope, idem_key), INDEX "
+              + table
+              + "_expires_at_idx"
+              + " (expires_at)) ENGINE=InnoDB";
+      case POSTGRESQL ->
+          "CREATE TABLE "
+              + table
+              + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL, status VARCHAR(16)"
+              + " NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BYTEA,"
+              + " expires_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL, updated_at"
+              + " TIMESTAMPTZ NOT NULL, CONSTRAINT "
+              + table
+              + "_pk PRIMARY KEY (scope, idem_key))";
+      case H2 ->
+          "CREATE TABLE "
+              + table
+              + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL, status VARCHAR(16)"
+              + " NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BINARY"
+              + " LARGE OBJECT, expires_at TIMESTAMP(6) WITH TIME ZONE NOT NULL, created_at"
+              + " TIMESTAMP(6) WITH TIME ZONE NOT NULL, updated_at TIMESTAMP(6) WITH TIME ZONE NOT"
+              + " NULL, PRIMARY KEY (scope, idem_key))";
     };
   }
 
   @Test
   void scheduledPurgeRunsUntilClosed() throws Exception {
     String table = "idem_scheduled_purge_test";
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true)
-        .purgeEvery(Duration.ofSeconds(1), 2).build());
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(dataSource())
+                .table(table)
+                .createTable(true)
+                .purgeEvery(Duration.ofSeconds(1), 2)
+                .build());
     for (int i = 0; i < 5; i++) {
       store.claim(RecordKey.of(scope, "expired-" + i), "o", null, Duration.ofMillis(1));
     }
@@ -406,8 +469,12 @@ abstract class JdbcStoreChecks {
   @Test
   void callerTransactionRollbackLeavesNoBusinessRowAndNoCompletedRecord() throws Exception {
     ThreadLocal<Connection> tx = new ThreadLocal<>();
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
-        .connectionProvider(threadLocalProvider(tx)).build());
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(dataSource())
+                .createTable(true)
+                .connectionProvider(threadLocalProvider(tx))
+                .build());
     execute("CREATE TABLE IF NOT EXISTS " + BUSINESS_TABLE + " (id VARCHAR(100) PRIMARY KEY)");
     RecordKey key = RecordKey.of(scope, "order-1");
     assertThat(store.claim(key, "owner-a", "fp", Duration.ofMillis(500)).isAcquired()).isTrue();
@@ -417,7 +484,8 @@ abstract class JdbcStoreChecks {
       tx.set(c);
       try {
         insertBusinessRow(c, scope);
-        assertThat(store.complete(key, "owner-a", "paid".getBytes(StandardCharsets.UTF_8), LONG)).isTrue();
+        assertThat(store.complete(key, "owner-a", "paid".getBytes(StandardCharsets.UTF_8), LONG))
+            .isTrue();
         c.rollback(); // the business operation failed after the outcome was recorded
       } finally {
         tx.remove();
@@ -436,8 +504,12 @@ abstract class JdbcStoreChecks {
   @Test
   void callerTransactionCommitRecordsOutcomeWithBusinessRow() throws Exception {
     ThreadLocal<Connection> tx = new ThreadLocal<>();
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
-        .connectionProvider(threadLocalProvider(tx)).build());
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(dataSource())
+                .createTable(true)
+                .connectionProvider(threadLocalProvider(tx))
+                .build());
     execute("CREATE TABLE IF NOT EXISTS " + BUSINESS_TABLE + " (id VARCHAR(100) PRIMARY KEY)");
     RecordKey key = RecordKey.of(scope, "order-2");
     store.claim(key, "owner-a", null, LONG);
@@ -464,48 +536,75 @@ abstract class JdbcStoreChecks {
   }
 
   /**
-   * A completion that fails in the caller's transaction fails the call and is never recorded anywhere else: the
-   * caller's work rolls back, no COMPLETED record appears (not even after the time background retries took),
-   * and a retry after the lease runs the method. Before, the completion was retried on a background thread,
-   * where the provider has no transaction, and committed on the store's own connection.
+   * A completion that fails in the caller's transaction fails the call and is never recorded
+   * anywhere else: the caller's work rolls back, no COMPLETED record appears (not even after the
+   * time background retries took), and a retry after the lease runs the method. Before, the
+   * completion was retried on a background thread, where the provider has no transaction, and
+   * committed on the store's own connection.
    */
   @Test
-  void aCompletionThatFailsInTheCallerTransactionFailsTheCallAndIsNeverRecordedElsewhere() throws Exception {
+  void aCompletionThatFailsInTheCallerTransactionFailsTheCallAndIsNeverRecordedElsewhere()
+      throws Exception {
     ThreadLocal<Connection> tx = new ThreadLocal<>();
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
-        .queryTimeout(Duration.ofSeconds(1)).connectionProvider(threadLocalProvider(tx)).build());
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(dataSource())
+                .createTable(true)
+                .queryTimeout(Duration.ofSeconds(1))
+                .connectionProvider(threadLocalProvider(tx))
+                .build());
     execute("CREATE TABLE IF NOT EXISTS " + BUSINESS_TABLE + " (id VARCHAR(100) PRIMARY KEY)");
     List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
-    Idempotency idempotency = Idempotency.create(IdempotencyConfig.builder().defaultStore(store)
-        .listener(events::add).build());
-    IdempotencyPolicy policy = IdempotencyPolicy.builder(scope).lease(Duration.ofSeconds(1)).build();
+    Idempotency idempotency =
+        Idempotency.create(
+            IdempotencyConfig.builder().defaultStore(store).listener(events::add).build());
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder(scope).lease(Duration.ofSeconds(1)).build();
     RecordKey key = RecordKey.of(scope, "order-1");
     AtomicInteger runs = new AtomicInteger();
     List<AutoCloseable> spoilers = new ArrayList<>();
 
-    Exception first = inCallerTransaction(tx, () -> idempotency.execute(policy, "order-1", () -> {
-      insertBusinessRow(tx.get(), scope + "-" + runs.incrementAndGet());
-      spoilers.add(spoilCallerTransaction(tx.get(), key));
-      return "paid";
-    }));
+    Exception first =
+        inCallerTransaction(
+            tx,
+            () ->
+                idempotency.execute(
+                    policy,
+                    "order-1",
+                    () -> {
+                      insertBusinessRow(tx.get(), scope + "-" + runs.incrementAndGet());
+                      spoilers.add(spoilCallerTransaction(tx.get(), key));
+                      return "paid";
+                    }));
     for (AutoCloseable spoiler : spoilers) {
       spoiler.close();
     }
     Thread.sleep(1_500); // background retries of the completion would have run by now
-    assertThat(store.read(key).map(IdempotencyRecord::isCompleted)).as("no COMPLETED record").isNotEqualTo(
-        Optional.of(true));
+    assertThat(store.read(key).map(IdempotencyRecord::isCompleted))
+        .as("no COMPLETED record")
+        .isNotEqualTo(Optional.of(true));
     assertThat(countBusinessRows(scope + "-1")).isZero();
-    assertThat(first).isInstanceOf(IdempotencyStoreException.class)
+    assertThat(first)
+        .isInstanceOf(IdempotencyStoreException.class)
         .hasMessageContaining("never recorded elsewhere")
         .hasCauseInstanceOf(OutcomeNotRecordedException.class);
     assertThat(((OutcomeNotRecordedException) first.getCause()).failsTheCall()).isTrue();
     assertThat(first.getCause().getCause()).as("the store's failure, attached").isNotNull();
-    assertThat(events).extracting(IdempotencyEvent::type).doesNotContain(IdempotencyEvent.Type.EXECUTED);
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
+        .doesNotContain(IdempotencyEvent.Type.EXECUTED);
 
-    Exception second = inCallerTransaction(tx, () -> idempotency.execute(policy, "order-1", () -> {
-      insertBusinessRow(tx.get(), scope + "-" + runs.incrementAndGet());
-      return "paid";
-    }));
+    Exception second =
+        inCallerTransaction(
+            tx,
+            () ->
+                idempotency.execute(
+                    policy,
+                    "order-1",
+                    () -> {
+                      insertBusinessRow(tx.get(), scope + "-" + runs.incrementAndGet());
+                      return "paid";
+                    }));
     assertThat(second).as("the retry after the lease").isNull();
     assertThat(runs).hasValue(2);
     assertThat(countBusinessRows(scope + "-2")).isEqualTo(1);
@@ -513,16 +612,19 @@ abstract class JdbcStoreChecks {
   }
 
   /**
-   * Makes the next statement on the caller's connection {@code caller} fail, as the body of a method would have
-   * done; returns what to close once the call has returned. By default a lock on the record's row from another
-   * connection, which the completion waits for until its timeout; PostgreSQL overrides it with a failed
-   * statement that aborts the transaction.
+   * Makes the next statement on the caller's connection {@code caller} fail, as the body of a
+   * method would have done; returns what to close once the call has returned. By default a lock on
+   * the record's row from another connection, which the completion waits for until its timeout;
+   * PostgreSQL overrides it with a failed statement that aborts the transaction.
    */
   AutoCloseable spoilCallerTransaction(Connection caller, RecordKey key) throws SQLException {
     Connection locker = dataSource().getConnection();
     locker.setAutoCommit(false);
-    try (PreparedStatement ps = locker.prepareStatement("SELECT status FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
-        + " WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
+    try (PreparedStatement ps =
+        locker.prepareStatement(
+            "SELECT status FROM "
+                + JdbcIdempotencyStore.DEFAULT_TABLE
+                + " WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
       ps.setLong(1, ScopeIds.of(key.scope()));
       bindKeyPart(ps, 2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
@@ -536,22 +638,33 @@ abstract class JdbcStoreChecks {
     };
   }
 
-  /** The completion of an owner that failed in the caller's transaction is refused later, on any connection. */
+  /**
+   * The completion of an owner that failed in the caller's transaction is refused later, on any
+   * connection.
+   */
   @Test
-  void aCompletionThatFailedInTheCallerTransactionIsRefusedLaterOnTheStoreConnection() throws Exception {
+  void aCompletionThatFailedInTheCallerTransactionIsRefusedLaterOnTheStoreConnection()
+      throws Exception {
     ThreadLocal<Connection> tx = new ThreadLocal<>();
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
-        .queryTimeout(Duration.ofSeconds(1)).connectionProvider(threadLocalProvider(tx)).build());
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(dataSource())
+                .createTable(true)
+                .queryTimeout(Duration.ofSeconds(1))
+                .connectionProvider(threadLocalProvider(tx))
+                .build());
     RecordKey key = RecordKey.of(scope, "refused");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
-    inCallerTransaction(tx, () -> {
-      try (AutoCloseable spoiler = spoilCallerTransaction(tx.get(), key)) {
-        assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
-            .isInstanceOf(OutcomeNotRecordedException.class)
-            .hasMessageContaining("caller's transaction");
-      }
-      return null;
-    });
+    inCallerTransaction(
+        tx,
+        () -> {
+          try (AutoCloseable spoiler = spoilCallerTransaction(tx.get(), key)) {
+            assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
+                .isInstanceOf(OutcomeNotRecordedException.class)
+                .hasMessageContaining("caller's transaction");
+          }
+          return null;
+        });
     assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
         .as("no transaction open now: the store would use its own connection")
         .isInstanceOf(OutcomeNotRecordedException.class)
@@ -560,54 +673,70 @@ abstract class JdbcStoreChecks {
   }
 
   /**
-   * A completion in the caller's transaction whose claim is no longer the caller's fails the call: committing the
-   * transaction would commit the work while another caller runs the method.
+   * A completion in the caller's transaction whose claim is no longer the caller's fails the call:
+   * committing the transaction would commit the work while another caller runs the method.
    */
   @Test
   void aFencedCompletionInTheCallerTransactionFailsTheCall() throws Exception {
     ThreadLocal<Connection> tx = new ThreadLocal<>();
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
-        .connectionProvider(threadLocalProvider(tx)).build());
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(dataSource())
+                .createTable(true)
+                .connectionProvider(threadLocalProvider(tx))
+                .build());
     RecordKey key = RecordKey.of(scope, "fenced");
     assertThat(store.claim(key, "o1", null, Duration.ofMillis(100)).isAcquired()).isTrue();
     Thread.sleep(200);
     assertThat(store.claim(key, "o2", null, LONG).isTakeover()).isTrue();
-    inCallerTransaction(tx, () -> {
-      assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
-          .isInstanceOf(OutcomeNotRecordedException.class)
-          .hasMessageContaining("no longer this call's")
-          .matches(e -> ((OutcomeNotRecordedException) e).failsTheCall());
-      return null;
-    });
+    inCallerTransaction(
+        tx,
+        () -> {
+          assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
+              .isInstanceOf(OutcomeNotRecordedException.class)
+              .hasMessageContaining("no longer this call's")
+              .matches(e -> ((OutcomeNotRecordedException) e).failsTheCall());
+          return null;
+        });
     assertThat(store.read(key).orElseThrow().ownerToken()).isEqualTo("o2");
   }
 
   /**
-   * A completion that failed on the store's own connection (no transaction was open) stays on the store's own
-   * connections when it is tried again, even where the provider now returns a transaction's connection.
+   * A completion that failed on the store's own connection (no transaction was open) stays on the
+   * store's own connections when it is tried again, even where the provider now returns a
+   * transaction's connection.
    */
   @Test
   void aCompletionThatFailedOnTheStoreConnectionIsRetriedThereOnly() throws Exception {
     ThreadLocal<Connection> tx = new ThreadLocal<>();
     AtomicBoolean down = new AtomicBoolean();
-    DataSource flaky = (DataSource) Proxy.newProxyInstance(JdbcStoreChecks.class.getClassLoader(),
-        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-          if (down.get() && method.getName().equals("getConnection")) {
-            throw new SQLTransientConnectionException("connection is not available");
-          }
-          try {
-            return method.invoke(dataSource(), args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(flaky).dialect(expectedDialect())
-        .connectionProvider(threadLocalProvider(tx)).build());
+    DataSource flaky =
+        (DataSource)
+            Proxy.newProxyInstance(
+                JdbcStoreChecks.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                  if (down.get() && method.getName().equals("getConnection")) {
+                    throw new SQLTransientConnectionException("connection is not available");
+                  }
+                  try {
+                    return method.invoke(dataSource(), args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(flaky)
+                .dialect(expectedDialect())
+                .connectionProvider(threadLocalProvider(tx))
+                .build());
     store().close(); // creates the table
     RecordKey key = RecordKey.of(scope, "own");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
     down.set(true);
-    assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {5}, LONG)).isInstanceOf(JdbcStoreException.class);
+    assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {5}, LONG))
+        .isInstanceOf(JdbcStoreException.class);
     down.set(false);
     try (Connection c = dataSource().getConnection()) {
       c.setAutoCommit(false);
@@ -620,14 +749,15 @@ abstract class JdbcStoreChecks {
         c.setAutoCommit(true);
       }
     }
-    assertThat(store.read(key).orElseThrow().outcome()).as("recorded on the store's own connection")
+    assertThat(store.read(key).orElseThrow().outcome())
+        .as("recorded on the store's own connection")
         .containsExactly(5);
   }
 
   /**
-   * Runs {@code work} in a transaction on a connection of {@link #dataSource()} that {@code tx} hands to the
-   * store, as the plain-JDBC recipe does: commits when it returns, rolls back when it throws; returns what it
-   * threw, or {@code null}.
+   * Runs {@code work} in a transaction on a connection of {@link #dataSource()} that {@code tx}
+   * hands to the store, as the plain-JDBC recipe does: commits when it returns, rolls back when it
+   * throws; returns what it threw, or {@code null}.
    */
   Exception inCallerTransaction(ThreadLocal<Connection> tx, Callable<?> work) throws SQLException {
     try (Connection c = dataSource().getConnection()) {
@@ -657,12 +787,14 @@ abstract class JdbcStoreChecks {
 
   /** A key that a driver's message would show: a card number and an e-mail address. */
   static String secretKey() {
-    return "card=4111111111111111;user=alice-" + Long.toHexString(System.nanoTime()) + "@example.com";
+    return "card=4111111111111111;user=alice-"
+        + Long.toHexString(System.nanoTime())
+        + "@example.com";
   }
 
   /**
-   * Asserts that {@code t} carries {@code secret} nowhere: not in its message or stack trace print, nor in any
-   * cause, suppressed or chained ({@link SQLException#getNextException()}) exception.
+   * Asserts that {@code t} carries {@code secret} nowhere: not in its message or stack trace print,
+   * nor in any cause, suppressed or chained ({@link SQLException#getNextException()}) exception.
    */
   static void assertCarriesNo(Throwable t, String secret) {
     StringWriter printed = new StringWriter();
@@ -712,7 +844,8 @@ abstract class JdbcStoreChecks {
     };
   }
 
-  static ClaimResult claimWithin(JdbcIdempotencyStore store, RecordKey key, String owner, Duration limit)
+  static ClaimResult claimWithin(
+      JdbcIdempotencyStore store, RecordKey key, String owner, Duration limit)
       throws InterruptedException {
     long deadline = System.nanoTime() + limit.toNanos();
     while (true) {
@@ -726,7 +859,8 @@ abstract class JdbcStoreChecks {
   }
 
   private static void insertBusinessRow(Connection c, String id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + BUSINESS_TABLE + " (id) VALUES (?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO " + BUSINESS_TABLE + " (id) VALUES (?)")) {
       ps.setString(1, id);
       ps.executeUpdate();
     }
@@ -734,7 +868,8 @@ abstract class JdbcStoreChecks {
 
   private int countBusinessRows(String id) throws SQLException {
     try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + BUSINESS_TABLE + " WHERE id = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement("SELECT COUNT(*) FROM " + BUSINESS_TABLE + " WHERE id = ?")) {
       ps.setString(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -744,13 +879,15 @@ abstract class JdbcStoreChecks {
   }
 
   void execute(String sql) throws SQLException {
-    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
       st.execute(sql);
     }
   }
 
   int count(String table) throws SQLException {
-    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement();
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + table)) {
       rs.next();
       return rs.getInt(1);
@@ -759,7 +896,8 @@ abstract class JdbcStoreChecks {
 
   int count(String table, String scope) throws SQLException {
     try (Connection c = dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE scope_id = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE scope_id = ?")) {
       ps.setLong(1, ScopeIds.of(scope));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();

@@ -12,8 +12,8 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The code of docs/stores/jdbc.md between its markers, run on H2: the page shows this region (checked by the
- * examples module's {@code DocsSnippetsTest}).
+ * The code of docs/stores/jdbc.md between its markers, run on H2: the page shows this region
+ * (checked by the examples module's {@code DocsSnippetsTest}).
  */
 class JdbcStoreDocsTest {
   @Test
@@ -22,15 +22,18 @@ class JdbcStoreDocsTest {
     JdbcIdempotencyStore.builder(dataSource).createTable(true).build().close();
 
     // docs/stores/jdbc.md: builder (begin)
-    IdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
-        .table("idempotency_record")            // default; may be schema-qualified
-        .queryTimeout(Duration.ofSeconds(5))    // default; bounds every store call
-        .build();                               // dialect from DatabaseMetaData; or .dialect(JdbcDialect.POSTGRESQL)
+    IdempotencyStore store =
+        JdbcIdempotencyStore.builder(dataSource)
+            .table("idempotency_record") // default; may be schema-qualified
+            .queryTimeout(Duration.ofSeconds(5)) // default; bounds every store call
+            .build(); // dialect from DatabaseMetaData; or .dialect(JdbcDialect.POSTGRESQL)
     // docs/stores/jdbc.md: builder (end)
 
     try (store) {
-      Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
-      IdempotencyPolicy policy = IdempotencyPolicy.builder("docs.jdbc").resultType(Integer.class).build();
+      Idempotency idem =
+          Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
+      IdempotencyPolicy policy =
+          IdempotencyPolicy.builder("docs.jdbc").resultType(Integer.class).build();
       AtomicInteger runs = new AtomicInteger();
       assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
       assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);

@@ -29,13 +29,17 @@ class JdbcStoreProviderTest {
 
   @Test
   void h2UrlWithCreateTableWorksAndCloseClosesThePool() {
-    IdempotencyStore store = provider().create(StoreSettings.of(Map.of(
-        "idempotent.jdbc.url", "jdbc:h2:mem:provider;DB_CLOSE_DELAY=-1",
-        "idempotent.jdbc.username", "sa",
-        "idempotent.jdbc.table", "provider_records",
-        "idempotent.jdbc.create-table", "true",
-        "idempotent.jdbc.pool-size", "2",
-        "idempotent.jdbc.query-timeout", "2s")));
+    IdempotencyStore store =
+        provider()
+            .create(
+                StoreSettings.of(
+                    Map.of(
+                        "idempotent.jdbc.url", "jdbc:h2:mem:provider;DB_CLOSE_DELAY=-1",
+                        "idempotent.jdbc.username", "sa",
+                        "idempotent.jdbc.table", "provider_records",
+                        "idempotent.jdbc.create-table", "true",
+                        "idempotent.jdbc.pool-size", "2",
+                        "idempotent.jdbc.query-timeout", "2s")));
     RecordKey key = RecordKey.of("provider", "k1");
     assertThat(store).isInstanceOf(JdbcIdempotencyStore.class);
     assertThat(((JdbcIdempotencyStore) store).table()).isEqualTo("provider_records");
@@ -50,28 +54,57 @@ class JdbcStoreProviderTest {
   void unreachableDatabaseFailsFastNamingTheUrlButNotThePassword() {
     String secret = "s3cr3t-Pw";
     long start = System.nanoTime();
-    assertThatThrownBy(() -> provider().create(StoreSettings.of(Map.of(
-        "idempotent.jdbc.url", "jdbc:postgresql://127.0.0.1:1/test?user=app&password=" + secret,
-        "idempotent.jdbc.password", secret))))
-        .satisfies(e -> {
-          assertThat(e.getMessage()).contains("jdbc:postgresql://127.0.0.1:1/test").doesNotContain(secret);
-          for (Throwable t = e; t != null; t = t.getCause()) {
-            assertThat(String.valueOf(t.getMessage())).doesNotContain(secret);
-          }
-        });
+    assertThatThrownBy(
+            () ->
+                provider()
+                    .create(
+                        StoreSettings.of(
+                            Map.of(
+                                "idempotent.jdbc.url",
+                                "jdbc:postgresql://127.0.0.1:1/test?user=app&password=" + secret,
+                                "idempotent.jdbc.password",
+                                secret))))
+        .satisfies(
+            e -> {
+              assertThat(e.getMessage())
+                  .contains("jdbc:postgresql://127.0.0.1:1/test")
+                  .doesNotContain(secret);
+              for (Throwable t = e; t != null; t = t.getCause()) {
+                assertThat(String.valueOf(t.getMessage())).doesNotContain(secret);
+              }
+            });
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
   }
 
   @Test
   void settingsErrorsNameTheSetting() {
     assertThatThrownBy(() -> provider().create(StoreSettings.of(Map.of())))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotent.jdbc.url");
-    assertThatThrownBy(() -> provider().create(StoreSettings.of(Map.of(
-        "idempotent.jdbc.url", "jdbc:h2:mem:x", "idempotent.jdbc.pool-size", "lots"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotent.jdbc.pool-size")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idempotent.jdbc.url");
+    assertThatThrownBy(
+            () ->
+                provider()
+                    .create(
+                        StoreSettings.of(
+                            Map.of(
+                                "idempotent.jdbc.url",
+                                "jdbc:h2:mem:x",
+                                "idempotent.jdbc.pool-size",
+                                "lots"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idempotent.jdbc.pool-size")
         .hasMessageContaining("lots");
-    assertThatThrownBy(() -> provider().create(StoreSettings.of(Map.of(
-        "idempotent.jdbc.url", "jdbc:h2:mem:x", "idempotent.jdbc.create-table", "yes"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotent.jdbc.create-table");
+    assertThatThrownBy(
+            () ->
+                provider()
+                    .create(
+                        StoreSettings.of(
+                            Map.of(
+                                "idempotent.jdbc.url",
+                                "jdbc:h2:mem:x",
+                                "idempotent.jdbc.create-table",
+                                "yes"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idempotent.jdbc.create-table");
   }
 }

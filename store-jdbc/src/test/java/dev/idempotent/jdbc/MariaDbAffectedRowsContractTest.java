@@ -4,14 +4,16 @@ import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.tck.IdempotencyStoreContract;
 
 /**
- * The contract on MariaDB connections that count affected rows ({@code useAffectedRows=true}), where a fresh-key
- * claim reads its answer from the row count; {@link MariaDbContractTest} runs it on the driver's default, found
- * rows, where the claim relies on its {@code LAST_INSERT_ID} code.
+ * The contract on MariaDB connections that count affected rows ({@code useAffectedRows=true}),
+ * where a fresh-key claim reads its answer from the row count; {@link MariaDbContractTest} runs it
+ * on the driver's default, found rows, where the claim relies on its {@code LAST_INSERT_ID} code.
  */
 class MariaDbAffectedRowsContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {
-    return JdbcIdempotencyStore.builder(TestDatabases.pool(TestDatabases.mariadbUrl("useAffectedRows=true"), 10))
-        .createTable(true).build();
+    return JdbcIdempotencyStore.builder(
+            TestDatabases.pool(TestDatabases.mariadbUrl("useAffectedRows=true"), 10))
+        .createTable(true)
+        .build();
   }
 }

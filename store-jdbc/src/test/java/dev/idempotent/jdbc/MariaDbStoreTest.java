@@ -32,8 +32,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,15 +59,18 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * A claim answers exactly what it did whatever the driver's affected-rows setting: acquired, existing, a
-   * takeover of an expired claim, the reuse of an expired completed record.
+   * A claim answers exactly what it did whatever the driver's affected-rows setting: acquired,
+   * existing, a takeover of an expired claim, the reuse of an expired completed record.
    */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
   void claimOutcomeDoesNotDependOnAffectedRowsSetting(String property) throws Exception {
     store();
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(TestDatabases.pool(url(property), 2))
-        .dialect(JdbcDialect.MYSQL).build());
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(TestDatabases.pool(url(property), 2))
+                .dialect(JdbcDialect.MYSQL)
+                .build());
     RecordKey key = RecordKey.of(scope, "k");
     ClaimResult first = store.claim(key, "o1", null, LONG);
     assertThat(first.isAcquired()).isTrue();
@@ -88,16 +91,26 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     assertThat(store.read(done).orElseThrow().ownerToken()).isEqualTo("o2");
   }
 
-  /** A fresh key is one insert that reports its code; a taken key answers TAKEN without writing, whatever the
-   * affected-rows setting. */
+  /**
+   * A fresh key is one insert that reports its code; a taken key answers TAKEN without writing,
+   * whatever the affected-rows setting.
+   */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true", "useAffectedRows=false"})
   void theInsertFirstClaimAnswersTakenForATakenKey(String property) throws Exception {
     store();
     String url = url(property);
-    IdempotencyTable table = new IdempotencyTable(JdbcIdempotencyStore.DEFAULT_TABLE, JdbcDialect.MYSQL,
-        new StoreConnections(dataSource(), JdbcIdempotencyStore.DEFAULT_TABLE, JdbcDialect.MYSQL,
-            Duration.ofSeconds(5), null), null);
+    IdempotencyTable table =
+        new IdempotencyTable(
+            JdbcIdempotencyStore.DEFAULT_TABLE,
+            JdbcDialect.MYSQL,
+            new StoreConnections(
+                dataSource(),
+                JdbcIdempotencyStore.DEFAULT_TABLE,
+                JdbcDialect.MYSQL,
+                Duration.ofSeconds(5),
+                null),
+            null);
     RecordKey key = RecordKey.of(scope, "first");
     try (Connection c = DriverManager.getConnection(url)) {
       assertThat(table.insert(c, 5, key, "o1", null, 60_000_000L)).isEqualTo(Inserted.WON);
@@ -107,16 +120,16 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * Where something between the driver and the server drops the codes (here: every generated-key result comes
-   * back empty), an insert that reports nothing is not taken for a win: the store reads the row back, so a
-   * taken key is still refused and an expired one still taken over.
+   * Where something between the driver and the server drops the codes (here: every generated-key
+   * result comes back empty), an insert that reports nothing is not taken for a win: the store
+   * reads the row back, so a taken key is still refused and an expired one still taken over.
    */
   @Test
   void aConnectionThatDropsTheCodesStillClaimsExactlyOnce() throws Exception {
     store();
     DataSource dropping = proxied(dataSource(), new AtomicBoolean(true), new ArrayList<>());
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dropping)
-        .dialect(JdbcDialect.MYSQL).build());
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dropping).dialect(JdbcDialect.MYSQL).build());
     RecordKey key = RecordKey.of(scope, "k");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
     ClaimResult repeat = store.claim(key, "o2", null, LONG);
@@ -130,18 +143,23 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * A fresh-key claim is one statement that reports its code, on connections of either affected-rows setting,
-   * once the store has written the scope's text (on its first claim in the scope).
+   * A fresh-key claim is one statement that reports its code, on connections of either
+   * affected-rows setting, once the store has written the scope's text (on its first claim in the
+   * scope).
    */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true"})
   void aFreshKeyClaimIsOneStatementWithItsCode(String property) throws Exception {
     store();
     List<String> prepared = new ArrayList<>();
-    DataSource counted = proxied(TestDatabases.pool(url(property), 2), new AtomicBoolean(), prepared);
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(counted).dialect(JdbcDialect.MYSQL).build());
+    DataSource counted =
+        proxied(TestDatabases.pool(url(property), 2), new AtomicBoolean(), prepared);
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(counted).dialect(JdbcDialect.MYSQL).build());
     assertThat(store.claim(RecordKey.of(scope, "first"), "o0", null, LONG).isAcquired()).isTrue();
-    assertThat(prepared).as("statements of the first claim in the scope").anyMatch(s -> s.contains("_scope"));
+    assertThat(prepared)
+        .as("statements of the first claim in the scope")
+        .anyMatch(s -> s.contains("_scope"));
     prepared.clear();
     RecordKey key = RecordKey.of(scope, "k");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
@@ -153,18 +171,21 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * A claim proves its own win: where the codes stop coming back after the store's first claims (a proxy put in,
-   * a routing data source that moves to another server), a taken key is still refused on connections of either
-   * affected-rows setting. Before claims carried a code of their own on insert, "no code" was taken to mean
-   * "inserted" on connections that count found rows, once the first claim had seen the codes.
+   * A claim proves its own win: where the codes stop coming back after the store's first claims (a
+   * proxy put in, a routing data source that moves to another server), a taken key is still refused
+   * on connections of either affected-rows setting. Before claims carried a code of their own on
+   * insert, "no code" was taken to mean "inserted" on connections that count found rows, once the
+   * first claim had seen the codes.
    */
   @ParameterizedTest
   @ValueSource(strings = {"", "useAffectedRows=true"})
   void codesLostAfterTheFirstClaimsNeverMakeADuplicateLookWon(String property) throws Exception {
     store();
     AtomicBoolean dropKeys = new AtomicBoolean();
-    DataSource dropping = proxied(TestDatabases.pool(url(property), 2), dropKeys, new ArrayList<>());
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dropping).dialect(JdbcDialect.MYSQL).build());
+    DataSource dropping =
+        proxied(TestDatabases.pool(url(property), 2), dropKeys, new ArrayList<>());
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dropping).dialect(JdbcDialect.MYSQL).build());
     RecordKey first = RecordKey.of(scope, "first");
     assertThat(store.claim(first, "o1", null, LONG).isAcquired()).isTrue();
     assertThat(store.claim(first, "o2", null, LONG).isAcquired()).isFalse();
@@ -179,10 +200,10 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * A data source whose first connection counts affected rows and whose later ones count found rows (a routing
-   * data source over two differently configured pools): a taken key is refused on both. When a first check
-   * decided the kind of connection for the store's life, found-rows connections got the plain insert and a
-   * duplicate's 1 row read as "inserted".
+   * A data source whose first connection counts affected rows and whose later ones count found rows
+   * (a routing data source over two differently configured pools): a taken key is refused on both.
+   * When a first check decided the kind of connection for the store's life, found-rows connections
+   * got the plain insert and a duplicate's 1 row read as "inserted".
    */
   @Test
   void connectionsThatDifferInTheirAffectedRowsSettingStillClaimExactlyOnce() throws Exception {
@@ -190,10 +211,15 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     DataSource affected = TestDatabases.pool(url("useAffectedRows=true"), 2);
     DataSource found = TestDatabases.pool(url("useAffectedRows=false"), 2);
     AtomicBoolean first = new AtomicBoolean(true);
-    DataSource routing = (DataSource) Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(),
-        new Class<?>[] {DataSource.class}, (proxy, method, args) ->
-            invoke(first.getAndSet(false) ? affected : found, method, args));
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(routing).dialect(JdbcDialect.MYSQL).build());
+    DataSource routing =
+        (DataSource)
+            Proxy.newProxyInstance(
+                MariaDbStoreTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) ->
+                    invoke(first.getAndSet(false) ? affected : found, method, args));
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(routing).dialect(JdbcDialect.MYSQL).build());
     RecordKey key = RecordKey.of(scope, "k");
     assertThat(store.claim(RecordKey.of(scope, "first"), "o1", null, LONG).isAcquired()).isTrue();
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
@@ -203,23 +229,35 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * {@code dataSource} that adds every statement it prepares to {@code prepared} and, when {@code dropKeys},
-   * returns an empty generated-key result set.
+   * {@code dataSource} that adds every statement it prepares to {@code prepared} and, when {@code
+   * dropKeys}, returns an empty generated-key result set.
    */
-  private static DataSource proxied(DataSource dataSource, AtomicBoolean dropKeys, List<String> prepared) {
-    return (DataSource) Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(),
-        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-          Object result = invoke(dataSource, method, args);
-          return result instanceof Connection c ? wrap(Connection.class, c, dropKeys, prepared) : result;
-        });
+  private static DataSource proxied(
+      DataSource dataSource, AtomicBoolean dropKeys, List<String> prepared) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            MariaDbStoreTest.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              Object result = invoke(dataSource, method, args);
+              return result instanceof Connection c
+                  ? wrap(Connection.class, c, dropKeys, prepared)
+                  : result;
+            });
   }
 
-  private static Object wrap(Class<?> type, Object target, AtomicBoolean dropKeys, List<String> prepared) {
-    return Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(), new Class<?>[] {type},
+  private static Object wrap(
+      Class<?> type, Object target, AtomicBoolean dropKeys, List<String> prepared) {
+    return Proxy.newProxyInstance(
+        MariaDbStoreTest.class.getClassLoader(),
+        new Class<?>[] {type},
         (proxy, method, args) -> {
           if (dropKeys.get() && method.getName().equals("getGeneratedKeys")) {
-            return Proxy.newProxyInstance(MariaDbStoreTest.class.getClassLoader(), new Class<?>[] {ResultSet.class},
-                (p, m, a) -> m.getName().equals("next") || m.getName().equals("isClosed") ? false : null);
+            return Proxy.newProxyInstance(
+                MariaDbStoreTest.class.getClassLoader(),
+                new Class<?>[] {ResultSet.class},
+                (p, m, a) ->
+                    m.getName().equals("next") || m.getName().equals("isClosed") ? false : null);
           }
           if (method.getName().equals("prepareStatement")) {
             synchronized (prepared) {
@@ -227,7 +265,9 @@ class MariaDbStoreTest extends JdbcStoreChecks {
             }
           }
           Object result = invoke(target, method, args);
-          return result instanceof PreparedStatement ps ? wrap(PreparedStatement.class, ps, dropKeys, prepared) : result;
+          return result instanceof PreparedStatement ps
+              ? wrap(PreparedStatement.class, ps, dropKeys, prepared)
+              : result;
         });
   }
 
@@ -240,101 +280,149 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * A server message that quotes a bound value (here a trigger's, in the form of MariaDB's own "Duplicate entry
-   * '...'"), on a connection whose driver appends the query and its parameters to every message
-   * ({@code dumpQueriesOnException=true}): the key shows nowhere in what the store throws.
+   * A server message that quotes a bound value (here a trigger's, in the form of MariaDB's own
+   * "Duplicate entry '...'"), on a connection whose driver appends the query and its parameters to
+   * every message ({@code dumpQueriesOnException=true}): the key shows nowhere in what the store
+   * throws.
    */
   @Test
   void aServerMessageQuotingTheKeyNeverShowsIt() throws Exception {
     String table = "idem_detail_test";
     track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
     execute("DROP TRIGGER IF EXISTS idem_detail_test_guard");
-    execute("CREATE TRIGGER idem_detail_test_guard BEFORE UPDATE ON " + table + " FOR EACH ROW BEGIN"
-        + " DECLARE m VARCHAR(500); SET m = CONCAT('Duplicate entry ''', CAST(NEW.idem_key AS CHAR), ''' refused');"
-        + " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = m; END");
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(
-        TestDatabases.pool(url("dumpQueriesOnException=true"), 2)).table(table).build());
+    execute(
+        "CREATE TRIGGER idem_detail_test_guard BEFORE UPDATE ON "
+            + table
+            + " FOR EACH ROW BEGIN DECLARE m VARCHAR(500); SET m = CONCAT('Duplicate entry ''',"
+            + " CAST(NEW.idem_key AS CHAR), ''' refused'); SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT"
+            + " = m; END");
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(TestDatabases.pool(url("dumpQueriesOnException=true"), 2))
+                .table(table)
+                .build());
     String secret = secretKey();
     RecordKey key = RecordKey.of(scope, secret);
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
     Throwable thrown = catchThrowable(() -> store.complete(key, "o1", new byte[] {1}, LONG));
-    assertThat(thrown).isInstanceOf(JdbcStoreException.class).hasMessageContaining("[45000]")
+    assertThat(thrown)
+        .isInstanceOf(JdbcStoreException.class)
+        .hasMessageContaining("[45000]")
         .hasMessageContaining("Duplicate entry");
     assertThat(((SQLException) thrown.getCause()).getSQLState()).isEqualTo("45000");
     assertCarriesNo(thrown, secret);
   }
 
   /**
-   * An outcome larger than the server's {@code max_allowed_packet} (16 MiB by default on MariaDB) fails at once
-   * as what it is: the caller gets its result, the key is released (a repeat runs again at once instead of
-   * finding the claim held by completions retried until the lease ends), and an ERROR names the size and the
-   * setting to raise.
+   * An outcome larger than the server's {@code max_allowed_packet} (16 MiB by default on MariaDB)
+   * fails at once as what it is: the caller gets its result, the key is released (a repeat runs
+   * again at once instead of finding the claim held by completions retried until the lease ends),
+   * and an ERROR names the size and the setting to raise.
    */
   @Test
   void anOutcomeLargerThanMaxAllowedPacketReleasesTheKeyAtOnce() throws Exception {
-    // The codec refuses outcomes over 16 MiB itself, so the server's limit is lowered below that for this test;
+    // The codec refuses outcomes over 16 MiB itself, so the server's limit is lowered below that
+    // for this test;
     // connections opened after SET GLOBAL (a pool of their own) see the lowered value.
     long original = maxAllowedPacket(dataSource());
     long limit = 4L << 20;
-    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
       st.execute("SET GLOBAL max_allowed_packet = " + limit);
     }
     try {
-      DataSource lowered = TestDatabases.pool(url("connectTimeout=" + (30_000 + new Random().nextInt(1_000))), 2);
-      assertThat(maxAllowedPacket(lowered)).as("max_allowed_packet of the new connections").isEqualTo(limit);
-      JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(lowered).createTable(true).build());
+      DataSource lowered =
+          TestDatabases.pool(url("connectTimeout=" + (30_000 + new Random().nextInt(1_000))), 2);
+      assertThat(maxAllowedPacket(lowered))
+          .as("max_allowed_packet of the new connections")
+          .isEqualTo(limit);
+      JdbcIdempotencyStore store =
+          track(JdbcIdempotencyStore.builder(lowered).createTable(true).build());
       byte[] result = new byte[(int) limit + (1 << 20)];
       new Random(7).nextBytes(result);
       List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
-      Idempotency idempotency = Idempotency.create(IdempotencyConfig.builder().defaultStore(store)
-          .listener(events::add).build());
-      IdempotencyPolicy policy = IdempotencyPolicy.builder(scope).lease(Duration.ofSeconds(30)).build();
+      Idempotency idempotency =
+          Idempotency.create(
+              IdempotencyConfig.builder().defaultStore(store).listener(events::add).build());
+      IdempotencyPolicy policy =
+          IdempotencyPolicy.builder(scope).lease(Duration.ofSeconds(30)).build();
       AtomicInteger runs = new AtomicInteger();
-      String logged = standardErrorOf(() -> {
-        assertThat(idempotency.execute(policy, "big", () -> {
-          runs.incrementAndGet();
-          return result;
-        })).isSameAs(result);
-        return null;
-      });
-      assertThat(logged).contains("ERROR").contains("max_allowed_packet").contains(limit + " bytes");
-      assertThat(events).filteredOn(e -> e.type() == IdempotencyEvent.Type.STORE_ERROR).singleElement()
-          .satisfies(e -> assertThat(e.error()).isInstanceOf(OutcomeNotRecordedException.class)
-              .hasMessageContaining("max_allowed_packet"));
+      String logged =
+          standardErrorOf(
+              () -> {
+                assertThat(
+                        idempotency.execute(
+                            policy,
+                            "big",
+                            () -> {
+                              runs.incrementAndGet();
+                              return result;
+                            }))
+                    .isSameAs(result);
+                return null;
+              });
+      assertThat(logged)
+          .contains("ERROR")
+          .contains("max_allowed_packet")
+          .contains(limit + " bytes");
+      assertThat(events)
+          .filteredOn(e -> e.type() == IdempotencyEvent.Type.STORE_ERROR)
+          .singleElement()
+          .satisfies(
+              e ->
+                  assertThat(e.error())
+                      .isInstanceOf(OutcomeNotRecordedException.class)
+                      .hasMessageContaining("max_allowed_packet"));
       assertThat(store.read(RecordKey.of(scope, "big"))).as("released").isEmpty();
-      assertTimeoutPreemptively(Duration.ofSeconds(20), () -> idempotency.execute(policy, "big", () -> {
-        runs.incrementAndGet();
-        return new byte[] {1};
-      }));
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(20),
+          () ->
+              idempotency.execute(
+                  policy,
+                  "big",
+                  () -> {
+                    runs.incrementAndGet();
+                    return new byte[] {1};
+                  }));
       assertThat(runs).hasValue(2);
       assertThat(store.read(RecordKey.of(scope, "big")).orElseThrow().isCompleted()).isTrue();
     } finally {
-      try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      try (Connection c = dataSource().getConnection();
+          Statement st = c.createStatement()) {
         st.execute("SET GLOBAL max_allowed_packet = " + original);
       }
     }
   }
 
   private static long maxAllowedPacket(DataSource ds) throws Exception {
-    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT @@max_allowed_packet");
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT @@max_allowed_packet");
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getLong(1);
     }
   }
 
-  /** InnoDB would wait 50 s for the row lock; the store's timeout ends the call after about one second. */
+  /**
+   * InnoDB would wait 50 s for the row lock; the store's timeout ends the call after about one
+   * second.
+   */
   @Test
   void theTimeoutBoundsAStatementBlockedByARowLock() throws Exception {
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
-        .queryTimeout(Duration.ofSeconds(1)).build());
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(dataSource())
+                .createTable(true)
+                .queryTimeout(Duration.ofSeconds(1))
+                .build());
     RecordKey key = RecordKey.of(scope, "locked");
     store.claim(key, "o1", null, LONG);
     String url = url();
     try (Connection locker = DriverManager.getConnection(url)) {
       locker.setAutoCommit(false);
-      try (PreparedStatement ps = locker.prepareStatement(
-          "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
+      try (PreparedStatement ps =
+          locker.prepareStatement(
+              "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
         ps.setLong(1, ScopeIds.of(key.scope()));
         ps.setBytes(2, key.key().getBytes(StandardCharsets.UTF_8));
         try (ResultSet rs = ps.executeQuery()) {
@@ -343,7 +431,8 @@ class MariaDbStoreTest extends JdbcStoreChecks {
       }
       long start = System.nanoTime();
       assertThatThrownBy(() -> store.renew(key, "o1", LONG))
-          .isInstanceOf(JdbcStoreException.class).hasMessageContaining("renew");
+          .isInstanceOf(JdbcStoreException.class)
+          .hasMessageContaining("renew");
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
       locker.rollback();
     }
@@ -351,9 +440,10 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * The statements that change a record found by its key (complete, release, renew, take over, delete) leave the expiry index out
-   * of the optimizer's range analysis: {@code expires_at > now} there would make MariaDB estimate that open
-   * range in the index on every call. The control statement shows the trace would tell.
+   * The statements that change a record found by its key (complete, release, renew, take over,
+   * delete) leave the expiry index out of the optimizer's range analysis: {@code expires_at > now}
+   * there would make MariaDB estimate that open range in the index on every call. The control
+   * statement shows the trace would tell.
    */
   @Test
   void keyedStatementsDoNotMakeTheOptimizerEstimateTheExpiryIndex() throws Exception {
@@ -362,50 +452,89 @@ class MariaDbStoreTest extends JdbcStoreChecks {
       store.claim(RecordKey.of(scope, "row-" + i), "o1", null, LONG);
     }
     String url = url();
-    DialectStatements sql = DialectStatements.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
+    DialectStatements sql =
+        DialectStatements.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
     long scopeId = ScopeIds.of(scope);
     byte[] keyBytes = "row-7".getBytes(StandardCharsets.UTF_8);
     try (Connection c = DriverManager.getConnection(url)) {
       c.setAutoCommit(false);
-      try (PreparedStatement on = c.prepareStatement("SET SESSION optimizer_trace = 'enabled=on'")) {
+      try (PreparedStatement on =
+          c.prepareStatement("SET SESSION optimizer_trace = 'enabled=on'")) {
         on.execute();
       }
-      String control = "UPDATE idempotency_record SET expires_at = expires_at WHERE scope_id = ? AND idem_key = ?"
-          + " AND expires_at > UTC_TIMESTAMP(6)";
-      assertThat(estimatesExpiryIndex(c, control, ps -> {
-        ps.setLong(1, scopeId);
-        ps.setBytes(2, keyBytes);
-      })).as("control: a plain expiry comparison").isTrue();
-      assertThat(estimatesExpiryIndex(c, sql.complete().text(), ps -> {
-        ps.setBytes(1, new byte[] {1});
-        ps.setLong(2, 60_000_000L);
-        ps.setLong(3, scopeId);
-        ps.setBytes(4, keyBytes);
-        ps.setString(5, "o1");
-      })).as("complete").isFalse();
-      assertThat(estimatesExpiryIndex(c, sql.renew().text(), ps -> {
-        ps.setLong(1, 60_000_000L);
-        ps.setLong(2, scopeId);
-        ps.setBytes(3, keyBytes);
-        ps.setString(4, "o1");
-      })).as("renew").isFalse();
-      assertThat(estimatesExpiryIndex(c, sql.release().text(), ps -> {
-        ps.setLong(1, scopeId);
-        ps.setBytes(2, keyBytes);
-        ps.setString(3, "o1");
-      })).as("release").isFalse();
-      assertThat(estimatesExpiryIndex(c, sql.takeOver().text(), ps -> {
-        ps.setString(1, "o2");
-        ps.setString(2, null);
-        ps.setLong(3, 60_000_000L);
-        ps.setLong(4, scopeId);
-        ps.setBytes(5, keyBytes);
-        ps.setString(6, "o1");
-      })).as("take over").isFalse();
-      assertThat(estimatesExpiryIndex(c, sql.delete().text(), ps -> {
-        ps.setLong(1, scopeId);
-        ps.setBytes(2, keyBytes);
-      })).as("delete").isFalse();
+      String control =
+          "UPDATE idempotency_record SET expires_at = expires_at WHERE scope_id = ? AND idem_key ="
+              + " ? AND expires_at > UTC_TIMESTAMP(6)";
+      assertThat(
+              estimatesExpiryIndex(
+                  c,
+                  control,
+                  ps -> {
+                    ps.setLong(1, scopeId);
+                    ps.setBytes(2, keyBytes);
+                  }))
+          .as("control: a plain expiry comparison")
+          .isTrue();
+      assertThat(
+              estimatesExpiryIndex(
+                  c,
+                  sql.complete().text(),
+                  ps -> {
+                    ps.setBytes(1, new byte[] {1});
+                    ps.setLong(2, 60_000_000L);
+                    ps.setLong(3, scopeId);
+                    ps.setBytes(4, keyBytes);
+                    ps.setString(5, "o1");
+                  }))
+          .as("complete")
+          .isFalse();
+      assertThat(
+              estimatesExpiryIndex(
+                  c,
+                  sql.renew().text(),
+                  ps -> {
+                    ps.setLong(1, 60_000_000L);
+                    ps.setLong(2, scopeId);
+                    ps.setBytes(3, keyBytes);
+                    ps.setString(4, "o1");
+                  }))
+          .as("renew")
+          .isFalse();
+      assertThat(
+              estimatesExpiryIndex(
+                  c,
+                  sql.release().text(),
+                  ps -> {
+                    ps.setLong(1, scopeId);
+                    ps.setBytes(2, keyBytes);
+                    ps.setString(3, "o1");
+                  }))
+          .as("release")
+          .isFalse();
+      assertThat(
+              estimatesExpiryIndex(
+                  c,
+                  sql.takeOver().text(),
+                  ps -> {
+                    ps.setString(1, "o2");
+                    ps.setString(2, null);
+                    ps.setLong(3, 60_000_000L);
+                    ps.setLong(4, scopeId);
+                    ps.setBytes(5, keyBytes);
+                    ps.setString(6, "o1");
+                  }))
+          .as("take over")
+          .isFalse();
+      assertThat(
+              estimatesExpiryIndex(
+                  c,
+                  sql.delete().text(),
+                  ps -> {
+                    ps.setLong(1, scopeId);
+                    ps.setBytes(2, keyBytes);
+                  }))
+          .as("delete")
+          .isFalse();
       c.rollback();
     }
   }
@@ -414,14 +543,19 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     void bind(PreparedStatement ps) throws java.sql.SQLException;
   }
 
-  /** Runs {@code statement} and tells whether its optimizer trace estimated a range of the expiry index. */
-  private static boolean estimatesExpiryIndex(Connection c, String statement, Binder binder) throws Exception {
+  /**
+   * Runs {@code statement} and tells whether its optimizer trace estimated a range of the expiry
+   * index.
+   */
+  private static boolean estimatesExpiryIndex(Connection c, String statement, Binder binder)
+      throws Exception {
     try (PreparedStatement ps = c.prepareStatement(statement)) {
       binder.bind(ps);
       ps.execute();
     }
     String trace;
-    try (PreparedStatement ps = c.prepareStatement("SELECT TRACE FROM information_schema.OPTIMIZER_TRACE");
+    try (PreparedStatement ps =
+            c.prepareStatement("SELECT TRACE FROM information_schema.OPTIMIZER_TRACE");
         ResultSet rs = ps.executeQuery()) {
       assertThat(rs.next()).as("an optimizer trace for " + statement).isTrue();
       trace = rs.getString(1);
@@ -429,7 +563,9 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     int alternatives = trace.indexOf("\"range_scan_alternatives\"");
     assertThat(alternatives).as("range analysis in the trace of " + statement).isNotNegative();
     String analysed = trace.substring(alternatives);
-    assertThat(analysed).as("the primary key among the ranges analysed for " + statement).contains("\"PRIMARY\"");
+    assertThat(analysed)
+        .as("the primary key among the ranges analysed for " + statement)
+        .contains("\"PRIMARY\"");
     return analysed.contains("\"idempotency_record_expires_at_idx\"");
   }
 }

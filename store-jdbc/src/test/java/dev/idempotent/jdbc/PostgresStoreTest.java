@@ -40,27 +40,33 @@ class PostgresStoreTest extends JdbcStoreChecks {
   }
 
   private static String url() {
-    return TestDatabases.requireUrl(TestDatabases.POSTGRES_VARIABLE,
-        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", 5432);
+    return TestDatabases.requireUrl(
+        TestDatabases.POSTGRES_VARIABLE,
+        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+        5432);
   }
 
   /**
-   * The purge finds expired rows through the expiry index even where the statistics count many of them, where a
-   * plain {@code LIMIT} would make the planner scan the table until it found enough (and the whole table once
-   * none are left).
+   * The purge finds expired rows through the expiry index even where the statistics count many of
+   * them, where a plain {@code LIMIT} would make the planner scan the table until it found enough
+   * (and the whole table once none are left).
    */
   @Test
   void thePurgeReadsTheExpiryIndex() throws Exception {
     String table = "idem_purge_plan_test";
     execute("DROP TABLE IF EXISTS " + table);
     track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
-    execute("INSERT INTO " + table + " (scope_id, expires_at, status, idem_key, owner, outcome) SELECT 1,"
-        + " statement_timestamp() + (CASE WHEN g % 3 = 0 THEN -1 ELSE 1 END) * g * interval '1 second', 2,"
-        + " 'k' || g, 'o', '\\x56'::bytea FROM generate_series(1, 30000) g");
+    execute(
+        "INSERT INTO "
+            + table
+            + " (scope_id, expires_at, status, idem_key, owner, outcome) SELECT 1,"
+            + " statement_timestamp() + (CASE WHEN g % 3 = 0 THEN -1 ELSE 1 END) * g * interval '1"
+            + " second', 2, 'k' || g, 'o', '\\x56'::bytea FROM generate_series(1, 30000) g");
     execute("ANALYZE " + table);
     String purge = DialectStatements.of(JdbcDialect.POSTGRESQL, table).purgeBatch().text();
     StringBuilder plan = new StringBuilder();
-    try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement("EXPLAIN " + purge)) {
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("EXPLAIN " + purge)) {
       ps.setInt(1, 1000);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -68,36 +74,47 @@ class PostgresStoreTest extends JdbcStoreChecks {
         }
       }
     }
-    assertThat(plan.toString()).contains("Index Scan using " + table + "_expiry_idx").doesNotContain("Seq Scan");
+    assertThat(plan.toString())
+        .contains("Index Scan using " + table + "_expiry_idx")
+        .doesNotContain("Seq Scan");
   }
 
   /**
-   * PostgreSQL's duplicate-key error carries the values in its {@code Detail:} (here a unique index on the key
-   * alone, which the claim's {@code ON CONFLICT (scope_id, idem_key)} does not cover): neither the store's exception
-   * nor its causes, nor what the executor throws or logs, shows the key; the SQLState stays.
+   * PostgreSQL's duplicate-key error carries the values in its {@code Detail:} (here a unique index
+   * on the key alone, which the claim's {@code ON CONFLICT (scope_id, idem_key)} does not cover):
+   * neither the store's exception nor its causes, nor what the executor throws or logs, shows the
+   * key; the SQLState stays.
    */
   @Test
   void aDuplicateKeyDetailNeverShowsTheKey() throws Exception {
     String table = "idem_detail_test";
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true)
-        .build());
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
     execute("CREATE UNIQUE INDEX IF NOT EXISTS idem_detail_test_key ON " + table + " (idem_key)");
     String secret = secretKey();
-    assertThat(store.claim(RecordKey.of(scope + "-a", secret), "o1", null, LONG).isAcquired()).isTrue();
+    assertThat(store.claim(RecordKey.of(scope + "-a", secret), "o1", null, LONG).isAcquired())
+        .isTrue();
     RecordKey other = RecordKey.of(scope + "-b", secret);
     Throwable thrown = catchThrowable(() -> store.claim(other, "o2", null, LONG));
-    assertThat(thrown).isInstanceOf(JdbcStoreException.class).hasMessageContaining("[23505]")
+    assertThat(thrown)
+        .isInstanceOf(JdbcStoreException.class)
+        .hasMessageContaining("[23505]")
         .hasMessageContaining(other.redactedKey());
     assertThat(((SQLException) thrown.getCause()).getSQLState()).isEqualTo("23505");
     assertCarriesNo(thrown, secret);
 
     IdempotencyPolicy policy = IdempotencyPolicy.builder(scope + "-b").build();
-    Idempotency closed = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
+    Idempotency closed =
+        Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
     Throwable failClosed = catchThrowable(() -> closed.execute(policy, secret, () -> "ran"));
     assertThat(failClosed).isInstanceOf(IdempotencyStoreException.class);
     assertCarriesNo(failClosed, secret);
-    Idempotency open = Idempotency.create(IdempotencyConfig.builder().defaultStore(store)
-        .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN).build());
+    Idempotency open =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN)
+                .build());
     String logged = standardErrorOf(() -> open.execute(policy, secret, () -> "ran"));
     assertThat(logged).contains("fail-open").contains("23505").doesNotContain(secret);
   }
@@ -118,7 +135,8 @@ class PostgresStoreTest extends JdbcStoreChecks {
     store(); // creates the table
     String app = "idem-kill-" + Long.toHexString(System.nanoTime());
     String base = url();
-    HikariDataSource pool = TestDatabases.pool(base + (base.contains("?") ? "&" : "?") + "ApplicationName=" + app, 1);
+    HikariDataSource pool =
+        TestDatabases.pool(base + (base.contains("?") ? "&" : "?") + "ApplicationName=" + app, 1);
     JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(pool).build());
     RecordKey key = RecordKey.of(scope, "killed");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
@@ -127,7 +145,8 @@ class PostgresStoreTest extends JdbcStoreChecks {
     try (Connection locker = DriverManager.getConnection(base)) {
       locker.setAutoCommit(false);
       lockRow(locker, key);
-      Future<Boolean> blocked = executor.submit(() -> store.complete(key, "o1", new byte[] {1}, LONG));
+      Future<Boolean> blocked =
+          executor.submit(() -> store.complete(key, "o1", new byte[] {1}, LONG));
       int pid = blockedBackend(locker, app);
       try (PreparedStatement ps = locker.prepareStatement("SELECT pg_terminate_backend(?)")) {
         ps.setInt(1, pid);
@@ -135,7 +154,8 @@ class PostgresStoreTest extends JdbcStoreChecks {
       }
       assertThatThrownBy(() -> blocked.get(10, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
-          .cause().isInstanceOf(JdbcStoreException.class)
+          .cause()
+          .isInstanceOf(JdbcStoreException.class)
           .hasMessageContaining("complete")
           .hasMessageContaining("jdbc:postgresql://");
       locker.rollback();
@@ -149,8 +169,12 @@ class PostgresStoreTest extends JdbcStoreChecks {
 
   @Test
   void theTimeoutBoundsABlockedStatement() throws Exception {
-    JdbcIdempotencyStore store = track(JdbcIdempotencyStore.builder(dataSource()).createTable(true)
-        .queryTimeout(Duration.ofSeconds(1)).build());
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(dataSource())
+                .createTable(true)
+                .queryTimeout(Duration.ofSeconds(1))
+                .build());
     RecordKey key = RecordKey.of(scope, "slow");
     store.claim(key, "o1", null, LONG);
     try (Connection locker = DriverManager.getConnection(url())) {
@@ -160,7 +184,8 @@ class PostgresStoreTest extends JdbcStoreChecks {
       assertThatThrownBy(() -> store.renew(key, "o1", LONG))
           .isInstanceOf(JdbcStoreException.class)
           .hasMessageContaining("renew")
-          // the network timeout cuts the wait (I/O error 08006); a driver without one cancels the query (57014)
+          // the network timeout cuts the wait (I/O error 08006); a driver without one cancels the
+          // query (57014)
           .hasMessageMatching("(?s).*\\[(08006|57014)\\].*");
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
       locker.rollback();
@@ -169,8 +194,9 @@ class PostgresStoreTest extends JdbcStoreChecks {
   }
 
   private static void lockRow(Connection locker, RecordKey key) throws SQLException {
-    try (PreparedStatement ps = locker.prepareStatement(
-        "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
+    try (PreparedStatement ps =
+        locker.prepareStatement(
+            "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
       ps.setLong(1, ScopeIds.of(key.scope()));
       ps.setString(2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
@@ -182,8 +208,10 @@ class PostgresStoreTest extends JdbcStoreChecks {
   private static int blockedBackend(Connection c, String app) throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
     while (System.nanoTime() < deadline) {
-      try (PreparedStatement ps = c.prepareStatement("SELECT pid FROM pg_stat_activity WHERE application_name = ?"
-          + " AND wait_event_type = 'Lock'")) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT pid FROM pg_stat_activity WHERE application_name = ?"
+                  + " AND wait_event_type = 'Lock'")) {
         ps.setString(1, app);
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {

@@ -23,24 +23,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An in-process idempotency store on a Caffeine cache: for a single JVM, for tests and for development.
- * Records live in the heap of this JVM only, so another instance of the application does not see them and a
- * restart forgets them; use a shared store (Redis, JDBC) when several instances serve the same keys.
+ * An in-process idempotency store on a Caffeine cache: for a single JVM, for tests and for
+ * development. Records live in the heap of this JVM only, so another instance of the application
+ * does not see them and a restart forgets them; use a shared store (Redis, JDBC) when several
+ * instances serve the same keys.
  *
  * <pre>{@code
  * IdempotencyStore store = CaffeineIdempotencyStore.builder().maximumSize(50_000).build();
  * }</pre>
  *
- * <p>Each operation is atomic per key ({@code asMap().compute}). A claim expires after its lease and a completed
- * record after its ttl, measured by the injected {@link TimeSource} (by default {@link System#nanoTime()}), which
- * also drives the cache's ticker, so tests can advance a fake clock instead of sleeping. At most
- * {@link Builder#maximumSize(long) maximumSize} completed records are kept: each completion beyond it evicts the
- * record completed longest ago, which then behaves as missing, so a retry soon after its first call is replayed
- * however full the store is. Claims in progress do not count and are never evicted (they expire with their
- * lease). Outcomes are copied on {@link #complete} and {@link #read}; a replay answer of {@link #claim} holds
- * the stored array itself (see {@link IdempotencyRecord#outcome()}: do not modify), and replays of one record
- * within a millisecond share one answer. {@link #awaitChange} wakes up as soon as the holder completes or
- * releases the key, or it is {@link #delete deleted}.
+ * <p>Each operation is atomic per key ({@code asMap().compute}). A claim expires after its lease
+ * and a completed record after its ttl, measured by the injected {@link TimeSource} (by default
+ * {@link System#nanoTime()}), which also drives the cache's ticker, so tests can advance a fake
+ * clock instead of sleeping. At most {@link Builder#maximumSize(long) maximumSize} completed
+ * records are kept: each completion beyond it evicts the record completed longest ago, which then
+ * behaves as missing, so a retry soon after its first call is replayed however full the store is.
+ * Claims in progress do not count and are never evicted (they expire with their lease). Outcomes
+ * are copied on {@link #complete} and {@link #read}; a replay answer of {@link #claim} holds the
+ * stored array itself (see {@link IdempotencyRecord#outcome()}: do not modify), and replays of one
+ * record within a millisecond share one answer. {@link #awaitChange} wakes up as soon as the holder
+ * completes or releases the key, or it is {@link #delete deleted}.
  */
 public final class CaffeineIdempotencyStore implements IdempotencyStore {
   private static final Logger log = LoggerFactory.getLogger(CaffeineIdempotencyStore.class);
@@ -48,46 +50,66 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   /** Default of {@link Builder#maximumSize(long)}. */
   public static final long DEFAULT_MAXIMUM_SIZE = 100_000;
 
-  /** Longest lease, ttl or wait honoured (about 73 years), so that clock arithmetic never overflows. */
+  /**
+   * Longest lease, ttl or wait honoured (about 73 years), so that clock arithmetic never overflows.
+   */
   private static final long MAX_NANOS = Long.MAX_VALUE >> 2;
 
-  /** How long one replay answer is reused for further replays of the same record (its expiresIn ages as much). */
+  /**
+   * How long one replay answer is reused for further replays of the same record (its expiresIn ages
+   * as much).
+   */
   static final long REPLAY_REUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   /**
-   * How long a claim whose lease ended is kept, invisible, so that the next claim can report a takeover
-   * rather than a fresh acquisition. After that it is dropped and a claim simply acquires the key.
+   * How long a claim whose lease ended is kept, invisible, so that the next claim can report a
+   * takeover rather than a fresh acquisition. After that it is dropped and a claim simply acquires
+   * the key.
    */
   static final long TAKEOVER_WINDOW_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   private final Cache<RecordKey, Entry> cache;
-  /** For lock-free lookups that neither read the cache's ticker nor record the access (this class checks expiry). */
+
+  /**
+   * For lock-free lookups that neither read the cache's ticker nor record the access (this class
+   * checks expiry).
+   */
   private final Policy<RecordKey, Entry> policy;
+
   private final TimeSource timeSource;
   private final long maximumSize;
+
   /**
-   * The live completed records in the order they completed, oldest first: the size bound. A list linked through the
-   * entries themselves, so that a completion and a removal take a few pointer writes and no hash lookup or
-   * allocation. Guarded by itself; taken inside the cache's per-key lock (never the other way round) and only for
-   * completions and removals, not for claims or replays.
+   * The live completed records in the order they completed, oldest first: the size bound. A list
+   * linked through the entries themselves, so that a completion and a removal take a few pointer
+   * writes and no hash lookup or allocation. Guarded by itself; taken inside the cache's per-key
+   * lock (never the other way round) and only for completions and removals, not for claims or
+   * replays.
    */
   private final CompletionOrder completionOrder = new CompletionOrder();
-  /** Waiters of {@link #awaitChange}, per key; an entry exists only while someone waits on that key. */
+
+  /**
+   * Waiters of {@link #awaitChange}, per key; an entry exists only while someone waits on that key.
+   */
   private final ConcurrentHashMap<RecordKey, ChangeSignal> signals = new ConcurrentHashMap<>();
 
   private CaffeineIdempotencyStore(Builder builder) {
     this.timeSource = builder.timeSource;
     this.maximumSize = builder.maximumSize;
-    // The cache only expires entries; the size bound is kept in completion order by this class (Caffeine's own
-    // bound admits by frequency, so a full cache would reject the newest records, whose retries are the likeliest).
-    Caffeine<RecordKey, Entry> caffeine = Caffeine.newBuilder()
-        .ticker(builder.timeSource::nanoTime)
-        .expireAfter(new EntryExpiry())
-        .evictionListener((RecordKey key, Entry entry, RemovalCause cause) -> {
-          if (key != null && entry != null && entry.isCompleted()) {
-            forgetCompletion(entry);
-          }
-        });
+    // The cache only expires entries; the size bound is kept in completion order by this class
+    // (Caffeine's own
+    // bound admits by frequency, so a full cache would reject the newest records, whose retries are
+    // the likeliest).
+    Caffeine<RecordKey, Entry> caffeine =
+        Caffeine.newBuilder()
+            .ticker(builder.timeSource::nanoTime)
+            .expireAfter(new EntryExpiry())
+            .evictionListener(
+                (RecordKey key, Entry entry, RemovalCause cause) -> {
+                  if (key != null && entry != null && entry.isCompleted()) {
+                    forgetCompletion(entry);
+                  }
+                });
     if (builder.executor != null) {
       caffeine.executor(builder.executor);
     }
@@ -95,30 +117,39 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     this.policy = cache.policy();
   }
 
-  /** A builder with the defaults: at most {@value #DEFAULT_MAXIMUM_SIZE} completed records, system clock. */
+  /**
+   * A builder with the defaults: at most {@value #DEFAULT_MAXIMUM_SIZE} completed records, system
+   * clock.
+   */
   public static Builder builder() {
     return new Builder(DEFAULT_MAXIMUM_SIZE, TimeSource.system(), null);
   }
 
-  // ---------------------------------------------------------------------------------------------- protocol
+  // ----------------------------------------------------------------------------------------------
+  // protocol
 
   @Override
   public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
     long leaseNanos = positiveNanos(lease, "lease");
-    // Lock-free fast path: a live record answers the claim without writing (a replay, or a claim held by a
+    // Lock-free fast path: a live record answers the claim without writing (a replay, or a claim
+    // held by a
     // running call). Only a free or expired key takes the per-key lock below.
     Entry current = policy.getIfPresentQuietly(key);
     if (current != null) {
       long now = timeSource.nanoTime();
       if (current.isLiveAt(now)) {
-        return current.isCompleted() ? current.replay(key, now) : ClaimResult.existing(current.toRecord(key, now, false));
+        return current.isCompleted()
+            ? current.replay(key, now)
+            : ClaimResult.existing(current.toRecord(key, now, false));
       }
     } else {
-      // A fresh key, the common case: one insertion, as cheap as the cache gets. Only when another caller got there
+      // A fresh key, the common case: one insertion, as cheap as the cache gets. Only when another
+      // caller got there
       // first (or the cache still holds an expired record) does the claim take the full step below.
-      Entry created = new Entry(key, ownerToken, fingerprint, null, timeSource.nanoTime() + leaseNanos);
+      Entry created =
+          new Entry(key, ownerToken, fingerprint, null, timeSource.nanoTime() + leaseNanos);
       if (cache.asMap().putIfAbsent(key, created) == null) {
         return ClaimResult.acquired();
       }
@@ -178,8 +209,8 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Deletes the live record of {@code key}, in progress or completed, whoever holds it; a completed one also leaves
-   * the completion order. Wakes the key's waiters, as a release does.
+   * Deletes the live record of {@code key}, in progress or completed, whoever holds it; a completed
+   * one also leaves the completion order. Wakes the key's waiters, as a release does.
    */
   @Override
   public boolean delete(RecordKey key) {
@@ -205,9 +236,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Returns as soon as the holder of {@code key} completes or releases it, when its lease ends, or after
-   * {@code maxWait}, whichever comes first; returns at once when the key is not held. The wait is measured in
-   * real time; the lease end by the store's {@link TimeSource}.
+   * Returns as soon as the holder of {@code key} completes or releases it, when its lease ends, or
+   * after {@code maxWait}, whichever comes first; returns at once when the key is not held. The
+   * wait is measured in real time; the lease end by the store's {@link TimeSource}.
    */
   @Override
   public void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
@@ -216,13 +247,17 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     if (waitNanos == 0) {
       return;
     }
-    ChangeSignal signal = signals.compute(key, (k, s) -> {
-      ChangeSignal registered = s == null ? new ChangeSignal() : s;
-      registered.waiters++;
-      return registered;
-    });
+    ChangeSignal signal =
+        signals.compute(
+            key,
+            (k, s) -> {
+              ChangeSignal registered = s == null ? new ChangeSignal() : s;
+              registered.waiters++;
+              return registered;
+            });
     try {
-      // Pairs with the fence in signalChange: either this read sees the change, or the change sees the signal.
+      // Pairs with the fence in signalChange: either this read sees the change, or the change sees
+      // the signal.
       VarHandle.fullFence();
       Entry current = policy.getIfPresentQuietly(key);
       long now = timeSource.nanoTime();
@@ -242,11 +277,12 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     synchronized (completionOrder) {
       completionOrder.clear();
     }
-    signals.forEach((key, signal) -> {
-      if (signals.remove(key, signal)) {
-        signal.fired.countDown();
-      }
-    });
+    signals.forEach(
+        (key, signal) -> {
+          if (signals.remove(key, signal)) {
+            signal.fired.countDown();
+          }
+        });
   }
 
   @Override
@@ -254,7 +290,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     return "CaffeineIdempotencyStore{maximumSize=" + maximumSize + "}";
   }
 
-  /** The number of records held, expired ones included until the cache cleans them up (approximate). */
+  /**
+   * The number of records held, expired ones included until the cache cleans them up (approximate).
+   */
   long estimatedSize() {
     return cache.estimatedSize();
   }
@@ -277,8 +315,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Puts a new completed record at the young end of the completion order and, when that makes one too many, takes
-   * the oldest out of it and returns it (the caller removes it from the cache, outside the cache's lock).
+   * Puts a new completed record at the young end of the completion order and, when that makes one
+   * too many, takes the oldest out of it and returns it (the caller removes it from the cache,
+   * outside the cache's lock).
    */
   private Entry recordCompletion(Entry entry) {
     synchronized (completionOrder) {
@@ -287,7 +326,10 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  /** Takes a completed record that left the cache (expired, or replaced once expired) out of the order. */
+  /**
+   * Takes a completed record that left the cache (expired, or replaced once expired) out of the
+   * order.
+   */
   private void forgetCompletion(Entry entry) {
     synchronized (completionOrder) {
       completionOrder.remove(entry);
@@ -318,27 +360,36 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     return Math.min(d.toNanos(), MAX_NANOS);
   }
 
-  // ---------------------------------------------------------------------------------------------- records
+  // ----------------------------------------------------------------------------------------------
+  // records
 
   /**
-   * One stored record; immutable but for its links in the completion order, replaced on every change.
-   * {@code outcome == null} while in progress.
+   * One stored record; immutable but for its links in the completion order, replaced on every
+   * change. {@code outcome == null} while in progress.
    */
   private static final class Entry {
     final RecordKey key;
     final String owner;
     final String fingerprint;
     final byte[] outcome;
+
     /** Lease end while in progress, ttl end once completed, on the store's clock. */
     final long deadline;
+
     /**
-     * The last answer of {@link #replay}, built at {@code deadline - expiresIn}; written without synchronization
-     * (immutable, safely published through final fields).
+     * The last answer of {@link #replay}, built at {@code deadline - expiresIn}; written without
+     * synchronization (immutable, safely published through final fields).
      */
     private ClaimResult replay;
-    /** Neighbours in the completion order, guarded by it; both null while not in it (the head has older null). */
+
+    /**
+     * Neighbours in the completion order, guarded by it; both null while not in it (the head has
+     * older null).
+     */
     Entry older;
+
     Entry newer;
+
     /** Whether the entry is in the completion order; guarded by it. */
     boolean ordered;
 
@@ -362,15 +413,19 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       return outcome == null && isLiveAt(now) && owner.equals(ownerToken);
     }
 
-    /** How long the cache keeps the entry: a claim a little past its lease end, so that a takeover is seen. */
+    /**
+     * How long the cache keeps the entry: a claim a little past its lease end, so that a takeover
+     * is seen.
+     */
     long retainUntil() {
       return outcome != null ? deadline : deadline + TAKEOVER_WINDOW_NANOS;
     }
 
     /**
-     * The answer to a claim on this completed record. Replays of a hot key within {@link #REPLAY_REUSE_NANOS}
-     * share one answer (immutable), so the replay path allocates nothing; its expiresIn is then up to that much
-     * older. Racy by design: a lost update only costs an allocation.
+     * The answer to a claim on this completed record. Replays of a hot key within {@link
+     * #REPLAY_REUSE_NANOS} share one answer (immutable), so the replay path allocates nothing; its
+     * expiresIn is then up to that much older. Racy by design: a lost update only costs an
+     * allocation.
      */
     ClaimResult replay(RecordKey key, long now) {
       ClaimResult cached = replay;
@@ -390,8 +445,10 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       if (outcome == null) {
         return IdempotencyRecord.inProgress(key, owner, fingerprint, left);
       }
-      // Replays get the stored array (IdempotencyRecord#outcome says not to modify it); reads get a copy.
-      return IdempotencyRecord.completed(key, owner, fingerprint, copyOutcome ? outcome.clone() : outcome, left);
+      // Replays get the stored array (IdempotencyRecord#outcome says not to modify it); reads get a
+      // copy.
+      return IdempotencyRecord.completed(
+          key, owner, fingerprint, copyOutcome ? outcome.clone() : outcome, left);
     }
   }
 
@@ -402,12 +459,14 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public long expireAfterUpdate(RecordKey key, Entry value, long currentTime, long currentDuration) {
+    public long expireAfterUpdate(
+        RecordKey key, Entry value, long currentTime, long currentDuration) {
       return Math.max(value.retainUntil() - currentTime, 0);
     }
 
     @Override
-    public long expireAfterRead(RecordKey key, Entry value, long currentTime, long currentDuration) {
+    public long expireAfterRead(
+        RecordKey key, Entry value, long currentTime, long currentDuration) {
       return currentDuration;
     }
   }
@@ -443,15 +502,20 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Replaces a claim that {@code owner} still holds: by its outcome ({@link #complete}, {@code outcome} set) or by
-   * the same claim with a new deadline ({@link #renew}, {@code outcome == null}). Anything else is left as it is.
+   * Replaces a claim that {@code owner} still holds: by its outcome ({@link #complete}, {@code
+   * outcome} set) or by the same claim with a new deadline ({@link #renew}, {@code outcome ==
+   * null}). Anything else is left as it is.
    */
   private final class OwnedUpdate implements BiFunction<RecordKey, Entry, Entry> {
     private final String owner;
     private final byte[] outcome;
     private final long expiresAfterNanos;
     Entry created;
-    /** The oldest completed record, to be removed because this completion made one too many; or null. */
+
+    /**
+     * The oldest completed record, to be removed because this completion made one too many; or
+     * null.
+     */
     Entry evicted;
 
     OwnedUpdate(String owner, byte[] outcome, long expiresAfterNanos) {
@@ -490,7 +554,10 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  /** The atomic step of {@link #delete}: removes a live record of any owner; an expired one is left to expire. */
+  /**
+   * The atomic step of {@link #delete}: removes a live record of any owner; an expired one is left
+   * to expire.
+   */
   private final class Deletion implements BiFunction<RecordKey, Entry, Entry> {
     boolean deleted;
 
@@ -507,7 +574,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  /** The completed entries, oldest first, linked through their own fields; guarded by its monitor. */
+  /**
+   * The completed entries, oldest first, linked through their own fields; guarded by its monitor.
+   */
   private static final class CompletionOrder {
     private Entry oldest;
     private Entry newest;
@@ -571,15 +640,17 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   /** Wakes the waiters of one key once; replaced by a fresh one for later waiters. */
   private static final class ChangeSignal {
     final CountDownLatch fired = new CountDownLatch(1);
+
     /** Guarded by the signals map's per-key locking (only changed inside compute). */
     int waiters;
   }
 
-  // ---------------------------------------------------------------------------------------------- builder
+  // ----------------------------------------------------------------------------------------------
+  // builder
 
   /**
-   * Settings of a {@link CaffeineIdempotencyStore}. Immutable: each method returns a new builder, and each
-   * validates its value at once.
+   * Settings of a {@link CaffeineIdempotencyStore}. Immutable: each method returns a new builder,
+   * and each validates its value at once.
    */
   public static final class Builder {
     private final long maximumSize;
@@ -593,27 +664,31 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The most completed records kept; each completion beyond it evicts the record completed longest ago, which then
-     * behaves as missing, so a duplicate of an evicted key runs again. Claims in progress do not count and are never
-     * evicted. Default {@value #DEFAULT_MAXIMUM_SIZE}.
+     * The most completed records kept; each completion beyond it evicts the record completed
+     * longest ago, which then behaves as missing, so a duplicate of an evicted key runs again.
+     * Claims in progress do not count and are never evicted. Default {@value
+     * #DEFAULT_MAXIMUM_SIZE}.
      *
      * @throws IllegalArgumentException when {@code maximumSize} is not positive
      */
     public Builder maximumSize(long maximumSize) {
       if (maximumSize <= 0) {
-        throw new IllegalArgumentException("maximumSize must be positive, was " + maximumSize
-            + ": pass the most records to keep, for example 100000 (the default)");
+        throw new IllegalArgumentException(
+            "maximumSize must be positive, was "
+                + maximumSize
+                + ": pass the most records to keep, for example 100000 (the default)");
       }
       return new Builder(maximumSize, timeSource, executor);
     }
 
     /**
-     * The clock that measures leases and ttls (also the cache's ticker). Default {@link TimeSource#system()};
-     * tests pass a fake clock.
+     * The clock that measures leases and ttls (also the cache's ticker). Default {@link
+     * TimeSource#system()}; tests pass a fake clock.
      */
     public Builder timeSource(TimeSource timeSource) {
       if (timeSource == null) {
-        throw new IllegalArgumentException("timeSource must not be null: pass TimeSource.system() or a test clock");
+        throw new IllegalArgumentException(
+            "timeSource must not be null: pass TimeSource.system() or a test clock");
       }
       return new Builder(maximumSize, timeSource, executor);
     }

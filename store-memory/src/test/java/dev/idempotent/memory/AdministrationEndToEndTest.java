@@ -25,13 +25,19 @@ import org.junit.jupiter.api.Timeout;
 /** Inspecting and force-expiring records of real calls on the memory store, on the system clock. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class AdministrationEndToEndTest {
-  private static final IdempotencyPolicy SUBMIT = IdempotencyPolicy.builder("orders.submit").resultType(String.class)
-      .lease(Duration.ofMinutes(1)).waitTimeout(Duration.ofSeconds(20)).onInProgress(OnInProgress.WAIT).build();
+  private static final IdempotencyPolicy SUBMIT =
+      IdempotencyPolicy.builder("orders.submit")
+          .resultType(String.class)
+          .lease(Duration.ofMinutes(1))
+          .waitTimeout(Duration.ofSeconds(20))
+          .onInProgress(OnInProgress.WAIT)
+          .build();
 
   private final CaffeineIdempotencyStore store = CaffeineIdempotencyStore.builder().build();
   private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
-  private final Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store)
-      .listener(events::add).build());
+  private final Idempotency idem =
+      Idempotency.create(
+          IdempotencyConfig.builder().defaultStore(store).listener(events::add).build());
   private final AtomicInteger runs = new AtomicInteger();
   private final ExecutorService pool = Executors.newFixedThreadPool(2);
 
@@ -64,11 +70,17 @@ class AdministrationEndToEndTest {
   void forceExpiringAStuckKeyLetsItsWaiterRunLongBeforeTheLeaseEnds() throws Exception {
     CountDownLatch inside = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    Future<String> stuck = pool.submit(() -> idem.execute(SUBMIT, "order-9", () -> {
-      inside.countDown();
-      finish.await(20, TimeUnit.SECONDS);
-      return "stuck";
-    }));
+    Future<String> stuck =
+        pool.submit(
+            () ->
+                idem.execute(
+                    SUBMIT,
+                    "order-9",
+                    () -> {
+                      inside.countDown();
+                      finish.await(20, TimeUnit.SECONDS);
+                      return "stuck";
+                    }));
     assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
     Future<String> waiter = pool.submit(() -> submit("order-9"));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -79,12 +91,14 @@ class AdministrationEndToEndTest {
 
     assertThat(idem.forceExpire("", "orders.submit", "order-9")).isTrue();
 
-    assertThat(waiter.get(5, TimeUnit.SECONDS)).as("the waiter ran the method, the lease is a minute")
+    assertThat(waiter.get(5, TimeUnit.SECONDS))
+        .as("the waiter ran the method, the lease is a minute")
         .isEqualTo("receipt-1");
     finish.countDown();
     assertThat(stuck.get(5, TimeUnit.SECONDS)).isEqualTo("stuck");
     assertThat(submit("order-9")).as("the outcome recorded is the waiter's").isEqualTo("receipt-1");
-    assertThat(events).extracting(IdempotencyEvent::type)
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
         .contains(IdempotencyEvent.Type.FORCE_EXPIRED, IdempotencyEvent.Type.FENCED);
   }
 }

@@ -12,7 +12,10 @@ class CaffeineIdempotencyStoreContractTest extends IdempotencyStoreContract {
 
   @Override
   protected IdempotencyStore createStore() {
-    return CaffeineIdempotencyStore.builder().timeSource(clock::get).executor(Runnable::run).build();
+    return CaffeineIdempotencyStore.builder()
+        .timeSource(clock::get)
+        .executor(Runnable::run)
+        .build();
   }
 
   @Override

@@ -4,7 +4,10 @@ import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.tck.IdempotencyStoreContract;
 import java.time.Duration;
 
-/** The contract on the system clock, with the default executor: expiry tests sleep through short leases. */
+/**
+ * The contract on the system clock, with the default executor: expiry tests sleep through short
+ * leases.
+ */
 class CaffeineIdempotencyStoreSystemClockContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {

@@ -14,7 +14,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** What the contract kit does not check: this store's builder, takeover window, copies, eviction and waiters. */
+/**
+ * What the contract kit does not check: this store's builder, takeover window, copies, eviction and
+ * waiters.
+ */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class CaffeineIdempotencyStoreTest {
   private static final Duration LEASE = Duration.ofSeconds(10);
@@ -27,8 +30,12 @@ class CaffeineIdempotencyStoreTest {
 
   @Test
   void aNearCacheIsNotPutInFrontOfTheMemoryStore() {
-    dev.idempotent.IdempotencyConfig config = dev.idempotent.IdempotencyConfig.builder().defaultStore(store)
-        .store("other", store).nearCache(1000).build();
+    dev.idempotent.IdempotencyConfig config =
+        dev.idempotent.IdempotencyConfig.builder()
+            .defaultStore(store)
+            .store("other", store)
+            .nearCache(1000)
+            .build();
     assertThat(config.defaultStore()).isSameAs(store);
     assertThat(config.store("other")).isSameAs(store);
     assertThat(config.nearCacheMaximumSize()).isEqualTo(1000);
@@ -37,10 +44,18 @@ class CaffeineIdempotencyStoreTest {
   @Test
   void sizeEvictionNeverDropsAClaimInProgress() {
     CaffeineIdempotencyStore small =
-        CaffeineIdempotencyStore.builder().maximumSize(10).timeSource(clock::get).executor(Runnable::run).build();
+        CaffeineIdempotencyStore.builder()
+            .maximumSize(10)
+            .timeSource(clock::get)
+            .executor(Runnable::run)
+            .build();
     Duration lease = Duration.ofMinutes(5);
     for (int i = 0; i < 20; i++) {
-      assertThat(small.claim(RecordKey.of("evict", "running-" + i), "holder-" + i, null, lease).isAcquired()).isTrue();
+      assertThat(
+              small
+                  .claim(RecordKey.of("evict", "running-" + i), "holder-" + i, null, lease)
+                  .isAcquired())
+          .isTrue();
     }
     for (int i = 0; i < 500; i++) {
       RecordKey done = RecordKey.of("evict", "done-" + i);
@@ -50,7 +65,8 @@ class CaffeineIdempotencyStoreTest {
     for (int i = 0; i < 20; i++) {
       RecordKey running = RecordKey.of("evict", "running-" + i);
       assertThat(small.complete(running, "holder-" + i, new byte[] {2}, Duration.ofHours(1)))
-          .as("claim %s survived size eviction", i).isTrue();
+          .as("claim %s survived size eviction", i)
+          .isTrue();
     }
     long completedKept = 0;
     for (int i = 0; i < 500; i++) {
@@ -83,10 +99,12 @@ class CaffeineIdempotencyStoreTest {
   @Test
   void rejectsNonPositiveLeasesAndTtls() {
     assertThatThrownBy(() -> store.claim(key, "o", null, Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease must be a positive duration");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lease must be a positive duration");
     store.claim(key, "o", null, LEASE);
     assertThatThrownBy(() -> store.complete(key, "o", new byte[0], Duration.ofMillis(-1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl must be a positive duration");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl must be a positive duration");
     assertThat(store.read(key).orElseThrow().isCompleted()).isFalse();
   }
 
@@ -162,7 +180,8 @@ class CaffeineIdempotencyStoreTest {
     clock.addAndGet(Duration.ofMillis(1).toNanos() - 1);
     assertThat(store.claim(key, "other", "fp", LEASE).existing().expiresIn()).isEqualTo(TTL);
     clock.addAndGet(1);
-    assertThat(store.claim(key, "other", "fp", LEASE).existing().expiresIn()).isEqualTo(TTL.minusMillis(1));
+    assertThat(store.claim(key, "other", "fp", LEASE).existing().expiresIn())
+        .isEqualTo(TTL.minusMillis(1));
     RecordKey twin = RecordKey.of("orders", "order-1");
     assertThat(store.claim(twin, "other", "fp", LEASE).existing().key()).isEqualTo(twin);
     clock.addAndGet(TTL.toNanos());
@@ -172,7 +191,11 @@ class CaffeineIdempotencyStoreTest {
   @Test
   void evictsCompletedRecordsBeyondMaximumSize() {
     CaffeineIdempotencyStore small =
-        CaffeineIdempotencyStore.builder().maximumSize(100).timeSource(clock::get).executor(Runnable::run).build();
+        CaffeineIdempotencyStore.builder()
+            .maximumSize(100)
+            .timeSource(clock::get)
+            .executor(Runnable::run)
+            .build();
     for (int i = 0; i < 1_000; i++) {
       small.claim(RecordKey.of("s", "k" + i), "o" + i, null, LEASE);
       small.complete(RecordKey.of("s", "k" + i), "o" + i, new byte[] {1}, TTL);
@@ -204,7 +227,9 @@ class CaffeineIdempotencyStoreTest {
       reExecutions += retry.isAcquired() ? 1 : 0;
     }
 
-    assertThat(reExecutions).as("retries of the 4,000 records completed last that ran again").isZero();
+    assertThat(reExecutions)
+        .as("retries of the 4,000 records completed last that ran again")
+        .isZero();
     int gone = 0;
     for (int i = 0; i < 14_000; i++) {
       gone += full.read(RecordKey.of("full", "old-" + i)).isPresent() ? 0 : 1;
@@ -221,7 +246,11 @@ class CaffeineIdempotencyStoreTest {
   @Test
   void expiredAndReplacedRecordsNoLongerCountTowardsTheMaximum() {
     CaffeineIdempotencyStore small =
-        CaffeineIdempotencyStore.builder().maximumSize(3).timeSource(clock::get).executor(Runnable::run).build();
+        CaffeineIdempotencyStore.builder()
+            .maximumSize(3)
+            .timeSource(clock::get)
+            .executor(Runnable::run)
+            .build();
     complete(small, "long-a", TTL);
     complete(small, "short-b", Duration.ofSeconds(1));
     complete(small, "long-c", TTL);
@@ -230,11 +259,14 @@ class CaffeineIdempotencyStoreTest {
     assertThat(small.completedCount()).as("the expired record no longer counts").isEqualTo(2);
 
     complete(small, "long-d", TTL);
-    assertThat(small.read(RecordKey.of("s", "long-a"))).as("oldest live record, still within the maximum")
+    assertThat(small.read(RecordKey.of("s", "long-a")))
+        .as("oldest live record, still within the maximum")
         .isPresent();
     complete(small, "short-b", TTL);
     assertThat(small.completedCount()).isEqualTo(3);
-    assertThat(small.read(RecordKey.of("s", "long-a"))).as("the oldest, evicted for the re-completed key").isEmpty();
+    assertThat(small.read(RecordKey.of("s", "long-a")))
+        .as("the oldest, evicted for the re-completed key")
+        .isEmpty();
     assertThat(small.read(RecordKey.of("s", "long-c"))).isPresent();
     assertThat(small.read(RecordKey.of("s", "long-d"))).isPresent();
     assertThat(small.read(RecordKey.of("s", "short-b")).orElseThrow().isCompleted()).isTrue();
@@ -248,7 +280,11 @@ class CaffeineIdempotencyStoreTest {
   @Test
   void aRecordClaimedAgainOnceExpiredNoLongerCountsBeforeTheCacheCleansUp() {
     CaffeineIdempotencyStore small =
-        CaffeineIdempotencyStore.builder().maximumSize(3).timeSource(clock::get).executor(Runnable::run).build();
+        CaffeineIdempotencyStore.builder()
+            .maximumSize(3)
+            .timeSource(clock::get)
+            .executor(Runnable::run)
+            .build();
     complete(small, "long-a", TTL);
     complete(small, "short-b", Duration.ofSeconds(1));
     complete(small, "long-c", TTL);
@@ -256,12 +292,16 @@ class CaffeineIdempotencyStoreTest {
 
     RecordKey b = RecordKey.of("s", "short-b");
     assertThat(small.claim(b, "again", null, Duration.ofSeconds(30)).isAcquired()).isTrue();
-    assertThat(small.completedCount()).as("the expired record was replaced by the new claim").isEqualTo(2);
+    assertThat(small.completedCount())
+        .as("the expired record was replaced by the new claim")
+        .isEqualTo(2);
     assertThat(small.complete(b, "again", new byte[] {2}, TTL)).isTrue();
     complete(small, "long-d", TTL);
 
     assertThat(small.completedCount()).isEqualTo(3);
-    assertThat(small.read(RecordKey.of("s", "long-a"))).as("the oldest, evicted for the fourth live record").isEmpty();
+    assertThat(small.read(RecordKey.of("s", "long-a")))
+        .as("the oldest, evicted for the fourth live record")
+        .isEmpty();
     assertThat(small.read(b).orElseThrow().outcome()).containsExactly(2);
     small.close();
   }
@@ -269,7 +309,11 @@ class CaffeineIdempotencyStoreTest {
   @Test
   void deletedRecordsNoLongerCountTowardsTheMaximum() {
     CaffeineIdempotencyStore small =
-        CaffeineIdempotencyStore.builder().maximumSize(3).timeSource(clock::get).executor(Runnable::run).build();
+        CaffeineIdempotencyStore.builder()
+            .maximumSize(3)
+            .timeSource(clock::get)
+            .executor(Runnable::run)
+            .build();
     complete(small, "a", TTL);
     complete(small, "b", TTL);
     complete(small, "c", TTL);
@@ -280,7 +324,9 @@ class CaffeineIdempotencyStoreTest {
     complete(small, "d", TTL);
 
     assertThat(small.completedCount()).isEqualTo(3);
-    assertThat(small.read(RecordKey.of("s", "b"))).as("within the maximum once the deleted one is gone").isPresent();
+    assertThat(small.read(RecordKey.of("s", "b")))
+        .as("within the maximum once the deleted one is gone")
+        .isPresent();
     assertThat(small.read(RecordKey.of("s", "c"))).isPresent();
     assertThat(small.read(RecordKey.of("s", "d"))).isPresent();
     assertThat(small.delete(RecordKey.of("s", "b"))).isTrue();
@@ -300,18 +346,20 @@ class CaffeineIdempotencyStoreTest {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     for (int t = 0; t < threads; t++) {
       int thread = t;
-      Thread worker = new Thread(() -> {
-        try {
-          start.await();
-          for (int i = 0; i < perThread; i++) {
-            RecordKey k = RecordKey.of("race", thread + "-" + i);
-            small.claim(k, "o", null, LEASE);
-            small.complete(k, "o", new byte[] {1}, TTL);
-          }
-        } catch (Throwable e) {
-          failure.compareAndSet(null, e);
-        }
-      });
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                  for (int i = 0; i < perThread; i++) {
+                    RecordKey k = RecordKey.of("race", thread + "-" + i);
+                    small.claim(k, "o", null, LEASE);
+                    small.complete(k, "o", new byte[] {1}, TTL);
+                  }
+                } catch (Throwable e) {
+                  failure.compareAndSet(null, e);
+                }
+              });
       worker.start();
       workers.add(worker);
     }
@@ -333,8 +381,12 @@ class CaffeineIdempotencyStoreTest {
 
   private static void complete(CaffeineIdempotencyStore target, String key, Duration ttl) {
     RecordKey k = RecordKey.of("s", key);
-    assertThat(target.claim(k, "o-" + key, null, LEASE).isAcquired()).as("claim of %s", key).isTrue();
-    assertThat(target.complete(k, "o-" + key, new byte[] {1}, ttl)).as("complete of %s", key).isTrue();
+    assertThat(target.claim(k, "o-" + key, null, LEASE).isAcquired())
+        .as("claim of %s", key)
+        .isTrue();
+    assertThat(target.complete(k, "o-" + key, new byte[] {1}, ttl))
+        .as("complete of %s", key)
+        .isTrue();
   }
 
   @Test
@@ -378,14 +430,16 @@ class CaffeineIdempotencyStoreTest {
     int waiters = 8;
     CountDownLatch done = new CountDownLatch(waiters);
     for (int i = 0; i < waiters; i++) {
-      Thread t = new Thread(() -> {
-        try {
-          store.awaitChange(key, Duration.ofSeconds(20));
-          done.countDown();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  store.awaitChange(key, Duration.ofSeconds(20));
+                  done.countDown();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
       t.setDaemon(true);
       t.start();
     }
@@ -405,13 +459,15 @@ class CaffeineIdempotencyStoreTest {
   void interruptedWaiterThrowsAndLeavesNoRegistration() throws Exception {
     store.claim(key, "o", null, LEASE);
     AtomicReference<Throwable> thrown = new AtomicReference<>();
-    Thread waiter = new Thread(() -> {
-      try {
-        store.awaitChange(key, Duration.ofSeconds(20));
-      } catch (Throwable t) {
-        thrown.set(t);
-      }
-    });
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                store.awaitChange(key, Duration.ofSeconds(20));
+              } catch (Throwable t) {
+                thrown.set(t);
+              }
+            });
     waiter.start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (store.waitedKeyCount() == 0 && System.nanoTime() - deadline < 0) {
@@ -429,13 +485,15 @@ class CaffeineIdempotencyStoreTest {
   @Test
   void closeWakesWaitersAndDropsRecords() throws Exception {
     store.claim(key, "o", null, LEASE);
-    Thread waiter = new Thread(() -> {
-      try {
-        store.awaitChange(key, Duration.ofSeconds(20));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                store.awaitChange(key, Duration.ofSeconds(20));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
     waiter.start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (store.waitedKeyCount() == 0 && System.nanoTime() - deadline < 0) {

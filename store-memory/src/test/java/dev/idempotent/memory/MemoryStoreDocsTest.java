@@ -16,12 +16,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The code of docs/stores/memory.md and docs/administration.md, between its markers, run: the docs show these
- * regions (checked by the examples module's {@code DocsSnippetsTest}).
+ * The code of docs/stores/memory.md and docs/administration.md, between its markers, run: the docs
+ * show these regions (checked by the examples module's {@code DocsSnippetsTest}).
  */
 class MemoryStoreDocsTest {
-  private static final IdempotencyPolicy SUBMIT = IdempotencyPolicy.builder("orders.submit")
-      .resultType(String.class).build();
+  private static final IdempotencyPolicy SUBMIT =
+      IdempotencyPolicy.builder("orders.submit").resultType(String.class).build();
 
   private final AtomicLong fakeClock = new AtomicLong(1_000_000_000L);
   private final AtomicInteger runs = new AtomicInteger();
@@ -33,10 +33,11 @@ class MemoryStoreDocsTest {
 
   private IdempotencyStore theStoreOfTheDocs() {
     // docs/stores/memory.md: builder (begin)
-    IdempotencyStore store = CaffeineIdempotencyStore.builder()
-        .maximumSize(50_000)             // default 100,000 (idempotent.memory.maximum-size)
-        .timeSource(fakeClock::get)      // tests: move time without sleeping
-        .build();
+    IdempotencyStore store =
+        CaffeineIdempotencyStore.builder()
+            .maximumSize(50_000) // default 100,000 (idempotent.memory.maximum-size)
+            .timeSource(fakeClock::get) // tests: move time without sleeping
+            .build();
     // docs/stores/memory.md: builder (end)
     return store;
   }
@@ -47,8 +48,12 @@ class MemoryStoreDocsTest {
 
   @Test
   void theBuiltStoreReplaysAndExpiresOnItsClock() {
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(theStoreOfTheDocs())
-        .defaultTtl(Duration.ofMinutes(1)).build());
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(theStoreOfTheDocs())
+                .defaultTtl(Duration.ofMinutes(1))
+                .build());
     assertThat(submit(idem, "order-7")).isEqualTo("receipt 1");
     assertThat(submit(idem, "order-7")).isEqualTo("receipt 1");
     fakeClock.addAndGet(Duration.ofMinutes(2).toNanos());
@@ -57,7 +62,10 @@ class MemoryStoreDocsTest {
 
   @Test
   void inspectShowsTheRecordAndForceExpireDeletesIt() {
-    Idempotency.install(IdempotencyConfig.builder().defaultStore(CaffeineIdempotencyStore.builder().build()).build());
+    Idempotency.install(
+        IdempotencyConfig.builder()
+            .defaultStore(CaffeineIdempotencyStore.builder().build())
+            .build());
     submit(Idempotency.global(), "order-7");
 
     // docs/administration.md: inspect and force-expire (begin)
@@ -67,7 +75,8 @@ class MemoryStoreDocsTest {
     boolean deleted = idem.forceExpire("", "orders.submit", "order-7");
     // docs/administration.md: inspect and force-expire (end)
 
-    assertThat(view).hasValueSatisfying(v -> assertThat(v.status()).isEqualTo(RecordStatus.COMPLETED));
+    assertThat(view)
+        .hasValueSatisfying(v -> assertThat(v.status()).isEqualTo(RecordStatus.COMPLETED));
     assertThat(deleted).isTrue();
     assertThat(idem.inspect("", "orders.submit", "order-7")).isEmpty();
     assertThat(submit(idem, "order-7")).isEqualTo("receipt 2");

@@ -19,10 +19,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MemoryStoreProviderTest {
 
   private static IdempotencyStoreProvider memoryProvider() {
-    List<IdempotencyStoreProvider> found = ServiceLoader.load(IdempotencyStoreProvider.class).stream()
-        .map(ServiceLoader.Provider::get)
-        .filter(p -> p.name().equals("memory"))
-        .toList();
+    List<IdempotencyStoreProvider> found =
+        ServiceLoader.load(IdempotencyStoreProvider.class).stream()
+            .map(ServiceLoader.Provider::get)
+            .filter(p -> p.name().equals("memory"))
+            .toList();
     assertThat(found).as("providers named memory on the classpath").hasSize(1);
     return found.get(0);
   }
@@ -44,7 +45,9 @@ class MemoryStoreProviderTest {
 
   @Test
   void readsMaximumSize() {
-    IdempotencyStore store = memoryProvider().create(StoreSettings.of(Map.of(MemoryStoreProvider.MAXIMUM_SIZE, " 2_500 ")));
+    IdempotencyStore store =
+        memoryProvider()
+            .create(StoreSettings.of(Map.of(MemoryStoreProvider.MAXIMUM_SIZE, " 2_500 ")));
     assertThat(store).hasToString("CaffeineIdempotencyStore{maximumSize=2500}");
   }
 

@@ -10,11 +10,12 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 
 /**
- * Writes records exactly as the earlier layout did: the claim and complete scripts of that version, verbatim, on
- * the hash named {@link RecordLayout#legacyName}.
+ * Writes records exactly as the earlier layout did: the claim and complete scripts of that version,
+ * verbatim, on the hash named {@link RecordLayout#legacyName}.
  */
 final class LegacyRecords {
-  private static final String CLAIM = """
+  private static final String CLAIM =
+      """
       local h = redis.call('HMGET', KEYS[1], 's', 'o', 'f', 'r')
       if h[1] == 'P' and h[2] == ARGV[1] then
         redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -32,7 +33,8 @@ final class LegacyRecords {
       redis.call('PEXPIRE', KEYS[1], ARGV[2])
       return {1}
       """;
-  private static final String COMPLETE = """
+  private static final String COMPLETE =
+      """
       local h = redis.call('HMGET', KEYS[1], 's', 'o')
       if h[2] ~= ARGV[1] then
         return 0
@@ -60,25 +62,49 @@ final class LegacyRecords {
   /** Claims {@code key} in the earlier layout; true when claimed. */
   boolean claim(RecordKey key, String owner, String fingerprint, Duration lease) {
     String name = layout.legacyName(key);
-    List<Object> reply = fingerprint == null
-        ? script.eval(name, RScript.Mode.READ_WRITE, CLAIM, RScript.ReturnType.LIST, List.of(name), bytes(owner),
-            millis(lease))
-        : script.eval(name, RScript.Mode.READ_WRITE, CLAIM, RScript.ReturnType.LIST, List.of(name), bytes(owner),
-            millis(lease), bytes(fingerprint));
+    List<Object> reply =
+        fingerprint == null
+            ? script.eval(
+                name,
+                RScript.Mode.READ_WRITE,
+                CLAIM,
+                RScript.ReturnType.LIST,
+                List.of(name),
+                bytes(owner),
+                millis(lease))
+            : script.eval(
+                name,
+                RScript.Mode.READ_WRITE,
+                CLAIM,
+                RScript.ReturnType.LIST,
+                List.of(name),
+                bytes(owner),
+                millis(lease),
+                bytes(fingerprint));
     return ((Number) reply.get(0)).longValue() == 1;
   }
 
   /** Completes {@code key} in the earlier layout; true when completed. */
   boolean complete(RecordKey key, String owner, byte[] outcome, Duration ttl) {
     String name = layout.legacyName(key);
-    Long done = script.eval(name, RScript.Mode.READ_WRITE, COMPLETE, RScript.ReturnType.LONG, List.of(name),
-        bytes(owner), millis(ttl), outcome, bytes(name + "#changed"));
+    Long done =
+        script.eval(
+            name,
+            RScript.Mode.READ_WRITE,
+            COMPLETE,
+            RScript.ReturnType.LONG,
+            List.of(name),
+            bytes(owner),
+            millis(ttl),
+            outcome,
+            bytes(name + "#changed"));
     return done == 1;
   }
 
   /** A claimed and completed record in the earlier layout. */
   void completed(RecordKey key, String owner, String fingerprint, byte[] outcome, Duration ttl) {
-    if (!claim(key, owner, fingerprint, Duration.ofMinutes(1)) || !complete(key, owner, outcome, ttl)) {
+    if (!claim(key, owner, fingerprint, Duration.ofMinutes(1))
+        || !complete(key, owner, outcome, ttl)) {
       throw new IllegalStateException("could not write the legacy record of " + key);
     }
   }

@@ -18,10 +18,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A {@code redis-server} owned by a test: bound to 127.0.0.1 on a free port, in its own temporary directory, no
- * persistence unless asked ({@code --appendonly yes --appendfsync always} keeps records across a restart). It
- * can be stopped and started again on the same port, or paused. Every wait is bounded. Shared with the
- * {@code it-tests} module through this module's test jar.
+ * A {@code redis-server} owned by a test: bound to 127.0.0.1 on a free port, in its own temporary
+ * directory, no persistence unless asked ({@code --appendonly yes --appendfsync always} keeps
+ * records across a restart). It can be stopped and started again on the same port, or paused. Every
+ * wait is bounded. Shared with the {@code it-tests} module through this module's test jar.
  */
 public final class RedisServerProcess implements AutoCloseable {
   private static final Random PORTS = new Random();
@@ -37,8 +37,12 @@ public final class RedisServerProcess implements AutoCloseable {
     this.extraArgs = extraArgs;
   }
 
-  /** Starts a server with {@code extraArgs} (for example {@code --requirepass x}) and waits until it answers. */
-  public static RedisServerProcess launch(String... extraArgs) throws IOException, InterruptedException {
+  /**
+   * Starts a server with {@code extraArgs} (for example {@code --requirepass x}) and waits until it
+   * answers.
+   */
+  public static RedisServerProcess launch(String... extraArgs)
+      throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("idem-redis-");
     RedisServerProcess server = new RedisServerProcess(dir, freePort(), List.of(extraArgs));
     server.start();
@@ -62,22 +66,39 @@ public final class RedisServerProcess implements AutoCloseable {
     if (process != null && process.isAlive()) {
       return;
     }
-    List<String> cmd = new ArrayList<>(List.of(RedisTestEnvironment.redisServer().toString(),
-        "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no",
-        "--dir", dir.toString(), "--protected-mode", "no"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                RedisTestEnvironment.redisServer().toString(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+                "--dir",
+                dir.toString(),
+                "--protected-mode",
+                "no"));
     if (!extraArgs.contains("--appendonly")) {
       cmd.addAll(List.of("--appendonly", "no"));
     }
     cmd.addAll(extraArgs);
-    process = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile())).start();
+    process =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()))
+            .start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!answers()) {
       if (!process.isAlive()) {
         throw new IllegalStateException("redis-server on port " + port + " exited: " + log());
       }
       if (System.nanoTime() - deadline > 0) {
-        throw new IllegalStateException("redis-server on port " + port + " did not answer within 10s: " + log());
+        throw new IllegalStateException(
+            "redis-server on port " + port + " did not answer within 10s: " + log());
       }
       Thread.sleep(20);
     }
@@ -100,7 +121,9 @@ public final class RedisServerProcess implements AutoCloseable {
     }
   }
 
-  /** Freezes the server (SIGSTOP): connections stay open but nothing answers, as with a hung host. */
+  /**
+   * Freezes the server (SIGSTOP): connections stay open but nothing answers, as with a hung host.
+   */
   public void pause() throws IOException, InterruptedException {
     signal("-STOP");
   }
@@ -114,8 +137,11 @@ public final class RedisServerProcess implements AutoCloseable {
     if (process == null || !process.isAlive()) {
       return;
     }
-    Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    Process kill =
+        new ProcessBuilder("kill", signal, Long.toString(process.pid()))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
     if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
       throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
     }
@@ -123,8 +149,14 @@ public final class RedisServerProcess implements AutoCloseable {
 
   /** Runs {@code redis-cli -p port args...} and returns its output (bounded by 20 s). */
   public String cli(String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of(RedisTestEnvironment.redisCli().toString(), "-h", "127.0.0.1",
-        "-p", Integer.toString(port)));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                RedisTestEnvironment.redisCli().toString(),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                Integer.toString(port)));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     byte[] out;
@@ -179,7 +211,8 @@ public final class RedisServerProcess implements AutoCloseable {
         return port;
       }
     }
-    throw new IllegalStateException("no free port pair in 20000-40000 on 127.0.0.1 after 200 attempts");
+    throw new IllegalStateException(
+        "no free port pair in 20000-40000 on 127.0.0.1 after 200 attempts");
   }
 
   private static boolean free(int port) {

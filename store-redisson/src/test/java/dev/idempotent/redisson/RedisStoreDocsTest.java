@@ -15,8 +15,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * The code of docs/stores/redis.md between its markers, run on the test Redis ({@code IDEMPOTENT_REDIS_URL}): the
- * page shows this region (checked by the examples module's {@code DocsSnippetsTest}).
+ * The code of docs/stores/redis.md between its markers, run on the test Redis ({@code
+ * IDEMPOTENT_REDIS_URL}): the page shows this region (checked by the examples module's {@code
+ * DocsSnippetsTest}).
  */
 class RedisStoreDocsTest {
   @Test
@@ -26,15 +27,20 @@ class RedisStoreDocsTest {
     RedissonClient redissonClient = Redisson.create(config);
     try {
       // docs/stores/redis.md: builder (begin)
-      IdempotencyStore store = RedissonIdempotencyStore.builder(redissonClient)
-          .keyPrefix("orders:")                        // default "idem:"
-          .syncReplicas(1, Duration.ofMillis(500))     // optional: WAIT for a replica after each write
-          .build();
+      IdempotencyStore store =
+          RedissonIdempotencyStore.builder(redissonClient)
+              .keyPrefix("orders:") // default "idem:"
+              .syncReplicas(
+                  1, Duration.ofMillis(500)) // optional: WAIT for a replica after each write
+              .build();
       // docs/stores/redis.md: builder (end)
 
-      Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
-      IdempotencyPolicy policy = IdempotencyPolicy.builder("docs.redis." + UUID.randomUUID())
-          .resultType(Integer.class).build();
+      Idempotency idem =
+          Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
+      IdempotencyPolicy policy =
+          IdempotencyPolicy.builder("docs.redis." + UUID.randomUUID())
+              .resultType(Integer.class)
+              .build();
       AtomicInteger runs = new AtomicInteger();
       assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
       assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
@@ -50,28 +56,34 @@ class RedisStoreDocsTest {
     Config redisConfig = new Config();
     redisConfig.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl());
     RedissonClient redissonClient = Redisson.create(redisConfig);
-    IdempotencyPolicy policy = IdempotencyPolicy.builder("docs.near-cache." + UUID.randomUUID())
-        .resultType(Integer.class).build();
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder("docs.near-cache." + UUID.randomUUID())
+            .resultType(Integer.class)
+            .build();
     AtomicInteger runs = new AtomicInteger();
     Idempotency idem;
     try {
       // docs/near-cache.md: builder (begin)
-      IdempotencyConfig config = IdempotencyConfig.builder()
-          .defaultStore(RedissonIdempotencyStore.builder(redissonClient).build())
-          .nearCache(10_000)                                  // 0 = off
-          .nearCacheExpireAfter(Duration.ofSeconds(30))       // optional
-          .build();
+      IdempotencyConfig config =
+          IdempotencyConfig.builder()
+              .defaultStore(RedissonIdempotencyStore.builder(redissonClient).build())
+              .nearCache(10_000) // 0 = off
+              .nearCacheExpireAfter(Duration.ofSeconds(30)) // optional
+              .build();
       // docs/near-cache.md: builder (end)
       idem = Idempotency.create(config);
       assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
-      assertThat(idem.call(policy, "k1", runs::incrementAndGet)).as("replayed by Redis, then kept").isEqualTo(1);
+      assertThat(idem.call(policy, "k1", runs::incrementAndGet))
+          .as("replayed by Redis, then kept")
+          .isEqualTo(1);
       idem.forceExpire("", policy.scope(), "k1");
       assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
       assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
     } finally {
       redissonClient.shutdown();
     }
-    // Redis is out of reach for this configuration now: the kept outcome is still replayed, from memory
+    // Redis is out of reach for this configuration now: the kept outcome is still replayed, from
+    // memory
     assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
     assertThat(runs).hasValue(2);
   }

@@ -8,11 +8,11 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * Where the tests find Redis: {@code IDEMPOTENT_REDIS_URL}, else the local server on 127.0.0.1:6379 when it
- * answers, else a Testcontainers Redis when a Docker engine is available, else the test fails (when
- * {@code CI=true}) or is skipped with a {@code SKIPPED} console line naming the variable (see
- * {@link TestBackends}). Tests that run their own {@code redis-server} processes find the binary on the
- * {@code PATH} with the same rule.
+ * Where the tests find Redis: {@code IDEMPOTENT_REDIS_URL}, else the local server on 127.0.0.1:6379
+ * when it answers, else a Testcontainers Redis when a Docker engine is available, else the test
+ * fails (when {@code CI=true}) or is skipped with a {@code SKIPPED} console line naming the
+ * variable (see {@link TestBackends}). Tests that run their own {@code redis-server} processes find
+ * the binary on the {@code PATH} with the same rule.
  */
 final class RedisTestEnvironment {
   static final String URL_VARIABLE = "IDEMPOTENT_REDIS_URL";
@@ -29,8 +29,8 @@ final class RedisTestEnvironment {
       return url.get();
     }
     if (container == null && TestBackends.dockerAvailable()) {
-      GenericContainer<?> redis = new GenericContainer<>(DockerImageName.parse("redis:7.2-alpine"))
-          .withExposedPorts(6379);
+      GenericContainer<?> redis =
+          new GenericContainer<>(DockerImageName.parse("redis:7.2-alpine")).withExposedPorts(6379);
       redis.start();
       container = redis;
     }
@@ -65,8 +65,10 @@ final class RedisTestEnvironment {
     if (Files.isExecutable(usual)) {
       return usual;
     }
-    TestBackends.unavailable(name + " is not installed (not on the PATH)", "install Redis (for example "
-        + "apt-get install redis-server) to run the tests that start their own Redis servers");
+    TestBackends.unavailable(
+        name + " is not installed (not on the PATH)",
+        "install Redis (for example "
+            + "apt-get install redis-server) to run the tests that start their own Redis servers");
     return null;
   }
 }

@@ -19,8 +19,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * The contract kit against a three-master Redis Cluster of test-owned {@code redis-server} processes on
- * 127.0.0.1, through a Redisson cluster client; plus a check that one scope's keys spread over all masters.
+ * The contract kit against a three-master Redis Cluster of test-owned {@code redis-server}
+ * processes on 127.0.0.1, through a Redisson cluster client; plus a check that one scope's keys
+ * spread over all masters.
  */
 class RedissonClusterContractTest extends IdempotencyStoreContract {
   private static final List<RedisServerProcess> masters = new ArrayList<>();
@@ -31,8 +32,14 @@ class RedissonClusterContractTest extends IdempotencyStoreContract {
     RedisTestEnvironment.redisServer();
     RedisTestEnvironment.redisCli();
     for (int i = 0; i < 3; i++) {
-      masters.add(RedisServerProcess.launch("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-          "--cluster-node-timeout", "2000"));
+      masters.add(
+          RedisServerProcess.launch(
+              "--cluster-enabled",
+              "yes",
+              "--cluster-config-file",
+              "nodes.conf",
+              "--cluster-node-timeout",
+              "2000"));
     }
     List<String> create = new ArrayList<>(List.of("--cluster", "create"));
     masters.forEach(m -> create.add(m.address()));
@@ -42,13 +49,19 @@ class RedissonClusterContractTest extends IdempotencyStoreContract {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     for (RedisServerProcess m : masters) {
       while (!m.cli("cluster", "info").contains("cluster_state:ok")) {
-        assertThat(System.nanoTime() - deadline).as("cluster_state:ok on %s within 30 s", m.address()).isNegative();
+        assertThat(System.nanoTime() - deadline)
+            .as("cluster_state:ok on %s within 30 s", m.address())
+            .isNegative();
         Thread.sleep(100);
       }
     }
     Config config = new Config();
-    config.useClusterServers().addNodeAddress(masters.get(0).url()).setTimeout(3000)
-        .setMasterConnectionMinimumIdleSize(2).setSlaveConnectionMinimumIdleSize(0);
+    config
+        .useClusterServers()
+        .addNodeAddress(masters.get(0).url())
+        .setTimeout(3000)
+        .setMasterConnectionMinimumIdleSize(2)
+        .setSlaveConnectionMinimumIdleSize(0);
     client = Redisson.create(config);
   }
 
@@ -80,8 +93,12 @@ class RedissonClusterContractTest extends IdempotencyStoreContract {
       assertThat(store().claim(key, owner(), null, Duration.ofMinutes(1)).isAcquired()).isTrue();
     }
     for (RedisServerProcess m : masters) {
-      String keys = m.cli("--scan", "--pattern", "idem:{*}" + RecordLayout.scopeDigest(scope()) + ":spread-*");
-      assertThat(keys.lines().count()).as("records of one scope on master %s", m.address()).isPositive();
+      String keys =
+          m.cli(
+              "--scan", "--pattern", "idem:{*}" + RecordLayout.scopeDigest(scope()) + ":spread-*");
+      assertThat(keys.lines().count())
+          .as("records of one scope on master %s", m.address())
+          .isPositive();
     }
   }
 

@@ -21,14 +21,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Failures of a test-owned {@code redis-server}: stopped mid-run, restarted, scripts flushed, wrong password,
- * nothing listening; with the bounded timeouts of the auto-configured store.
+ * Failures of a test-owned {@code redis-server}: stopped mid-run, restarted, scripts flushed, wrong
+ * password, nothing listening; with the bounded timeouts of the auto-configured store.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedissonFaultTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(1);
-  /** One retry: two command timeouts, two retry intervals, and scheduling slack on a busy machine. */
+
+  /**
+   * One retry: two command timeouts, two retry intervals, and scheduling slack on a busy machine.
+   */
   private static final Duration FAILS_WITHIN = TIMEOUT.multipliedBy(2).plusSeconds(2);
+
   private static final Duration LEASE = Duration.ofMinutes(1);
 
   private RedisServerProcess server;
@@ -82,15 +86,16 @@ class RedissonFaultTest {
       try {
         result = store.claim(after, "o3", "fp", LEASE);
       } catch (RuntimeException e) {
-        assertThat(System.nanoTime() - deadline).as("store works again within 20 s of the restart: " + e)
+        assertThat(System.nanoTime() - deadline)
+            .as("store works again within 20 s of the restart: " + e)
             .isNegative();
         Thread.sleep(200);
       }
     }
     assertThat(result.isAcquired()).isTrue();
     assertThat(store.complete(after, "o3", new byte[] {9}, LEASE)).isTrue();
-    assertThat(store.read(after).map(IdempotencyRecord::outcome)).hasValueSatisfying(
-        o -> assertThat(o).containsExactly(9));
+    assertThat(store.read(after).map(IdempotencyRecord::outcome))
+        .hasValueSatisfying(o -> assertThat(o).containsExactly(9));
   }
 
   @Test
@@ -107,12 +112,15 @@ class RedissonFaultTest {
           .isInstanceOf(RuntimeException.class)
           .hasMessageContaining(Integer.toString(server.port()));
       Duration took = Duration.ofNanos(System.nanoTime() - start);
-      assertThat(took).as("complete against a hung server failed after").isGreaterThanOrEqualTo(TIMEOUT)
+      assertThat(took)
+          .as("complete against a hung server failed after")
+          .isGreaterThanOrEqualTo(TIMEOUT)
           .isLessThan(FAILS_WITHIN);
     } finally {
       server.resume();
     }
-    // the complete may have been applied when the server woke up; either way the record is consistent
+    // the complete may have been applied when the server woke up; either way the record is
+    // consistent
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (true) {
       try {
@@ -124,7 +132,9 @@ class RedissonFaultTest {
         }
         break;
       } catch (RuntimeException e) {
-        assertThat(System.nanoTime() - deadline).as("store works again within 20 s: " + e).isNegative();
+        assertThat(System.nanoTime() - deadline)
+            .as("store works again within 20 s: " + e)
+            .isNegative();
         Thread.sleep(200);
       }
     }
@@ -138,8 +148,11 @@ class RedissonFaultTest {
     assertThat(store.claim(key, "o1", null, LEASE).isAcquired()).isTrue();
 
     assertThat(server.cli("SCRIPT", "FLUSH")).contains("OK");
-    assertThat(server.cli("SCRIPT", "EXISTS", dev.idempotent.redisson.internal.RecordScript.COMPLETE.sha()))
-        .as("the script is gone").contains("0");
+    assertThat(
+            server.cli(
+                "SCRIPT", "EXISTS", dev.idempotent.redisson.internal.RecordScript.COMPLETE.sha()))
+        .as("the script is gone")
+        .contains("0");
 
     assertThat(store.renew(key, "o1", LEASE)).isTrue();
     assertThat(store.complete(key, "o1", new byte[] {1, 2}, LEASE)).isTrue();
@@ -162,11 +175,17 @@ class RedissonFaultTest {
       error = e;
     }
     Duration took = Duration.ofNanos(System.nanoTime() - start);
-    assertThat(error).as("creating a store with a wrong password, or its first call, fails").isNotNull();
-    assertThat(took).as("failing with a wrong password took").isLessThan(FAILS_WITHIN.plusSeconds(2));
+    assertThat(error)
+        .as("creating a store with a wrong password, or its first call, fails")
+        .isNotNull();
+    assertThat(took)
+        .as("failing with a wrong password took")
+        .isLessThan(FAILS_WITHIN.plusSeconds(2));
     assertThat(error.getMessage()).contains(server.address());
     for (Throwable t = error; t != null; t = t.getCause()) {
-      assertThat(String.valueOf(t.getMessage())).as("message of %s", t.getClass()).doesNotContain(wrong)
+      assertThat(String.valueOf(t.getMessage()))
+          .as("message of %s", t.getClass())
+          .doesNotContain(wrong)
           .doesNotContain("right-Secret-4711");
     }
 
@@ -190,7 +209,9 @@ class RedissonFaultTest {
     store = storeAt(server.url(), null);
     byte[] outcome = new byte[1024 * 1024 + 7];
     new Random(7).nextBytes(outcome);
-    String[] keys = {"with space", "ünïcødé ключ 键 😀", "{tag}", "}{", "a{b}c", "{", "}", "a\r\nb", "x".repeat(512)};
+    String[] keys = {
+      "with space", "ünïcødé ключ 键 😀", "{tag}", "}{", "a{b}c", "{", "}", "a\r\nb", "x".repeat(512)
+    };
     for (String k : keys) {
       RecordKey key = RecordKey.of(scope + " {scope}", k).fittedTo(store.maxKeyLength());
       String owner = "owner-" + k.hashCode();
@@ -200,7 +221,8 @@ class RedissonFaultTest {
       assertThat(Arrays.equals(read.outcome(), outcome)).as("outcome of %s", key).isTrue();
       assertThat(read.key()).isEqualTo(key);
     }
-    assertThat(server.cli("DBSIZE").trim()).as("one record per key, and the scope's entry in idem:scopes")
+    assertThat(server.cli("DBSIZE").trim())
+        .as("one record per key, and the scope's entry in idem:scopes")
         .isEqualTo(Integer.toString(keys.length + 1));
   }
 }

@@ -15,8 +15,11 @@ class RedissonIdempotencyStoreContractTest extends IdempotencyStoreContract {
   @BeforeAll
   static void connect() {
     Config config = new Config();
-    config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl())
-        .setConnectionMinimumIdleSize(4).setConnectionPoolSize(32);
+    config
+        .useSingleServer()
+        .setAddress(RedisTestEnvironment.standaloneUrl())
+        .setConnectionMinimumIdleSize(4)
+        .setConnectionPoolSize(32);
     client = Redisson.create(config);
   }
 

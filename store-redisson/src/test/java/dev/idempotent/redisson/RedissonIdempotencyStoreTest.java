@@ -23,7 +23,10 @@ import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
-/** What the contract kit does not see: the layout in Redis, builder checks, waiting details, replica acks. */
+/**
+ * What the contract kit does not see: the layout in Redis, builder checks, waiting details, replica
+ * acks.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedissonIdempotencyStoreTest {
   private static final Duration LONG = Duration.ofMinutes(1);
@@ -34,7 +37,10 @@ class RedissonIdempotencyStoreTest {
   @BeforeAll
   static void connect() {
     Config config = new Config();
-    config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl()).setConnectionMinimumIdleSize(2);
+    config
+        .useSingleServer()
+        .setAddress(RedisTestEnvironment.standaloneUrl())
+        .setConnectionMinimumIdleSize(2);
     client = Redisson.create(config);
   }
 
@@ -56,12 +62,20 @@ class RedissonIdempotencyStoreTest {
     byte[] outcome = {0, (byte) 0xFF, 13, 10, 0, 'x'};
     store.claim(key, "owner-1", "fp-1", Duration.ofSeconds(20));
     String name = store.layout().recordName(key);
-    assertThat(name).startsWith("idem-unit:{").endsWith("}" + RecordLayout.scopeDigest(scope) + ":order {42}");
+    assertThat(name)
+        .startsWith("idem-unit:{")
+        .endsWith("}" + RecordLayout.scopeDigest(scope) + ":order {42}");
     assertThat(client.getKeys().remainTimeToLive(name)).isBetween(1L, 20_000L);
-    Map<String, String> claim = client.<String, String>getMap(name, StringCodec.INSTANCE).readAllMap();
-    assertThat(claim).containsExactlyInAnyOrderEntriesOf(Map.of("s", "P", "o", "owner-1", "f", "fp-1"));
-    assertThat(client.<String, String>getMap("idem-unit:scopes", StringCodec.INSTANCE)
-        .get(RecordLayout.scopeDigest(scope))).as("the scope text, kept once under its digest").isEqualTo(scope);
+    Map<String, String> claim =
+        client.<String, String>getMap(name, StringCodec.INSTANCE).readAllMap();
+    assertThat(claim)
+        .containsExactlyInAnyOrderEntriesOf(Map.of("s", "P", "o", "owner-1", "f", "fp-1"));
+    assertThat(
+            client
+                .<String, String>getMap("idem-unit:scopes", StringCodec.INSTANCE)
+                .get(RecordLayout.scopeDigest(scope)))
+        .as("the scope text, kept once under its digest")
+        .isEqualTo(scope);
 
     store.complete(key, "owner-1", outcome, Duration.ofHours(1));
 
@@ -75,7 +89,8 @@ class RedissonIdempotencyStoreTest {
     expected.write(4);
     expected.writeBytes("fp-1".getBytes(StandardCharsets.US_ASCII));
     expected.writeBytes(outcome);
-    assertThat(value).as("format byte, owner digest, fingerprint length and text, outcome")
+    assertThat(value)
+        .as("format byte, owner digest, fingerprint length and text, outcome")
         .containsExactly(expected.toByteArray());
     assertThat(client.getKeys().remainTimeToLive(name)).isBetween(3_500_000L, 3_600_000L);
     assertThat(store.read(key).orElseThrow().outcome()).containsExactly(outcome);
@@ -84,7 +99,10 @@ class RedissonIdempotencyStoreTest {
     store.claim(plain, "owner-2", null, LONG);
     store.complete(plain, "owner-2", new byte[] {7}, LONG);
     byte[] digest2 = RecordLayout.ownerDigest("owner-2");
-    assertThat(client.<byte[]>getBucket(store.layout().recordName(plain), ByteArrayCodec.INSTANCE).get())
+    assertThat(
+            client
+                .<byte[]>getBucket(store.layout().recordName(plain), ByteArrayCodec.INSTANCE)
+                .get())
         .containsExactly('c', digest2[0], digest2[1], 7);
   }
 
@@ -96,7 +114,8 @@ class RedissonIdempotencyStoreTest {
     assertThat(left).isNotEqualTo(right);
     String braces = layout.recordName(RecordKey.of("s{x}", "{y}"));
     assertThat(braces).matches("p:\\{[0-9A-Za-z]{3}}[0-9A-Za-z_-]{8}:\\{y}");
-    assertThat(layout.legacyName(RecordKey.of("s{x}", "{y}"))).matches("p:\\{[0-9a-f]{16}}4:s\\{x}:\\{y}");
+    assertThat(layout.legacyName(RecordKey.of("s{x}", "{y}")))
+        .matches("p:\\{[0-9a-f]{16}}4:s\\{x}:\\{y}");
     assertThat(layout.channelName(RecordKey.of("s{x}", "{y}"))).isEqualTo(braces + "#changed");
     assertThat(layout.recordName(RecordKey.of("s", "k1")).substring(0, 8))
         .as("different keys of one scope get different tags")
@@ -107,14 +126,19 @@ class RedissonIdempotencyStoreTest {
   @Test
   void aScopeWhoseDigestNamesAnotherScopeIsRefusedNamingBoth() {
     String prefix = "idem-unit-" + UUID.randomUUID() + ":";
-    client.<String, String>getMap(prefix + "scopes", StringCodec.INSTANCE)
+    client
+        .<String, String>getMap(prefix + "scopes", StringCodec.INSTANCE)
         .put(RecordLayout.scopeDigest(scope), "com.example.Other.method()");
-    RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(client).keyPrefix(prefix).build();
+    RedissonIdempotencyStore store =
+        RedissonIdempotencyStore.builder(client).keyPrefix(prefix).build();
     try {
       assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", null, LONG))
-          .isInstanceOf(IllegalStateException.class).hasMessageContaining(scope)
-          .hasMessageContaining("com.example.Other.method()").hasMessageContaining("another scope name");
-      assertThat(client.getKeys().countExists(store.layout().recordName(RecordKey.of(scope, "k")))).isZero();
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining(scope)
+          .hasMessageContaining("com.example.Other.method()")
+          .hasMessageContaining("another scope name");
+      assertThat(client.getKeys().countExists(store.layout().recordName(RecordKey.of(scope, "k"))))
+          .isZero();
     } finally {
       client.getKeys().delete(prefix + "scopes");
     }
@@ -124,9 +148,11 @@ class RedissonIdempotencyStoreTest {
   void aFingerprintLongerThanACompletedRecordKeepsIsRefusedAtClaim() {
     RedissonIdempotencyStore store = store();
     assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_536), LONG))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65536 bytes")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("65536 bytes")
         .hasMessageContaining("65535");
-    assertThat(store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_535), LONG).isAcquired()).isTrue();
+    assertThat(store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_535), LONG).isAcquired())
+        .isTrue();
     assertThat(store.complete(RecordKey.of(scope, "k"), "o", new byte[] {1}, LONG)).isTrue();
     assertThat(store.read(RecordKey.of(scope, "k")).orElseThrow().fingerprint()).hasSize(65_535);
   }
@@ -138,7 +164,8 @@ class RedissonIdempotencyStoreTest {
     assertThat(store.claim(key, "owner-1", null, Duration.ofSeconds(5)).isAcquired()).isTrue();
     assertThat(store.claim(key, "owner-1", null, Duration.ofSeconds(50)).isAcquired()).isTrue();
     assertThat(store.read(key).orElseThrow().expiresIn()).isGreaterThan(Duration.ofSeconds(10));
-    assertThat(store.claim(key, "owner-2", null, LONG).existing().ownerToken()).isEqualTo("owner-1");
+    assertThat(store.claim(key, "owner-2", null, LONG).existing().ownerToken())
+        .isEqualTo("owner-1");
   }
 
   @Test
@@ -154,7 +181,8 @@ class RedissonIdempotencyStoreTest {
   }
 
   @Test
-  void awaitChangeReturnsAtOnceWhenTheKeyAlreadyChangedAndLeavesNoListener() throws InterruptedException {
+  void awaitChangeReturnsAtOnceWhenTheKeyAlreadyChangedAndLeavesNoListener()
+      throws InterruptedException {
     RedissonIdempotencyStore store = store();
     RecordKey done = RecordKey.of(scope, "done");
     store.claim(done, "owner-1", null, LONG);
@@ -163,7 +191,8 @@ class RedissonIdempotencyStoreTest {
     for (RecordKey key : new RecordKey[] {done, missing}) {
       long start = System.nanoTime();
       store.awaitChange(key, Duration.ofSeconds(10));
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("awaitChange on %s", key)
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("awaitChange on %s", key)
           .isLessThan(Duration.ofSeconds(2));
       assertThat(client.getTopic(store.layout().channelName(key)).countListeners()).isZero();
     }
@@ -175,13 +204,15 @@ class RedissonIdempotencyStoreTest {
     RedissonIdempotencyStore store = store();
     RecordKey key = RecordKey.of(scope, "held");
     store.claim(key, "owner-1", null, LONG);
-    Thread waiter = new Thread(() -> {
-      try {
-        store.awaitChange(key, Duration.ofSeconds(30));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                store.awaitChange(key, Duration.ofSeconds(30));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
     waiter.start();
     Thread.sleep(300);
     waiter.interrupt();
@@ -192,13 +223,17 @@ class RedissonIdempotencyStoreTest {
   @Test
   void builderRejectsBadValuesNamingThem() {
     RedissonIdempotencyStore.Builder b = RedissonIdempotencyStore.builder(client);
-    assertThatThrownBy(() -> b.keyPrefix("a{b")).hasMessageContaining("a{b").hasMessageContaining("brace");
+    assertThatThrownBy(() -> b.keyPrefix("a{b"))
+        .hasMessageContaining("a{b")
+        .hasMessageContaining("brace");
     assertThatThrownBy(() -> b.keyPrefix(null)).hasMessageContaining("\"\"");
-    assertThatThrownBy(() -> b.syncReplicas(0, Duration.ofSeconds(1))).hasMessageContaining("was 0");
+    assertThatThrownBy(() -> b.syncReplicas(0, Duration.ofSeconds(1)))
+        .hasMessageContaining("was 0");
     assertThatThrownBy(() -> b.syncReplicas(1, Duration.ZERO)).hasMessageContaining("PT0S");
     assertThatThrownBy(() -> b.build().claim(RecordKey.of(scope, "k"), "o", null, Duration.ZERO))
         .hasMessageContaining("lease");
-    assertThatThrownBy(() -> RedissonIdempotencyStore.builder(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> RedissonIdempotencyStore.builder(null))
+        .isInstanceOf(NullPointerException.class);
   }
 
   @Test
@@ -216,28 +251,34 @@ class RedissonIdempotencyStoreTest {
       config.useSingleServer().setAddress(master.url()).setConnectionMinimumIdleSize(1);
       RedissonClient own = Redisson.create(config);
       try {
-        RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(own)
-            .syncReplicas(1, Duration.ofSeconds(5)).build();
+        RedissonIdempotencyStore store =
+            RedissonIdempotencyStore.builder(own).syncReplicas(1, Duration.ofSeconds(5)).build();
         RecordKey key = RecordKey.of(scope, "replicated");
         long start = System.nanoTime();
         assertThat(store.claim(key, "o", null, LONG).isAcquired()).isTrue();
         assertThat(store.complete(key, "o", new byte[] {4, 2}, LONG)).isTrue();
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("two acknowledged writes took")
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .as("two acknowledged writes took")
             .isLessThan(Duration.ofSeconds(4));
         String name = store.layout().recordName(key);
-        assertThat(replica.cli("TYPE", name).trim()).as("the replica has the completed record").isEqualTo("string");
+        assertThat(replica.cli("TYPE", name).trim())
+            .as("the replica has the completed record")
+            .isEqualTo("string");
 
         master.cli("SCRIPT", "FLUSH");
         assertThat(store.claim(RecordKey.of(scope, "after-flush"), "o", null, LONG).isAcquired())
-            .as("NOSCRIPT inside a WAIT batch is healed too").isTrue();
+            .as("NOSCRIPT inside a WAIT batch is healed too")
+            .isTrue();
 
         replica.stop();
-        RedissonIdempotencyStore unacknowledged = RedissonIdempotencyStore.builder(own)
-            .syncReplicas(1, Duration.ofMillis(300)).build();
+        RedissonIdempotencyStore unacknowledged =
+            RedissonIdempotencyStore.builder(own).syncReplicas(1, Duration.ofMillis(300)).build();
         start = System.nanoTime();
         assertThat(unacknowledged.claim(RecordKey.of(scope, "alone"), "o", null, LONG).isAcquired())
-            .as("a write nobody acknowledged still succeeds").isTrue();
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("it waited for the WAIT timeout")
+            .as("a write nobody acknowledged still succeeds")
+            .isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .as("it waited for the WAIT timeout")
             .isGreaterThanOrEqualTo(Duration.ofMillis(250));
       } finally {
         own.shutdown();

@@ -28,9 +28,10 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Calls from a thread whose interrupt flag is set: Redisson fails every command on such a thread. That is an
- * interrupt, not a Redis outage: the caller is told so, its flag stays set, fail-open does not run the method,
- * and a method that interrupted its own thread still gets its outcome recorded (or its claim released) at once.
+ * Calls from a thread whose interrupt flag is set: Redisson fails every command on such a thread.
+ * That is an interrupt, not a Redis outage: the caller is told so, its flag stays set, fail-open
+ * does not run the method, and a method that interrupted its own thread still gets its outcome
+ * recorded (or its claim released) at once.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedissonInterruptedCallerTest {
@@ -44,7 +45,10 @@ class RedissonInterruptedCallerTest {
   @BeforeAll
   static void connect() {
     Config config = new Config();
-    config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl()).setConnectionMinimumIdleSize(2);
+    config
+        .useSingleServer()
+        .setAddress(RedisTestEnvironment.standaloneUrl())
+        .setConnectionMinimumIdleSize(2);
     client = Redisson.create(config);
   }
 
@@ -62,8 +66,12 @@ class RedissonInterruptedCallerTest {
 
   private Idempotency idempotency(StoreFailurePolicy failurePolicy) {
     store = RedissonIdempotencyStore.builder(client).keyPrefix("idem-interrupted:").build();
-    return Idempotency.create(IdempotencyConfig.builder().defaultStore(store).listener(events::add)
-        .storeFailurePolicy(failurePolicy).build());
+    return Idempotency.create(
+        IdempotencyConfig.builder()
+            .defaultStore(store)
+            .listener(events::add)
+            .storeFailurePolicy(failurePolicy)
+            .build());
   }
 
   private IdempotencyPolicy policy() {
@@ -77,7 +85,8 @@ class RedissonInterruptedCallerTest {
 
   @ParameterizedTest
   @EnumSource(StoreFailurePolicy.class)
-  void anInterruptedCallOfACompletedKeyNeverRunsTheMethodAgain(StoreFailurePolicy failurePolicy) throws Exception {
+  void anInterruptedCallOfACompletedKeyNeverRunsTheMethodAgain(StoreFailurePolicy failurePolicy)
+      throws Exception {
     Idempotency idem = idempotency(failurePolicy);
     assertThat(idem.execute(policy(), "k", this::body)).isEqualTo("done-1");
 
@@ -86,13 +95,19 @@ class RedissonInterruptedCallerTest {
       Throwable error = catchThrowable(() -> idem.execute(policy(), "k", this::body));
       boolean stillInterrupted = Thread.interrupted();
 
-      assertThat(error).isInstanceOf(IdempotencyInterruptedException.class).hasMessageContaining("interrupted")
+      assertThat(error)
+          .isInstanceOf(IdempotencyInterruptedException.class)
+          .hasMessageContaining("interrupted")
           .hasMessageContaining(scope);
       assertThat(stillInterrupted).as("the interrupt flag is still set").isTrue();
     }
     assertThat(runs).as("executions").hasValue(1);
-    assertThat(events).extracting(IdempotencyEvent::type).doesNotContain(IdempotencyEvent.Type.FAIL_OPEN);
-    assertThat(idem.execute(policy(), "k", this::body)).as("an uninterrupted repeat replays").isEqualTo("done-1");
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
+        .doesNotContain(IdempotencyEvent.Type.FAIL_OPEN);
+    assertThat(idem.execute(policy(), "k", this::body))
+        .as("an uninterrupted repeat replays")
+        .isEqualTo("done-1");
   }
 
   @Test
@@ -106,40 +121,59 @@ class RedissonInterruptedCallerTest {
     assertThat(error).isInstanceOf(IdempotencyInterruptedException.class);
     assertThat(runs).hasValue(0);
     assertThat(store.read(RecordKey.of(scope, "fresh"))).as("no claim left behind").isEmpty();
-    assertThat(idem.execute(policy(), "fresh", this::body)).as("a retry runs at once").isEqualTo("done-1");
+    assertThat(idem.execute(policy(), "fresh", this::body))
+        .as("a retry runs at once")
+        .isEqualTo("done-1");
   }
 
   @Test
   void theOutcomeOfAMethodThatInterruptedItsThreadIsRecordedAtOnce() throws Exception {
     Idempotency idem = idempotency(StoreFailurePolicy.FAIL_CLOSED);
 
-    String result = idem.execute(policy(), "k", () -> {
-      Thread.currentThread().interrupt();
-      return body();
-    });
+    String result =
+        idem.execute(
+            policy(),
+            "k",
+            () -> {
+              Thread.currentThread().interrupt();
+              return body();
+            });
     boolean stillInterrupted = Thread.interrupted();
 
     assertThat(result).isEqualTo("done-1");
     assertThat(stillInterrupted).isTrue();
-    assertThat(store.read(RecordKey.of(scope, "k")).orElseThrow().status()).as("recorded before the call returned")
+    assertThat(store.read(RecordKey.of(scope, "k")).orElseThrow().status())
+        .as("recorded before the call returned")
         .isEqualTo(RecordStatus.COMPLETED);
-    assertThat(events).extracting(IdempotencyEvent::type).containsExactly(IdempotencyEvent.Type.EXECUTED);
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
+        .containsExactly(IdempotencyEvent.Type.EXECUTED);
   }
 
   @Test
   void theClaimOfAFailedMethodThatInterruptedItsThreadIsReleasedAtOnce() throws Exception {
     Idempotency idem = idempotency(StoreFailurePolicy.FAIL_CLOSED);
 
-    Throwable error = catchThrowable(() -> idem.execute(policy(), "k", () -> {
-      Thread.currentThread().interrupt();
-      runs.incrementAndGet();
-      throw new IllegalStateException("not recorded");
-    }));
+    Throwable error =
+        catchThrowable(
+            () ->
+                idem.execute(
+                    policy(),
+                    "k",
+                    () -> {
+                      Thread.currentThread().interrupt();
+                      runs.incrementAndGet();
+                      throw new IllegalStateException("not recorded");
+                    }));
     boolean stillInterrupted = Thread.interrupted();
 
     assertThat(error).hasMessage("not recorded");
     assertThat(stillInterrupted).isTrue();
-    assertThat(store.read(RecordKey.of(scope, "k"))).as("released before the call returned").isEmpty();
-    assertThat(events).extracting(IdempotencyEvent::type).doesNotContain(IdempotencyEvent.Type.STORE_ERROR);
+    assertThat(store.read(RecordKey.of(scope, "k")))
+        .as("released before the call returned")
+        .isEmpty();
+    assertThat(events)
+        .extracting(IdempotencyEvent::type)
+        .doesNotContain(IdempotencyEvent.Type.STORE_ERROR);
   }
 }

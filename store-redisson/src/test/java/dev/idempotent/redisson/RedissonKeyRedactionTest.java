@@ -32,9 +32,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A hung Redis (a paused {@code redis-server}) makes every command time out, and Redisson's timeout messages
- * list the command's arguments, the record name with the whole key among them. Neither the exceptions a caller
- * gets (messages, {@code toString}, causes, suppressed) nor anything logged may contain the key.
+ * A hung Redis (a paused {@code redis-server}) makes every command time out, and Redisson's timeout
+ * messages list the command's arguments, the record name with the whole key among them. Neither the
+ * exceptions a caller gets (messages, {@code toString}, causes, suppressed) nor anything logged may
+ * contain the key.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedissonKeyRedactionTest {
@@ -53,8 +54,15 @@ class RedissonKeyRedactionTest {
     originalErr = System.err;
     System.setErr(new PrintStream(new Tee(originalErr, log), true, StandardCharsets.UTF_8));
     server = RedisServerProcess.launch();
-    store = new RedissonStoreProvider().create(StoreSettings.of(Map.of(RedissonStoreProvider.ADDRESS, server.url(),
-        RedissonStoreProvider.TIMEOUT, "500ms")));
+    store =
+        new RedissonStoreProvider()
+            .create(
+                StoreSettings.of(
+                    Map.of(
+                        RedissonStoreProvider.ADDRESS,
+                        server.url(),
+                        RedissonStoreProvider.TIMEOUT,
+                        "500ms")));
   }
 
   @AfterEach
@@ -79,11 +87,14 @@ class RedissonKeyRedactionTest {
     server.pause();
     try {
       errors.add(catchThrowable(() -> store.claim(key, "owner-2", "fp", LEASE)));
-      errors.add(catchThrowable(() -> store.complete(key, "owner-1", CARD.getBytes(StandardCharsets.UTF_8), LEASE)));
+      errors.add(
+          catchThrowable(
+              () -> store.complete(key, "owner-1", CARD.getBytes(StandardCharsets.UTF_8), LEASE)));
       errors.add(catchThrowable(() -> store.renew(key, "owner-1", LEASE)));
       errors.add(catchThrowable(() -> store.release(key, "owner-1")));
       errors.add(catchThrowable(() -> store.read(key)));
-      store.awaitChange(key, Duration.ofSeconds(2)); // a spurious early return or a failure, never a hang
+      store.awaitChange(
+          key, Duration.ofSeconds(2)); // a spurious early return or a failure, never a hang
     } catch (RuntimeException e) {
       errors.add(e);
     } finally {
@@ -93,8 +104,11 @@ class RedissonKeyRedactionTest {
     assertThat(errors).hasSizeGreaterThanOrEqualTo(5).doesNotContainNull();
     for (Throwable e : errors) {
       assertKeyNowhereIn(e);
-      assertThat(e).isInstanceOf(IdempotencyStoreException.class).hasMessageStartingWith("Redis ")
-          .hasMessageContaining("Exception").hasMessageContaining(Integer.toString(server.port()))
+      assertThat(e)
+          .isInstanceOf(IdempotencyStoreException.class)
+          .hasMessageStartingWith("Redis ")
+          .hasMessageContaining("Exception")
+          .hasMessageContaining(Integer.toString(server.port()))
           .hasMessageContaining(key.redactedKey());
     }
     assertThat(logged()).doesNotContain(CARD).doesNotContain(EMAIL);
@@ -102,7 +116,8 @@ class RedissonKeyRedactionTest {
 
   @Test
   void callsOnAHungRedisNeverShowTheKeyInExceptionsOrLogs() throws Exception {
-    IdempotencyPolicy policy = IdempotencyPolicy.builder("payments").resultType(String.class).lease(LEASE).build();
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder("payments").resultType(String.class).lease(LEASE).build();
     Idempotency failClosed = idempotency(StoreFailurePolicy.FAIL_CLOSED);
     Idempotency failOpen = idempotency(StoreFailurePolicy.FAIL_OPEN);
     Throwable closed;
@@ -114,33 +129,46 @@ class RedissonKeyRedactionTest {
     } finally {
       server.resume();
     }
-    assertThat(closed).isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("fail-closed")
+    assertThat(closed)
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasMessageContaining("fail-closed")
         .hasMessageContaining("RedisResponseTimeoutException");
     assertKeyNowhereIn(closed);
     assertThat(open).isEqualTo("ran unprotected");
 
-    // the store hangs after the method ran: the completion fails, then is recorded in the background
+    // the store hangs after the method ran: the completion fails, then is recorded in the
+    // background
     String completedKey = RAW_KEY + "-completed";
-    assertThat(failClosed.execute(policy, completedKey, () -> {
-      server.pause();
-      return "ran";
-    })).isEqualTo("ran");
+    assertThat(
+            failClosed.execute(
+                policy,
+                completedKey,
+                () -> {
+                  server.pause();
+                  return "ran";
+                }))
+        .isEqualTo("ran");
     server.resume();
     RecordKey recorded = RecordKey.of("payments", completedKey);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
     while (!store.read(recorded).map(r -> r.status() == RecordStatus.COMPLETED).orElse(false)) {
-      assertThat(System.nanoTime() - deadline).as("recorded in the background after Redis ran again").isNegative();
+      assertThat(System.nanoTime() - deadline)
+          .as("recorded in the background after Redis ran again")
+          .isNegative();
       Thread.sleep(100);
     }
 
     String logged = logged();
-    assertThat(logged).as("log").contains("running unprotected").contains("recording the outcome of payments/key#");
+    assertThat(logged)
+        .as("log")
+        .contains("running unprotected")
+        .contains("recording the outcome of payments/key#");
     assertThat(logged).as("log").doesNotContain(CARD).doesNotContain(EMAIL);
   }
 
   private Idempotency idempotency(StoreFailurePolicy failurePolicy) {
-    return Idempotency.create(IdempotencyConfig.builder().defaultStore(store).storeFailurePolicy(failurePolicy)
-        .build());
+    return Idempotency.create(
+        IdempotencyConfig.builder().defaultStore(store).storeFailurePolicy(failurePolicy).build());
   }
 
   private String logged() {
@@ -148,7 +176,9 @@ class RedissonKeyRedactionTest {
     return log.toString(StandardCharsets.UTF_8);
   }
 
-  /** Every message, {@code toString}, cause and suppressed exception of {@code error}, at any depth. */
+  /**
+   * Every message, {@code toString}, cause and suppressed exception of {@code error}, at any depth.
+   */
   private static void assertKeyNowhereIn(Throwable error) {
     Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     List<Throwable> todo = new ArrayList<>(List.of(error));
@@ -158,7 +188,9 @@ class RedissonKeyRedactionTest {
         continue;
       }
       for (String text : new String[] {t.getMessage(), t.getLocalizedMessage(), t.toString()}) {
-        assertThat(String.valueOf(text)).as("text of %s", t.getClass().getName()).doesNotContain(CARD)
+        assertThat(String.valueOf(text))
+            .as("text of %s", t.getClass().getName())
+            .doesNotContain(CARD)
             .doesNotContain(EMAIL);
       }
       todo.add(t.getCause());

@@ -18,8 +18,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Records written by the earlier layout (one hash per record named after the whole scope) are read after an
- * upgrade: replayed, waited for, fenced and deleted as before, unless legacy reads are turned off.
+ * Records written by the earlier layout (one hash per record named after the whole scope) are read
+ * after an upgrade: replayed, waited for, fenced and deleted as before, unless legacy reads are
+ * turned off.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedissonLegacyRecordTest {
@@ -27,13 +28,17 @@ class RedissonLegacyRecordTest {
   private static final Duration LONG = Duration.ofMinutes(10);
   private static RedissonClient client;
 
-  private final String scope = "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)-"
-      + UUID.randomUUID();
+  private final String scope =
+      "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)-"
+          + UUID.randomUUID();
 
   @BeforeAll
   static void connect() {
     Config config = new Config();
-    config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl()).setConnectionMinimumIdleSize(2);
+    config
+        .useSingleServer()
+        .setAddress(RedisTestEnvironment.standaloneUrl())
+        .setConnectionMinimumIdleSize(2);
     client = Redisson.create(config);
   }
 
@@ -65,10 +70,13 @@ class RedissonLegacyRecordTest {
     assertThat(replay.ownerToken()).isEqualTo("old-owner");
     assertThat(replay.expiresIn()).isGreaterThan(Duration.ofMinutes(9)).isLessThanOrEqualTo(LONG);
     assertThat(store.read(key)).hasValue(replay);
-    assertThat(client.getKeys().countExists(store.layout().recordName(key))).as("nothing written in the new layout")
+    assertThat(client.getKeys().countExists(store.layout().recordName(key)))
+        .as("nothing written in the new layout")
         .isZero();
 
-    assertThat(store.complete(key, "new-owner", new byte[] {9}, LONG)).as("complete by a non-holder").isFalse();
+    assertThat(store.complete(key, "new-owner", new byte[] {9}, LONG))
+        .as("complete by a non-holder")
+        .isFalse();
     assertThat(store.release(key, "new-owner")).as("release by a non-holder").isFalse();
     assertThat(store.renew(key, "new-owner", LONG)).as("renew by a non-holder").isFalse();
     assertThat(store.read(key).orElseThrow().outcome()).containsExactly(0, 1, 2, 0xFF);
@@ -77,7 +85,9 @@ class RedissonLegacyRecordTest {
     assertThat(client.getKeys().countExists(legacy.name(key))).isZero();
     assertThat(store.read(key)).isEmpty();
     assertThat(store.delete(key)).as("a second delete").isFalse();
-    assertThat(store.claim(key, "new-owner", null, LONG).isAcquired()).as("claim after the delete").isTrue();
+    assertThat(store.claim(key, "new-owner", null, LONG).isAcquired())
+        .as("claim after the delete")
+        .isTrue();
     assertThat(store.complete(key, "new-owner", new byte[] {5}, LONG)).isTrue();
     assertThat(store.read(key).orElseThrow().outcome()).containsExactly(5);
   }
@@ -94,12 +104,17 @@ class RedissonLegacyRecordTest {
     assertThat(claim.isAcquired()).as("claim of a key an earlier version holds").isFalse();
     assertThat(claim.existing().status()).isEqualTo(RecordStatus.IN_PROGRESS);
     assertThat(claim.existing().ownerToken()).isEqualTo("old-holder");
-    assertThat(store.complete(key, "new-owner", new byte[] {1}, LONG)).as("complete by a non-holder").isFalse();
+    assertThat(store.complete(key, "new-owner", new byte[] {1}, LONG))
+        .as("complete by a non-holder")
+        .isFalse();
     long start = System.nanoTime();
     store.awaitChange(key, Duration.ofSeconds(10));
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the wait ends with the legacy lease")
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("the wait ends with the legacy lease")
         .isLessThan(Duration.ofSeconds(5));
-    assertThat(store.claim(key, "new-owner", null, LONG).isAcquired()).as("claim after the legacy lease").isTrue();
+    assertThat(store.claim(key, "new-owner", null, LONG).isAcquired())
+        .as("claim after the legacy lease")
+        .isTrue();
   }
 
   @Test
@@ -122,12 +137,13 @@ class RedissonLegacyRecordTest {
     LegacyRecords legacy = new LegacyRecords(client, PREFIX);
     RecordKey key = RecordKey.of(scope, "order-4");
     legacy.completed(key, "old-owner", null, new byte[] {1}, LONG);
-    RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(client).keyPrefix(PREFIX)
-        .readLegacyRecords(false).build();
+    RedissonIdempotencyStore store =
+        RedissonIdempotencyStore.builder(client).keyPrefix(PREFIX).readLegacyRecords(false).build();
 
     assertThat(store.read(key)).isEmpty();
     assertThat(store.claim(key, "new-owner", null, LONG).isAcquired()).isTrue();
-    assertThat(store().claim(key, "other", null, LONG).existing().ownerToken()).as("the new record comes first")
+    assertThat(store().claim(key, "other", null, LONG).existing().ownerToken())
+        .as("the new record comes first")
         .isEqualTo("new-owner");
   }
 }

@@ -9,15 +9,21 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
-/** The contract kit against the Redis store behind a near cache, as a configuration with a near cache uses it. */
+/**
+ * The contract kit against the Redis store behind a near cache, as a configuration with a near
+ * cache uses it.
+ */
 class RedissonNearCacheContractTest extends IdempotencyStoreContract {
   private static RedissonClient client;
 
   @BeforeAll
   static void connect() {
     Config config = new Config();
-    config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl())
-        .setConnectionMinimumIdleSize(4).setConnectionPoolSize(32);
+    config
+        .useSingleServer()
+        .setAddress(RedisTestEnvironment.standaloneUrl())
+        .setConnectionMinimumIdleSize(4)
+        .setConnectionPoolSize(32);
     client = Redisson.create(config);
   }
 
@@ -30,10 +36,13 @@ class RedissonNearCacheContractTest extends IdempotencyStoreContract {
 
   @Override
   protected IdempotencyStore createStore() {
-    IdempotencyStore redis = RedissonIdempotencyStore.builder(client).keyPrefix("idem-tck-near:").build();
-    IdempotencyStore cached = IdempotencyConfig.builder().defaultStore(redis).nearCache(1000).build().defaultStore();
+    IdempotencyStore redis =
+        RedissonIdempotencyStore.builder(client).keyPrefix("idem-tck-near:").build();
+    IdempotencyStore cached =
+        IdempotencyConfig.builder().defaultStore(redis).nearCache(1000).build().defaultStore();
     if (cached == redis) {
-      throw new IllegalStateException("the configuration did not put a near cache in front of the Redis store");
+      throw new IllegalStateException(
+          "the configuration did not put a near cache in front of the Redis store");
     }
     return cached;
   }

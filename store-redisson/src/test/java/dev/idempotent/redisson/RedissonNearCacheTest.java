@@ -18,11 +18,17 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
-/** The near cache over the Redis store: two instances (two clients) on one Redis, deletes announced between them. */
+/**
+ * The near cache over the Redis store: two instances (two clients) on one Redis, deletes announced
+ * between them.
+ */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class RedissonNearCacheTest {
-  private static final IdempotencyPolicy POLICY = IdempotencyPolicy.builder("orders.submit")
-      .resultType(Receipt.class).ttl(Duration.ofMinutes(10)).build();
+  private static final IdempotencyPolicy POLICY =
+      IdempotencyPolicy.builder("orders.submit")
+          .resultType(Receipt.class)
+          .ttl(Duration.ofMinutes(10))
+          .build();
 
   record Receipt(String key, int run) implements Serializable {}
 
@@ -47,14 +53,23 @@ class RedissonNearCacheTest {
 
   private static RedissonClient client(String url) {
     Config config = new Config();
-    config.useSingleServer().setAddress(url).setConnectionMinimumIdleSize(2).setRetryAttempts(1)
-        .setRetryDelay(attempt -> Duration.ofMillis(200)).setTimeout(2000);
+    config
+        .useSingleServer()
+        .setAddress(url)
+        .setConnectionMinimumIdleSize(2)
+        .setRetryAttempts(1)
+        .setRetryDelay(attempt -> Duration.ofMillis(200))
+        .setTimeout(2000);
     return Redisson.create(config);
   }
 
   private Idempotency instance(RedissonIdempotencyStore store) {
-    return Idempotency.create(IdempotencyConfig.builder().defaultStore(store).nearCache(100)
-        .nearCacheExpireAfter(Duration.ofMinutes(10)).build());
+    return Idempotency.create(
+        IdempotencyConfig.builder()
+            .defaultStore(store)
+            .nearCache(100)
+            .nearCacheExpireAfter(Duration.ofMinutes(10))
+            .build());
   }
 
   private RedissonIdempotencyStore store(RedissonClient client) {
@@ -65,8 +80,12 @@ class RedissonNearCacheTest {
     return idem.execute(POLICY, key, () -> new Receipt(key, runs.incrementAndGet()));
   }
 
-  /** Calls {@code key} until the method runs again instead of replaying {@code replayed}; returns that call's run. */
-  private Receipt untilItRunsAgain(Idempotency idem, String key, Receipt replayed, Duration limit) throws Exception {
+  /**
+   * Calls {@code key} until the method runs again instead of replaying {@code replayed}; returns
+   * that call's run.
+   */
+  private Receipt untilItRunsAgain(Idempotency idem, String key, Receipt replayed, Duration limit)
+      throws Exception {
     long deadline = System.nanoTime() + limit.toNanos();
     while (true) {
       Receipt r;
@@ -78,7 +97,9 @@ class RedissonNearCacheTest {
       if (r != null && !r.equals(replayed)) {
         return r;
       }
-      assertThat(System.nanoTime() - deadline).as("the method runs again within " + limit).isNegative();
+      assertThat(System.nanoTime() - deadline)
+          .as("the method runs again within " + limit)
+          .isNegative();
       Thread.sleep(10);
     }
   }
@@ -107,7 +128,9 @@ class RedissonNearCacheTest {
     assertThat(again.run()).as("the method ran once more, in the other instance").isEqualTo(3);
     assertThat(submit(a, "k1")).as("and the first instance replays that").isEqualTo(again);
     loseInRedis(storeA, "k2");
-    assertThat(submit(b, "k2")).as("the other key is still replayed from b's memory").isEqualTo(other);
+    assertThat(submit(b, "k2"))
+        .as("the other key is still replayed from b's memory")
+        .isEqualTo(other);
     assertThat(runs.get()).isEqualTo(3);
   }
 
@@ -117,15 +140,20 @@ class RedissonNearCacheTest {
     RedissonIdempotencyStore store = store(clientA);
     Idempotency a = instance(store);
     Receipt first = submit(a, "k1");
-    assertThat(submit(a, "k1")).as("the first replay reads Redis, and keeps the record").isEqualTo(first);
+    assertThat(submit(a, "k1"))
+        .as("the first replay reads Redis, and keeps the record")
+        .isEqualTo(first);
 
     loseInRedis(store, "k1");
 
     assertThat(submit(a, "k1")).as("answered from memory, not from Redis").isEqualTo(first);
     assertThat(runs.get()).isEqualTo(1);
-    assertThat(Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build())
-        .execute(POLICY, "k1", () -> new Receipt("k1", runs.incrementAndGet())).run())
-        .as("without the cache the lost record runs again").isEqualTo(2);
+    assertThat(
+            Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build())
+                .execute(POLICY, "k1", () -> new Receipt("k1", runs.incrementAndGet()))
+                .run())
+        .as("without the cache the lost record runs again")
+        .isEqualTo(2);
   }
 
   @Test
@@ -136,11 +164,13 @@ class RedissonNearCacheTest {
     Receipt first = submit(a, "k1");
     assertThat(submit(a, "k1")).isEqualTo(first);
 
-    server.stop(); // the records are lost (no persistence), and so would be announcements published meanwhile
+    server.stop(); // the records are lost (no persistence), and so would be announcements published
+    // meanwhile
     server.start();
 
     assertThat(untilItRunsAgain(a, "k1", first, Duration.ofSeconds(30)).run())
-        .as("the entry was dropped when the subscription came back, long before its 10 min").isEqualTo(2);
+        .as("the entry was dropped when the subscription came back, long before its 10 min")
+        .isEqualTo(2);
   }
 
   @Test

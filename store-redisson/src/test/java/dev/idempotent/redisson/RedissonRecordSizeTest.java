@@ -23,16 +23,19 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /**
- * The bytes Redis spends on a completed record ({@code MEMORY USAGE}, averaged over many records) stay within 1.3
- * times those of the minimal record an application could keep: {@code SET <user key> <outcome>}. Records have a
- * long scope (a method signature), 20-character keys and 25-byte outcomes, and owner tokens as the executor makes
- * them. The record written by the earlier layout is measured too, for the report.
+ * The bytes Redis spends on a completed record ({@code MEMORY USAGE}, averaged over many records)
+ * stay within 1.3 times those of the minimal record an application could keep: {@code SET <user
+ * key> <outcome>}. Records have a long scope (a method signature), 20-character keys and 25-byte
+ * outcomes, and owner tokens as the executor makes them. The record written by the earlier layout
+ * is measured too, for the report.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedissonRecordSizeTest {
   private static final int RECORDS = 2_000;
-  private static final String SCOPE = "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)";
-  private static final String SUM_MEMORY_USAGE = """
+  private static final String SCOPE =
+      "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)";
+  private static final String SUM_MEMORY_USAGE =
+      """
       local sum = 0
       for _, k in ipairs(KEYS) do
         sum = sum + (redis.call('MEMORY', 'USAGE', k, 'SAMPLES', '0') or 0)
@@ -46,7 +49,10 @@ class RedissonRecordSizeTest {
   @BeforeAll
   static void connect() {
     Config config = new Config();
-    config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl()).setConnectionMinimumIdleSize(2);
+    config
+        .useSingleServer()
+        .setAddress(RedisTestEnvironment.standaloneUrl())
+        .setConnectionMinimumIdleSize(2);
     client = Redisson.create(config);
   }
 
@@ -63,7 +69,8 @@ class RedissonRecordSizeTest {
   }
 
   @Test
-  void aFingerprintedRecordTakesAtMostOnePointThreeTimesTheMinimalRecordOfKeyFingerprintAndOutcome() {
+  void
+      aFingerprintedRecordTakesAtMostOnePointThreeTimesTheMinimalRecordOfKeyFingerprintAndOutcome() {
     measureAndCompare("Xk3v9QpL2mN8rT5wY7zA1b"); // as long as the executor's payload fingerprints
   }
 
@@ -79,8 +86,10 @@ class RedissonRecordSizeTest {
       String userKey = String.format("o-%s-%011d", run, i + (fingerprint == null ? 0 : RECORDS));
       byte[] outcome = outcome(i);
       String owner = ownerPrefix + Long.toString(i + 1, 36);
-      byte[] minimalValue = fingerprint == null ? outcome : concat(fingerprint.getBytes(StandardCharsets.UTF_8),
-          outcome);
+      byte[] minimalValue =
+          fingerprint == null
+              ? outcome
+              : concat(fingerprint.getBytes(StandardCharsets.UTF_8), outcome);
       client.getBucket(userKey, ByteArrayCodec.INSTANCE).set(minimalValue);
       minimalNames.add(userKey);
 
@@ -98,10 +107,17 @@ class RedissonRecordSizeTest {
       double minimal = averageMemoryUsage(minimalNames);
       double compact = averageMemoryUsage(newNames);
       double earlier = averageMemoryUsage(legacyNames);
-      System.out.printf("record size (MEMORY USAGE, %s fingerprint): minimal %.1f B, new %.1f B (%.2fx), "
-          + "earlier layout %.1f B (%.2fx)%n", fingerprint == null ? "no" : "with", minimal, compact,
-          compact / minimal, earlier, earlier / minimal);
-      assertThat(compact).as("bytes per completed record against %.1f of the minimal record", minimal)
+      System.out.printf(
+          "record size (MEMORY USAGE, %s fingerprint): minimal %.1f B, new %.1f B (%.2fx), "
+              + "earlier layout %.1f B (%.2fx)%n",
+          fingerprint == null ? "no" : "with",
+          minimal,
+          compact,
+          compact / minimal,
+          earlier,
+          earlier / minimal);
+      assertThat(compact)
+          .as("bytes per completed record against %.1f of the minimal record", minimal)
           .isLessThanOrEqualTo(1.3 * minimal);
     } finally {
       deleteAll(minimalNames);
@@ -131,7 +147,8 @@ class RedissonRecordSizeTest {
     long sum = 0;
     for (int from = 0; from < names.size(); from += 500) {
       List<Object> chunk = new ArrayList<>(names.subList(from, Math.min(names.size(), from + 500)));
-      Long part = script.eval(RScript.Mode.READ_ONLY, SUM_MEMORY_USAGE, RScript.ReturnType.LONG, chunk);
+      Long part =
+          script.eval(RScript.Mode.READ_ONLY, SUM_MEMORY_USAGE, RScript.ReturnType.LONG, chunk);
       sum += part;
     }
     return (double) sum / names.size();
@@ -139,7 +156,9 @@ class RedissonRecordSizeTest {
 
   private static void deleteAll(List<String> names) {
     for (int from = 0; from < names.size(); from += 500) {
-      client.getKeys().delete(names.subList(from, Math.min(names.size(), from + 500)).toArray(String[]::new));
+      client
+          .getKeys()
+          .delete(names.subList(from, Math.min(names.size(), from + 500)).toArray(String[]::new));
     }
   }
 }

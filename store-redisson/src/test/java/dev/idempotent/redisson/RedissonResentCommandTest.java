@@ -22,9 +22,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * A complete or release that reaches Redis twice (Redisson resends a command whose reply is late; the executor
- * repeats a write that failed on an interrupted thread) answers {@code true} when the first one was applied,
- * instead of reporting the holder fenced.
+ * A complete or release that reaches Redis twice (Redisson resends a command whose reply is late;
+ * the executor repeats a write that failed on an interrupted thread) answers {@code true} when the
+ * first one was applied, instead of reporting the holder fenced.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedissonResentCommandTest {
@@ -36,7 +36,10 @@ class RedissonResentCommandTest {
   @BeforeAll
   static void connect() {
     Config config = new Config();
-    config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl()).setConnectionMinimumIdleSize(2);
+    config
+        .useSingleServer()
+        .setAddress(RedisTestEnvironment.standaloneUrl())
+        .setConnectionMinimumIdleSize(2);
     client = Redisson.create(config);
   }
 
@@ -57,11 +60,19 @@ class RedissonResentCommandTest {
     RecordKey key = RecordKey.of(scope, "complete");
     store.claim(key, "owner-1", null, LONG);
 
-    assertThat(store.complete(key, "owner-1", new byte[] {1, 2}, LONG)).as("first complete").isTrue();
-    assertThat(store.complete(key, "owner-1", new byte[] {1, 2}, LONG)).as("the same complete again").isTrue();
+    assertThat(store.complete(key, "owner-1", new byte[] {1, 2}, LONG))
+        .as("first complete")
+        .isTrue();
+    assertThat(store.complete(key, "owner-1", new byte[] {1, 2}, LONG))
+        .as("the same complete again")
+        .isTrue();
 
-    assertThat(store.complete(key, "owner-1", new byte[] {9}, LONG)).as("another outcome").isFalse();
-    assertThat(store.complete(key, "owner-2", new byte[] {1, 2}, LONG)).as("another owner").isFalse();
+    assertThat(store.complete(key, "owner-1", new byte[] {9}, LONG))
+        .as("another outcome")
+        .isFalse();
+    assertThat(store.complete(key, "owner-2", new byte[] {1, 2}, LONG))
+        .as("another owner")
+        .isFalse();
     IdempotencyRecord record = store.read(key).orElseThrow();
     assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
     assertThat(record.outcome()).containsExactly(1, 2);
@@ -75,11 +86,17 @@ class RedissonResentCommandTest {
 
     assertThat(store.release(key, "owner-1")).as("first release").isTrue();
     assertThat(store.release(key, "owner-1")).as("the same release again").isTrue();
-    assertThat(store.release(key, "owner-2")).as("a release by a caller that never held it").isFalse();
+    assertThat(store.release(key, "owner-2"))
+        .as("a release by a caller that never held it")
+        .isFalse();
 
     assertThat(store.claim(key, "owner-3", null, LONG).isAcquired()).isTrue();
-    assertThat(store.release(key, "owner-1")).as("the first release again, after a new claim").isTrue();
-    assertThat(store.read(key).orElseThrow().ownerToken()).as("the new holder keeps the key").isEqualTo("owner-3");
+    assertThat(store.release(key, "owner-1"))
+        .as("the first release again, after a new claim")
+        .isTrue();
+    assertThat(store.read(key).orElseThrow().ownerToken())
+        .as("the new holder keeps the key")
+        .isEqualTo("owner-3");
   }
 
   @Test
@@ -89,7 +106,8 @@ class RedissonResentCommandTest {
       RecordKey key = RecordKey.of(scope, "late-complete");
       assertThat(store.claim(key, "owner-1", null, LONG).isAcquired()).isTrue();
 
-      boolean recorded = whilePaused(server, () -> store.complete(key, "owner-1", new byte[] {7}, LONG));
+      boolean recorded =
+          whilePaused(server, () -> store.complete(key, "owner-1", new byte[] {7}, LONG));
 
       assertThat(recorded).as("complete answered after Redisson sent it again").isTrue();
       assertThat(store.read(key).orElseThrow().outcome()).containsExactly(7);
@@ -110,16 +128,24 @@ class RedissonResentCommandTest {
     }
   }
 
-  /** One retry after 100 ms (the auto-configured store's settings), command timeout {@code timeout}. */
+  /**
+   * One retry after 100 ms (the auto-configured store's settings), command timeout {@code timeout}.
+   */
   private static IdempotencyStore storeWithTimeout(RedisServerProcess server, Duration timeout) {
-    return new RedissonStoreProvider().create(StoreSettings.of(Map.of(RedissonStoreProvider.ADDRESS, server.url(),
-        RedissonStoreProvider.TIMEOUT, timeout.toMillis() + "ms")));
+    return new RedissonStoreProvider()
+        .create(
+            StoreSettings.of(
+                Map.of(
+                    RedissonStoreProvider.ADDRESS,
+                    server.url(),
+                    RedissonStoreProvider.TIMEOUT,
+                    timeout.toMillis() + "ms")));
   }
 
   /**
-   * Runs {@code write} while the server is frozen past the first attempt's timeout (2 s) but not past the
-   * resent attempt's (sent at about 2.1 s, timing out at about 4.1 s): both reach Redis when it runs again at
-   * 3 s, and the caller gets the answer to the second.
+   * Runs {@code write} while the server is frozen past the first attempt's timeout (2 s) but not
+   * past the resent attempt's (sent at about 2.1 s, timing out at about 4.1 s): both reach Redis
+   * when it runs again at 3 s, and the caller gets the answer to the second.
    */
   private static <T> T whilePaused(RedisServerProcess server, java.util.function.Supplier<T> write)
       throws Exception {

@@ -23,8 +23,10 @@ class RedissonStoreProviderTest {
 
   @Test
   void serviceLoaderFindsTheRedissonProvider() {
-    List<String> names = ServiceLoader.load(IdempotencyStoreProvider.class).stream()
-        .map(p -> p.get().name()).toList();
+    List<String> names =
+        ServiceLoader.load(IdempotencyStoreProvider.class).stream()
+            .map(p -> p.get().name())
+            .toList();
     assertThat(names).contains("redisson");
   }
 
@@ -38,27 +40,63 @@ class RedissonStoreProviderTest {
 
   @Test
   void invalidSettingsAreNamed() {
-    assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of(
-        "idempotent.redisson.address", "redis://127.0.0.1:1", "idempotent.redisson.config", "/x.yaml"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keep one");
-    assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of("idempotent.redisson.address", "127.0.0.1:6379"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redis://host:port");
-    assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of(
-        "idempotent.redisson.address", "redis://127.0.0.1:1", "idempotent.redisson.timeout", "soon"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotent.redisson.timeout");
-    assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of(
-        "idempotent.redisson.address", "redis://127.0.0.1:1", "idempotent.redisson.sync-replicas", "-2"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotent.redisson.sync-replicas");
-    assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of(
-        "idempotent.redisson.config", "/nonexistent/redisson.yaml"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotent.redisson.config")
+    assertThatThrownBy(
+            () ->
+                provider.create(
+                    StoreSettings.of(
+                        Map.of(
+                            "idempotent.redisson.address",
+                            "redis://127.0.0.1:1",
+                            "idempotent.redisson.config",
+                            "/x.yaml"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("keep one");
+    assertThatThrownBy(
+            () ->
+                provider.create(
+                    StoreSettings.of(Map.of("idempotent.redisson.address", "127.0.0.1:6379"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("redis://host:port");
+    assertThatThrownBy(
+            () ->
+                provider.create(
+                    StoreSettings.of(
+                        Map.of(
+                            "idempotent.redisson.address",
+                            "redis://127.0.0.1:1",
+                            "idempotent.redisson.timeout",
+                            "soon"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idempotent.redisson.timeout");
+    assertThatThrownBy(
+            () ->
+                provider.create(
+                    StoreSettings.of(
+                        Map.of(
+                            "idempotent.redisson.address",
+                            "redis://127.0.0.1:1",
+                            "idempotent.redisson.sync-replicas",
+                            "-2"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idempotent.redisson.sync-replicas");
+    assertThatThrownBy(
+            () ->
+                provider.create(
+                    StoreSettings.of(
+                        Map.of("idempotent.redisson.config", "/nonexistent/redisson.yaml"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idempotent.redisson.config")
         .hasMessageContaining("/nonexistent/redisson.yaml");
   }
 
   @Test
   void addressWithCredentialsIsRedactedInMessages() {
-    assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of(
-        "idempotent.redisson.address", "tcp://user:Hunter2@127.0.0.1:6379"))))
+    assertThatThrownBy(
+            () ->
+                provider.create(
+                    StoreSettings.of(
+                        Map.of(
+                            "idempotent.redisson.address", "tcp://user:Hunter2@127.0.0.1:6379"))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tcp://***@127.0.0.1:6379")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("Hunter2"));
@@ -67,9 +105,16 @@ class RedissonStoreProviderTest {
   @Test
   void createsAWorkingStoreThatOwnsItsClient() {
     String url = RedisTestEnvironment.standaloneUrl();
-    IdempotencyStore store = provider.create(StoreSettings.of(Map.of(
-        "idempotent.redisson.address", url, "idempotent.redisson.key-prefix", "idem-provider:",
-        "idempotent.redisson.timeout", "2s")));
+    IdempotencyStore store =
+        provider.create(
+            StoreSettings.of(
+                Map.of(
+                    "idempotent.redisson.address",
+                    url,
+                    "idempotent.redisson.key-prefix",
+                    "idem-provider:",
+                    "idempotent.redisson.timeout",
+                    "2s")));
     RecordKey key = RecordKey.of("provider-" + UUID.randomUUID(), "k");
     try {
       assertThat(store.claim(key, "o", null, Duration.ofSeconds(30)).isAcquired()).isTrue();
@@ -77,41 +122,72 @@ class RedissonStoreProviderTest {
     } finally {
       store.close();
     }
-    assertThatThrownBy(() -> store.read(key)).as("the client was shut down with the store")
+    assertThatThrownBy(() -> store.read(key))
+        .as("the client was shut down with the store")
         .isInstanceOf(RuntimeException.class);
   }
 
   @Test
   void legacyReadsAreOnByDefaultAndTurnedOffBySetting() {
     String url = RedisTestEnvironment.standaloneUrl();
-    try (IdempotencyStore on = provider.create(StoreSettings.of(Map.of("idempotent.redisson.address", url)));
-        IdempotencyStore off = provider.create(StoreSettings.of(Map.of("idempotent.redisson.address", url,
-            "idempotent.redisson.read-legacy-records", "false")))) {
+    try (IdempotencyStore on =
+            provider.create(StoreSettings.of(Map.of("idempotent.redisson.address", url)));
+        IdempotencyStore off =
+            provider.create(
+                StoreSettings.of(
+                    Map.of(
+                        "idempotent.redisson.address",
+                        url,
+                        "idempotent.redisson.read-legacy-records",
+                        "false")))) {
       assertThat(on.toString()).doesNotContain("readLegacyRecords");
       assertThat(off.toString()).contains("readLegacyRecords=false");
     }
-    assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of("idempotent.redisson.address", url,
-        "idempotent.redisson.read-legacy-records", "no"))))
+    assertThatThrownBy(
+            () ->
+                provider.create(
+                    StoreSettings.of(
+                        Map.of(
+                            "idempotent.redisson.address",
+                            url,
+                            "idempotent.redisson.read-legacy-records",
+                            "no"))))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("idempotent.redisson.read-legacy-records").hasMessageContaining("'no'");
+        .hasMessageContaining("idempotent.redisson.read-legacy-records")
+        .hasMessageContaining("'no'");
   }
 
   @Test
   void keyPrefixWithBracesIsRejectedNamingTheSetting() {
     String url = RedisTestEnvironment.standaloneUrl();
-    assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of(
-        "idempotent.redisson.address", url, "idempotent.redisson.key-prefix", "idem{x}:"))))
+    assertThatThrownBy(
+            () ->
+                provider.create(
+                    StoreSettings.of(
+                        Map.of(
+                            "idempotent.redisson.address",
+                            url,
+                            "idempotent.redisson.key-prefix",
+                            "idem{x}:"))))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("idempotent.redisson.key-prefix").hasMessageContaining("brace");
+        .hasMessageContaining("idempotent.redisson.key-prefix")
+        .hasMessageContaining("brace");
   }
 
   @Test
   void readsARedissonYamlFile(@TempDir Path dir) throws Exception {
     String url = RedisTestEnvironment.standaloneUrl();
     Path yaml = dir.resolve("redisson.yaml");
-    Files.writeString(yaml, "singleServerConfig:\n  address: \"" + url + "\"\n  connectionMinimumIdleSize: 2\n");
-    try (IdempotencyStore store = provider.create(StoreSettings.of(Map.of(
-        "idempotent.redisson.config", yaml.toString(), "idempotent.redisson.timeout", "2s")))) {
+    Files.writeString(
+        yaml, "singleServerConfig:\n  address: \"" + url + "\"\n  connectionMinimumIdleSize: 2\n");
+    try (IdempotencyStore store =
+        provider.create(
+            StoreSettings.of(
+                Map.of(
+                    "idempotent.redisson.config",
+                    yaml.toString(),
+                    "idempotent.redisson.timeout",
+                    "2s")))) {
       RecordKey key = RecordKey.of("yaml-" + UUID.randomUUID(), "k");
       assertThat(store.claim(key, "o", "fp", Duration.ofSeconds(30)).isAcquired()).isTrue();
     }

@@ -17,12 +17,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The zero-code Redis store when Redis does not answer at start-up: a server socket that never accepts stands in
- * for a hung server, so each connection attempt waits for {@code idempotent.redisson.timeout}.
+ * The zero-code Redis store when Redis does not answer at start-up: a server socket that never
+ * accepts stands in for a hung server, so each connection attempt waits for {@code
+ * idempotent.redisson.timeout}.
  */
 class RedissonUnreachableAtStartTest {
-  private static final String[] SETTINGS = {"idempotent.store", "idempotent.redisson.address",
-      "idempotent.redisson.timeout", "idempotent.on-store-failure"};
+  private static final String[] SETTINGS = {
+    "idempotent.store",
+    "idempotent.redisson.address",
+    "idempotent.redisson.timeout",
+    "idempotent.on-store-failure"
+  };
 
   @AfterEach
   void clear() {
@@ -35,10 +40,12 @@ class RedissonUnreachableAtStartTest {
   private record Outcome(String thrown, long millis) {}
 
   @Test
-  void sixConcurrentFirstCallersEachFailAsAStoreFailureWithinAboutTwiceOneAttempt() throws Exception {
+  void sixConcurrentFirstCallersEachFailAsAStoreFailureWithinAboutTwiceOneAttempt()
+      throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       System.setProperty("idempotent.store", "redisson");
-      System.setProperty("idempotent.redisson.address", "redis://127.0.0.1:" + silent.getLocalPort());
+      System.setProperty(
+          "idempotent.redisson.address", "redis://127.0.0.1:" + silent.getLocalPort());
       System.setProperty("idempotent.redisson.timeout", "1s");
       IdempotencyPolicy policy = IdempotencyPolicy.builder("redisson.unreachable").build();
       ExecutorService pool = Executors.newFixedThreadPool(6);
@@ -46,18 +53,20 @@ class RedissonUnreachableAtStartTest {
       List<Future<Outcome>> calls = new ArrayList<>();
       try {
         for (int i = 0; i < 6; i++) {
-          calls.add(pool.submit(() -> {
-            go.await();
-            long start = System.nanoTime();
-            String thrown;
-            try {
-              Idempotency.global().execute(policy, "k", () -> "ran");
-              thrown = "nothing";
-            } catch (Exception e) {
-              thrown = e.getClass().getSimpleName() + ": " + e.getMessage();
-            }
-            return new Outcome(thrown, (System.nanoTime() - start) / 1_000_000);
-          }));
+          calls.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    long start = System.nanoTime();
+                    String thrown;
+                    try {
+                      Idempotency.global().execute(policy, "k", () -> "ran");
+                      thrown = "nothing";
+                    } catch (Exception e) {
+                      thrown = e.getClass().getSimpleName() + ": " + e.getMessage();
+                    }
+                    return new Outcome(thrown, (System.nanoTime() - start) / 1_000_000);
+                  }));
         }
         go.countDown();
         List<Outcome> outcomes = new ArrayList<>();
@@ -67,7 +76,9 @@ class RedissonUnreachableAtStartTest {
         long fastest = outcomes.stream().mapToLong(Outcome::millis).min().orElseThrow();
         for (Outcome o : outcomes) {
           assertThat(o.thrown()).startsWith("IdempotencyStoreException").contains("Redis");
-          assertThat(o.millis()).as("all six share one attempt: %s", outcomes).isLessThan(fastest + 2_000);
+          assertThat(o.millis())
+              .as("all six share one attempt: %s", outcomes)
+              .isLessThan(fastest + 2_000);
         }
       } finally {
         pool.shutdownNow();
@@ -79,11 +90,13 @@ class RedissonUnreachableAtStartTest {
   void failOpenRunsTheMethodWhileRedisDoesNotAnswer() throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       System.setProperty("idempotent.store", "redisson");
-      System.setProperty("idempotent.redisson.address", "redis://127.0.0.1:" + silent.getLocalPort());
+      System.setProperty(
+          "idempotent.redisson.address", "redis://127.0.0.1:" + silent.getLocalPort());
       System.setProperty("idempotent.redisson.timeout", "1s");
       System.setProperty("idempotent.on-store-failure", "fail-open");
       IdempotencyPolicy policy = IdempotencyPolicy.builder("redisson.unreachable.open").build();
-      assertThat(Idempotency.global().execute(policy, "k", () -> "ran unprotected")).isEqualTo("ran unprotected");
+      assertThat(Idempotency.global().execute(policy, "k", () -> "ran unprotected"))
+          .isEqualTo("ran unprotected");
     }
   }
 }

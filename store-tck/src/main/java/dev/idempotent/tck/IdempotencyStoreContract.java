@@ -33,13 +33,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The contract every {@link IdempotencyStore} passes: claim, complete, release, renew and read with their
- * fencing rules, the administrative delete, lease and ttl expiry, binary-safe outcomes, unicode, long and
- * ill-formed keys (fitted as the executor fits them), change notification and claim races. It checks the protocol
- * written in the javadoc of {@link IdempotencyStore}.
+ * The contract every {@link IdempotencyStore} passes: claim, complete, release, renew and read with
+ * their fencing rules, the administrative delete, lease and ttl expiry, binary-safe outcomes,
+ * unicode, long and ill-formed keys (fitted as the executor fits them), change notification and
+ * claim races. It checks the protocol written in the javadoc of {@link IdempotencyStore}.
  *
  * <h2>Use</h2>
+ *
  * Add {@code dev.idempotent:idempotent-store-tck} as a test dependency and extend this class:
+ *
  * <pre>{@code
  * class MyStoreContractTest extends IdempotencyStoreContract {
  *   @Override
@@ -48,22 +50,28 @@ import org.junit.jupiter.api.Timeout;
  *   }
  * }
  * }</pre>
- * {@link #createStore()} runs before each test and {@link #closeStore} after it. Each test works in its own
- * random scope ({@code tck-} and a UUID), so a store on a shared backend needs no cleaning between tests.
+ *
+ * {@link #createStore()} runs before each test and {@link #closeStore} after it. Each test works in
+ * its own random scope ({@code tck-} and a UUID), so a store on a shared backend needs no cleaning
+ * between tests.
  *
  * <h2>Time</h2>
- * Expiry tests wait with {@link #elapse(Duration)}, which sleeps by default. A store whose clock can be
- * injected overrides it to advance a fake clock instead, so the kit runs without sleeping. Leases and ttls in
- * those tests are {@link #shortLease()} (500 ms by default); a store whose backend counts time coarsely may
- * return a longer one. Waiting for a change uses real time: override {@link #notifiesWaiters()} to return
- * {@code true} when {@link IdempotencyStore#awaitChange} wakes up as soon as the holder completes or releases
- * (or the key is deleted); the kit then checks that it does.
+ *
+ * Expiry tests wait with {@link #elapse(Duration)}, which sleeps by default. A store whose clock
+ * can be injected overrides it to advance a fake clock instead, so the kit runs without sleeping.
+ * Leases and ttls in those tests are {@link #shortLease()} (500 ms by default); a store whose
+ * backend counts time coarsely may return a longer one. Waiting for a change uses real time:
+ * override {@link #notifiesWaiters()} to return {@code true} when {@link
+ * IdempotencyStore#awaitChange} wakes up as soon as the holder completes or releases (or the key is
+ * deleted); the kit then checks that it does.
  */
 public abstract class IdempotencyStoreContract {
   /** Lease of claims that must not expire during a test. */
   private static final Duration LONG_LEASE = Duration.ofSeconds(60);
+
   /** Ttl of completed records that must not expire during a test. */
   private static final Duration LONG_TTL = Duration.ofMinutes(10);
+
   private static final Duration NOTIFIED_MAX_WAIT = Duration.ofSeconds(5);
   private static final Duration NOTIFIED_WITHIN = Duration.ofMillis(2500);
   private static final Duration WAIT_SLACK = Duration.ofSeconds(2);
@@ -73,14 +81,14 @@ public abstract class IdempotencyStoreContract {
   private final AtomicInteger keyCounter = new AtomicInteger();
 
   /**
-   * Creates the store under test. Called before each test; returns a fresh store or one whose backend may
-   * hold records of other tests (each test uses its own scope).
+   * Creates the store under test. Called before each test; returns a fresh store or one whose
+   * backend may hold records of other tests (each test uses its own scope).
    */
   protected abstract IdempotencyStore createStore();
 
   /**
-   * Lets {@code duration} pass on the store's clock. Sleeps by default; stores with an injectable clock advance
-   * it instead.
+   * Lets {@code duration} pass on the store's clock. Sleeps by default; stores with an injectable
+   * clock advance it instead.
    */
   protected void elapse(Duration duration) throws InterruptedException {
     long nanos = duration.toNanos();
@@ -100,8 +108,9 @@ public abstract class IdempotencyStoreContract {
   }
 
   /**
-   * Whether {@link IdempotencyStore#awaitChange} returns as soon as the holder completes or releases the key.
-   * {@code false} by default (the kit then checks only that the wait is bounded by its {@code maxWait}).
+   * Whether {@link IdempotencyStore#awaitChange} returns as soon as the holder completes or
+   * releases the key. {@code false} by default (the kit then checks only that the wait is bounded
+   * by its {@code maxWait}).
    */
   protected boolean notifiesWaiters() {
     return false;
@@ -114,7 +123,8 @@ public abstract class IdempotencyStoreContract {
 
   /** A fresh key in this test's scope, fitted to the store's key length. */
   protected final RecordKey newKey() {
-    return RecordKey.of(scope, "key-" + keyCounter.incrementAndGet()).fittedTo(store.maxKeyLength());
+    return RecordKey.of(scope, "key-" + keyCounter.incrementAndGet())
+        .fittedTo(store.maxKeyLength());
   }
 
   /** This test's random scope. */
@@ -137,7 +147,8 @@ public abstract class IdempotencyStoreContract {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------- claim
+  // ----------------------------------------------------------------------------------------------
+  // claim
 
   @Test
   @DisplayName("claim on a free key acquires it")
@@ -148,7 +159,9 @@ public abstract class IdempotencyStoreContract {
     ClaimResult result = store.claim(key, owner, "fp-1", LONG_LEASE);
 
     assertThat(result.isAcquired()).as("claim on a free key: %s", result).isTrue();
-    assertThat(result.isTakeover()).as("a free key is acquired, not taken over: %s", result).isFalse();
+    assertThat(result.isTakeover())
+        .as("a free key is acquired, not taken over: %s", result)
+        .isFalse();
     assertThat(result.existing()).isNull();
     IdempotencyRecord record = readLive(key);
     assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
@@ -191,7 +204,9 @@ public abstract class IdempotencyStoreContract {
     Duration ttl = Duration.ofMinutes(5);
     store.claim(key, owner, "fp-x", LONG_LEASE);
 
-    assertThat(store.complete(key, owner, outcome.clone(), ttl)).as("complete by the owner").isTrue();
+    assertThat(store.complete(key, owner, outcome.clone(), ttl))
+        .as("complete by the owner")
+        .isTrue();
 
     IdempotencyRecord record = readLive(key);
     assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
@@ -227,7 +242,8 @@ public abstract class IdempotencyStoreContract {
   }
 
   @Test
-  @DisplayName("the outcome is stored as given: changing the caller's array afterwards changes nothing")
+  @DisplayName(
+      "the outcome is stored as given: changing the caller's array afterwards changes nothing")
   void outcomeIsStoredByValue() {
     RecordKey key = newKey();
     String owner = owner();
@@ -240,7 +256,8 @@ public abstract class IdempotencyStoreContract {
     assertThat(readLive(key).outcome()).isEqualTo(new byte[] {10, 20, 30});
   }
 
-  // ---------------------------------------------------------------------------------------------- release
+  // ----------------------------------------------------------------------------------------------
+  // release
 
   @Test
   @DisplayName("release frees the key: the next claim acquires it")
@@ -258,7 +275,8 @@ public abstract class IdempotencyStoreContract {
     assertThat(readLive(key).ownerToken()).isEqualTo(next);
   }
 
-  // ---------------------------------------------------------------------------------------------- fencing
+  // ----------------------------------------------------------------------------------------------
+  // fencing
 
   @Test
   @DisplayName("release, complete and renew by a wrong owner return false and change nothing")
@@ -269,7 +287,9 @@ public abstract class IdempotencyStoreContract {
     store.claim(key, owner, "fp-owner", LONG_LEASE);
 
     assertThat(store.release(key, stranger)).as("release by a wrong owner").isFalse();
-    assertThat(store.complete(key, stranger, new byte[] {7}, LONG_TTL)).as("complete by a wrong owner").isFalse();
+    assertThat(store.complete(key, stranger, new byte[] {7}, LONG_TTL))
+        .as("complete by a wrong owner")
+        .isFalse();
     assertThat(store.renew(key, stranger, LONG_LEASE)).as("renew by a wrong owner").isFalse();
 
     IdempotencyRecord record = readLive(key);
@@ -277,7 +297,9 @@ public abstract class IdempotencyStoreContract {
     assertThat(record.ownerToken()).isEqualTo(owner);
     assertThat(record.fingerprint()).isEqualTo("fp-owner");
     assertThat(record.outcome()).isNull();
-    assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL)).as("the owner still completes").isTrue();
+    assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL))
+        .as("the owner still completes")
+        .isTrue();
   }
 
   @Test
@@ -287,7 +309,9 @@ public abstract class IdempotencyStoreContract {
     String owner = owner();
 
     assertThat(store.release(key, owner)).as("release of a missing key").isFalse();
-    assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL)).as("complete of a missing key").isFalse();
+    assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL))
+        .as("complete of a missing key")
+        .isFalse();
     assertThat(store.renew(key, owner, LONG_LEASE)).as("renew of a missing key").isFalse();
 
     assertThat(store.read(key)).isEmpty();
@@ -301,7 +325,9 @@ public abstract class IdempotencyStoreContract {
     store.claim(key, owner, null, LONG_LEASE);
 
     assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL)).as("first complete").isTrue();
-    assertThat(store.complete(key, owner, new byte[] {2}, LONG_TTL)).as("second complete").isFalse();
+    assertThat(store.complete(key, owner, new byte[] {2}, LONG_TTL))
+        .as("second complete")
+        .isFalse();
 
     assertThat(readLive(key).outcome()).isEqualTo(new byte[] {1});
   }
@@ -323,10 +349,12 @@ public abstract class IdempotencyStoreContract {
     assertExpiresWithin(record, LONG_TTL);
   }
 
-  // ---------------------------------------------------------------------------------------------- delete
+  // ----------------------------------------------------------------------------------------------
+  // delete
 
   @Test
-  @DisplayName("delete of a COMPLETED record frees the key: read is empty and the next claim acquires it")
+  @DisplayName(
+      "delete of a COMPLETED record frees the key: read is empty and the next claim acquires it")
   void deleteOfCompletedRecordFreesKey() {
     RecordKey key = newKey();
     String owner = owner();
@@ -338,14 +366,21 @@ public abstract class IdempotencyStoreContract {
     assertThat(store.read(key)).as("read after delete").isEmpty();
     String next = owner();
     ClaimResult claim = store.claim(key, next, "fp", LONG_LEASE);
-    assertThat(claim.isAcquired()).as("claim after delete of the completed record: %s", claim).isTrue();
-    assertThat(claim.isTakeover()).as("a deleted record is acquired, not taken over: %s", claim).isFalse();
-    assertThat(store.complete(key, next, new byte[] {2}, LONG_TTL)).as("complete by the next owner").isTrue();
+    assertThat(claim.isAcquired())
+        .as("claim after delete of the completed record: %s", claim)
+        .isTrue();
+    assertThat(claim.isTakeover())
+        .as("a deleted record is acquired, not taken over: %s", claim)
+        .isFalse();
+    assertThat(store.complete(key, next, new byte[] {2}, LONG_TTL))
+        .as("complete by the next owner")
+        .isTrue();
     assertThat(readLive(key).outcome()).isEqualTo(new byte[] {2});
   }
 
   @Test
-  @DisplayName("delete of an IN_PROGRESS record fences its holder, and a new claim acquires the key")
+  @DisplayName(
+      "delete of an IN_PROGRESS record fences its holder, and a new claim acquires the key")
   void deleteOfInProgressRecordFencesHolder() {
     RecordKey key = newKey();
     String holder = owner();
@@ -354,7 +389,9 @@ public abstract class IdempotencyStoreContract {
     assertThat(store.delete(key)).as("delete of a claim held by another owner").isTrue();
 
     assertThat(store.read(key)).as("read after delete").isEmpty();
-    assertThat(store.complete(key, holder, new byte[] {1}, LONG_TTL)).as("complete by the deleted holder").isFalse();
+    assertThat(store.complete(key, holder, new byte[] {1}, LONG_TTL))
+        .as("complete by the deleted holder")
+        .isFalse();
     assertThat(store.renew(key, holder, LONG_LEASE)).as("renew by the deleted holder").isFalse();
     assertThat(store.release(key, holder)).as("release by the deleted holder").isFalse();
     assertThat(store.read(key)).as("the deleted holder's calls wrote nothing").isEmpty();
@@ -362,20 +399,28 @@ public abstract class IdempotencyStoreContract {
     String next = owner();
     ClaimResult claim = store.claim(key, next, "fp-new", LONG_LEASE);
     assertThat(claim.isAcquired()).as("claim after delete of the claim: %s", claim).isTrue();
-    assertThat(store.complete(key, holder, new byte[] {1}, LONG_TTL)).as("complete by the deleted holder, after "
-        + "a new claim").isFalse();
-    assertThat(store.renew(key, holder, LONG_LEASE)).as("renew by the deleted holder, after a new claim").isFalse();
-    assertThat(store.release(key, holder)).as("release by the deleted holder, after a new claim").isFalse();
+    assertThat(store.complete(key, holder, new byte[] {1}, LONG_TTL))
+        .as("complete by the deleted holder, after " + "a new claim")
+        .isFalse();
+    assertThat(store.renew(key, holder, LONG_LEASE))
+        .as("renew by the deleted holder, after a new claim")
+        .isFalse();
+    assertThat(store.release(key, holder))
+        .as("release by the deleted holder, after a new claim")
+        .isFalse();
     IdempotencyRecord record = readLive(key);
     assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
     assertThat(record.ownerToken()).isEqualTo(next);
     assertThat(record.fingerprint()).isEqualTo("fp-new");
-    assertThat(store.complete(key, next, new byte[] {2}, LONG_TTL)).as("complete by the new owner").isTrue();
+    assertThat(store.complete(key, next, new byte[] {2}, LONG_TTL))
+        .as("complete by the new owner")
+        .isTrue();
     assertThat(readLive(key).outcome()).isEqualTo(new byte[] {2});
   }
 
   @Test
-  @DisplayName("delete of a missing key returns false and creates nothing; a second delete returns false")
+  @DisplayName(
+      "delete of a missing key returns false and creates nothing; a second delete returns false")
   void deleteOfMissingKeyReturnsFalse() {
     RecordKey missing = newKey();
 
@@ -402,31 +447,39 @@ public abstract class IdempotencyStoreContract {
     elapse(pastShortLease());
 
     assertThat(store.delete(claimed)).as("delete of a claim whose lease ended").isFalse();
-    assertThat(store.delete(completed)).as("delete of a completed record whose ttl ended").isFalse();
+    assertThat(store.delete(completed))
+        .as("delete of a completed record whose ttl ended")
+        .isFalse();
     assertThat(store.read(claimed)).isEmpty();
     assertThat(store.read(completed)).isEmpty();
-    assertThat(store.claim(claimed, owner(), null, LONG_LEASE).isAcquired()).as("claim after the lease ended")
+    assertThat(store.claim(claimed, owner(), null, LONG_LEASE).isAcquired())
+        .as("claim after the lease ended")
         .isTrue();
   }
 
   @Test
-  @DisplayName("delete of one key leaves other keys in its scope and the same key in other scopes alone")
+  @DisplayName(
+      "delete of one key leaves other keys in its scope and the same key in other scopes alone")
   void deleteLeavesOtherKeysAndScopes() {
     RecordKey target = RecordKey.of(scope, "order-1").fittedTo(store.maxKeyLength());
-    List<RecordKey> others = List.of(
-        RecordKey.of(scope, "order-2").fittedTo(store.maxKeyLength()),
-        RecordKey.of(scope, "order-10").fittedTo(store.maxKeyLength()),
-        RecordKey.of(scope, "order-").fittedTo(store.maxKeyLength()),
-        RecordKey.of(scope + "-other", "order-1").fittedTo(store.maxKeyLength()),
-        RecordKey.of(scope + ":order-1", "order-1").fittedTo(store.maxKeyLength()));
+    List<RecordKey> others =
+        List.of(
+            RecordKey.of(scope, "order-2").fittedTo(store.maxKeyLength()),
+            RecordKey.of(scope, "order-10").fittedTo(store.maxKeyLength()),
+            RecordKey.of(scope, "order-").fittedTo(store.maxKeyLength()),
+            RecordKey.of(scope + "-other", "order-1").fittedTo(store.maxKeyLength()),
+            RecordKey.of(scope + ":order-1", "order-1").fittedTo(store.maxKeyLength()));
     Map<RecordKey, String> owners = new java.util.LinkedHashMap<>();
     for (RecordKey k : others) {
       String owner = owner();
-      assertThat(store.claim(k, owner, "fp", LONG_LEASE).isAcquired()).as("claim of %s", k).isTrue();
+      assertThat(store.claim(k, owner, "fp", LONG_LEASE).isAcquired())
+          .as("claim of %s", k)
+          .isTrue();
       owners.put(k, owner);
     }
     RecordKey completedOther = others.get(0);
-    assertThat(store.complete(completedOther, owners.get(completedOther), new byte[] {9}, LONG_TTL)).isTrue();
+    assertThat(store.complete(completedOther, owners.get(completedOther), new byte[] {9}, LONG_TTL))
+        .isTrue();
     store.claim(target, owner(), "fp", LONG_LEASE);
 
     assertThat(store.delete(target)).as("delete of the target key").isTrue();
@@ -435,16 +488,19 @@ public abstract class IdempotencyStoreContract {
     for (RecordKey k : others) {
       IdempotencyRecord record = readLive(k);
       assertCompletedBy(record, owners.get(k), "record of " + k + " after deleting " + target);
-      assertThat(record.status()).as("status of %s", k)
+      assertThat(record.status())
+          .as("status of %s", k)
           .isEqualTo(k.equals(completedOther) ? RecordStatus.COMPLETED : RecordStatus.IN_PROGRESS);
     }
     assertThat(readLive(completedOther).outcome()).isEqualTo(new byte[] {9});
     String holder = owners.get(others.get(1));
-    assertThat(store.complete(others.get(1), holder, new byte[] {3}, LONG_TTL)).as("the other holder completes")
+    assertThat(store.complete(others.get(1), holder, new byte[] {3}, LONG_TTL))
+        .as("the other holder completes")
         .isTrue();
   }
 
-  // ---------------------------------------------------------------------------------------------- time
+  // ----------------------------------------------------------------------------------------------
+  // time
 
   @Test
   @DisplayName("renew extends the lease: the claim outlives its first lease")
@@ -462,7 +518,9 @@ public abstract class IdempotencyStoreContract {
     assertThat(record.ownerToken()).isEqualTo(owner);
     assertExpiresWithin(record, longer);
     ClaimResult other = store.claim(key, owner(), "fp", LONG_LEASE);
-    assertThat(other.isAcquired()).as("claim by another owner after the renewed lease: %s", other).isFalse();
+    assertThat(other.isAcquired())
+        .as("claim by another owner after the renewed lease: %s", other)
+        .isFalse();
     assertThat(other.existing().ownerToken()).isEqualTo(owner);
     assertThat(store.renew(key, owner, longer)).as("renew again").isTrue();
   }
@@ -480,7 +538,9 @@ public abstract class IdempotencyStoreContract {
     ClaimResult takeover = store.claim(key, newOwner, "fp-new", LONG_LEASE);
     assertThat(takeover.isAcquired()).as("claim after the lease ended: %s", takeover).isTrue();
 
-    assertThat(store.complete(key, oldOwner, new byte[] {1}, LONG_TTL)).as("complete by the old owner").isFalse();
+    assertThat(store.complete(key, oldOwner, new byte[] {1}, LONG_TTL))
+        .as("complete by the old owner")
+        .isFalse();
     assertThat(store.release(key, oldOwner)).as("release by the old owner").isFalse();
     assertThat(store.renew(key, oldOwner, LONG_LEASE)).as("renew by the old owner").isFalse();
 
@@ -489,7 +549,9 @@ public abstract class IdempotencyStoreContract {
     assertThat(record.ownerToken()).isEqualTo(newOwner);
     assertThat(record.fingerprint()).isEqualTo("fp-new");
     assertExpiresWithin(record, LONG_LEASE);
-    assertThat(store.complete(key, newOwner, new byte[] {2}, LONG_TTL)).as("complete by the new owner").isTrue();
+    assertThat(store.complete(key, newOwner, new byte[] {2}, LONG_TTL))
+        .as("complete by the new owner")
+        .isTrue();
     assertThat(readLive(key).outcome()).isEqualTo(new byte[] {2});
   }
 
@@ -502,7 +564,9 @@ public abstract class IdempotencyStoreContract {
     elapse(pastShortLease());
 
     assertThat(store.renew(key, owner, LONG_LEASE)).as("renew of an expired claim").isFalse();
-    assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL)).as("complete of an expired claim").isFalse();
+    assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL))
+        .as("complete of an expired claim")
+        .isFalse();
     assertThat(store.read(key)).as("the expired claim stays gone").isEmpty();
   }
 
@@ -519,17 +583,21 @@ public abstract class IdempotencyStoreContract {
     String next = owner();
     ClaimResult claim = store.claim(key, next, "fp", LONG_LEASE);
     assertThat(claim.isAcquired()).as("claim after the ttl ended: %s", claim).isTrue();
-    assertThat(claim.isTakeover()).as("an expired COMPLETED record is acquired, not taken over: %s", claim).isFalse();
+    assertThat(claim.isTakeover())
+        .as("an expired COMPLETED record is acquired, not taken over: %s", claim)
+        .isFalse();
     assertThat(readLive(key).ownerToken()).isEqualTo(next);
   }
 
-  // ---------------------------------------------------------------------------------------------- read
+  // ----------------------------------------------------------------------------------------------
+  // read
 
   @Test
   @DisplayName("read of a missing key is empty")
   void readOfMissingKeyIsEmpty() {
     assertThat(store.read(newKey())).isEmpty();
-    assertThat(store.read(RecordKey.of(scope, "never-written").fittedTo(store.maxKeyLength()))).isEmpty();
+    assertThat(store.read(RecordKey.of(scope, "never-written").fittedTo(store.maxKeyLength())))
+        .isEmpty();
   }
 
   @Test
@@ -568,7 +636,8 @@ public abstract class IdempotencyStoreContract {
     assertThat(store.claim(key, owner(), null, LONG_LEASE).existing().fingerprint()).isNull();
   }
 
-  // ---------------------------------------------------------------------------------------------- outcomes
+  // ----------------------------------------------------------------------------------------------
+  // outcomes
 
   @Test
   @DisplayName("a 1 MiB binary outcome with all 256 byte values round-trips exactly")
@@ -585,9 +654,13 @@ public abstract class IdempotencyStoreContract {
 
     assertThat(store.complete(key, owner, outcome.clone(), LONG_TTL)).isTrue();
 
-    assertThat(Arrays.equals(readLive(key).outcome(), outcome)).as("read outcome equals the 1 MiB written").isTrue();
+    assertThat(Arrays.equals(readLive(key).outcome(), outcome))
+        .as("read outcome equals the 1 MiB written")
+        .isTrue();
     byte[] replayed = store.claim(key, owner(), "fp", LONG_LEASE).existing().outcome();
-    assertThat(Arrays.equals(replayed, outcome)).as("replayed outcome equals the 1 MiB written").isTrue();
+    assertThat(Arrays.equals(replayed, outcome))
+        .as("replayed outcome equals the 1 MiB written")
+        .isTrue();
   }
 
   @Test
@@ -607,14 +680,35 @@ public abstract class IdempotencyStoreContract {
     assertThat(replay.outcome()).isNotNull().isEmpty();
   }
 
-  // ---------------------------------------------------------------------------------------------- keys
+  // ----------------------------------------------------------------------------------------------
+  // keys
 
   @Test
   @DisplayName("unicode and punctuation in keys and scopes keep records distinct")
   void unicodeKeysAndScopesStayDistinct() {
-    List<String> keys = List.of("plain", "Plain", "plain ", "emoji 😀🎉", "中文键", "日本語のキー", "with space", " leading",
-        "{braces}", "{plain}", "quote\"double", "quote'single", "new\nline", "tab\tkey", "back\\slash",
-        "per%cent", "a:b", "a/b", "a|b", "ünïcödé", "ünïcödé".toUpperCase());
+    List<String> keys =
+        List.of(
+            "plain",
+            "Plain",
+            "plain ",
+            "emoji 😀🎉",
+            "中文键",
+            "日本語のキー",
+            "with space",
+            " leading",
+            "{braces}",
+            "{plain}",
+            "quote\"double",
+            "quote'single",
+            "new\nline",
+            "tab\tkey",
+            "back\\slash",
+            "per%cent",
+            "a:b",
+            "a/b",
+            "a|b",
+            "ünïcödé",
+            "ünïcödé".toUpperCase());
     List<String> scopes = List.of(scope, scope + " 😀 {x}", scope + "-中文\n\"'");
     Map<RecordKey, String> owners = new java.util.LinkedHashMap<>();
     for (String s : scopes) {
@@ -622,7 +716,9 @@ public abstract class IdempotencyStoreContract {
         RecordKey key = RecordKey.of(s, k).fittedTo(store.maxKeyLength());
         String owner = owner();
         ClaimResult result = store.claim(key, owner, "fp-" + owners.size(), LONG_LEASE);
-        assertThat(result.isAcquired()).as("claim of key %s in scope %s: %s", k, s, result).isTrue();
+        assertThat(result.isAcquired())
+            .as("claim of key %s in scope %s: %s", k, s, result)
+            .isTrue();
         owners.put(key, owner);
       }
     }
@@ -632,20 +728,25 @@ public abstract class IdempotencyStoreContract {
     RecordKey leftSlash = RecordKey.of(scope + "/a", "b").fittedTo(store.maxKeyLength());
     for (RecordKey k : List.of(left, leftSlash)) {
       String owner = owner();
-      assertThat(store.claim(k, owner, null, LONG_LEASE).isAcquired()).as("claim of %s", k).isTrue();
+      assertThat(store.claim(k, owner, null, LONG_LEASE).isAcquired())
+          .as("claim of %s", k)
+          .isTrue();
       owners.put(k, owner);
     }
     assertThat(owners.get(right)).isNotNull();
 
-    owners.forEach((key, owner) -> {
-      IdempotencyRecord record = readLive(key);
-      assertThat(record.ownerToken()).as("owner of %s", key).isEqualTo(owner);
-      assertThat(record.key()).isEqualTo(key);
-    });
+    owners.forEach(
+        (key, owner) -> {
+          IdempotencyRecord record = readLive(key);
+          assertThat(record.ownerToken()).as("owner of %s", key).isEqualTo(owner);
+          assertThat(record.key()).isEqualTo(key);
+        });
   }
 
   @Test
-  @DisplayName("1,000-character keys work once fitted, and two differing only in the last character stay distinct")
+  @DisplayName(
+      "1,000-character keys work once fitted, and two differing only in the last character stay"
+          + " distinct")
   void longKeysStayDistinct() {
     String prefix = "k".repeat(999);
     RecordKey first = RecordKey.of(scope, prefix + "1").fittedTo(store.maxKeyLength());
@@ -654,8 +755,11 @@ public abstract class IdempotencyStoreContract {
     String owner1 = owner();
     String owner2 = owner();
 
-    assertThat(store.claim(first, owner1, "fp1", LONG_LEASE).isAcquired()).as("claim of the first long key").isTrue();
-    assertThat(store.claim(second, owner2, "fp2", LONG_LEASE).isAcquired()).as("claim of the second long key")
+    assertThat(store.claim(first, owner1, "fp1", LONG_LEASE).isAcquired())
+        .as("claim of the first long key")
+        .isTrue();
+    assertThat(store.claim(second, owner2, "fp2", LONG_LEASE).isAcquired())
+        .as("claim of the second long key")
         .isTrue();
     assertThat(store.complete(first, owner1, new byte[] {1}, LONG_TTL)).isTrue();
 
@@ -664,18 +768,37 @@ public abstract class IdempotencyStoreContract {
     assertThat(secondRecord.status()).isEqualTo(RecordStatus.IN_PROGRESS);
     assertThat(secondRecord.ownerToken()).isEqualTo(owner2);
     RecordKey again = RecordKey.of(scope, prefix + "1").fittedTo(store.maxKeyLength());
-    assertCompletedBy(store.claim(again, owner(), "fp1", LONG_LEASE).existing(), owner1, "the first long key");
+    assertCompletedBy(
+        store.claim(again, owner(), "fp1", LONG_LEASE).existing(), owner1, "the first long key");
   }
 
   @Test
-  @DisplayName("keys and scopes with lone surrogates or NUL stay distinct, and each completes and replays its own")
+  @DisplayName(
+      "keys and scopes with lone surrogates or NUL stay distinct, and each completes and replays"
+          + " its own")
   void illFormedAndNulKeysStayDistinct() {
     String longPrefix = "k".repeat(999);
-    // a key that is the very text another (long, ill-formed) key is replaced by must not be that key
-    String lookalike = RecordKey.of(scope, longPrefix + "\uD800").fittedTo(store.maxKeyLength()).key();
-    List<String> keys = List.of("tx-\uD800", "tx-\uDBFF", "tx-\uDC00", "tx-?", "tx-\uD83D\uDE00", "tx-\uDE00\uD83D",
-        "tx-\u0000", "tx-a\u0000b", "tx-ab", "tx-\u0001", "tx-\uFFFF", longPrefix + "\uD800", longPrefix + "\uDBFF",
-        longPrefix + "?", lookalike);
+    // a key that is the very text another (long, ill-formed) key is replaced by must not be that
+    // key
+    String lookalike =
+        RecordKey.of(scope, longPrefix + "\uD800").fittedTo(store.maxKeyLength()).key();
+    List<String> keys =
+        List.of(
+            "tx-\uD800",
+            "tx-\uDBFF",
+            "tx-\uDC00",
+            "tx-?",
+            "tx-\uD83D\uDE00",
+            "tx-\uDE00\uD83D",
+            "tx-\u0000",
+            "tx-a\u0000b",
+            "tx-ab",
+            "tx-\u0001",
+            "tx-\uFFFF",
+            longPrefix + "\uD800",
+            longPrefix + "\uDBFF",
+            longPrefix + "?",
+            lookalike);
     List<String> scopes = List.of(scope, scope + "\uD800", scope + "?", scope + "\u0000");
     Map<RecordKey, String> owners = new java.util.LinkedHashMap<>();
     Map<RecordKey, String> names = new java.util.LinkedHashMap<>();
@@ -685,7 +808,9 @@ public abstract class IdempotencyStoreContract {
         String name = "key " + printable(k) + " in scope " + printable(s);
         String owner = owner();
         ClaimResult result = store.claim(key, owner, null, LONG_LEASE);
-        assertThat(result.isAcquired()).as("claim of %s (another key took its record?): %s", name, result).isTrue();
+        assertThat(result.isAcquired())
+            .as("claim of %s (another key took its record?): %s", name, result)
+            .isTrue();
         owners.put(key, owner);
         names.put(key, name);
       }
@@ -693,7 +818,8 @@ public abstract class IdempotencyStoreContract {
     int i = 0;
     for (Map.Entry<RecordKey, String> e : owners.entrySet()) {
       assertThat(store.complete(e.getKey(), e.getValue(), outcomeOf(i++), LONG_TTL))
-          .as("complete of %s", names.get(e.getKey())).isTrue();
+          .as("complete of %s", names.get(e.getKey()))
+          .isTrue();
     }
 
     i = 0;
@@ -718,12 +844,18 @@ public abstract class IdempotencyStoreContract {
   private static String printable(String text) {
     StringBuilder sb = new StringBuilder();
     for (char c : text.toCharArray()) {
-      sb.append(c < 0x20 || Character.isSurrogate(c) ? String.format("\\u%04X", (int) c) : String.valueOf(c));
+      sb.append(
+          c < 0x20 || Character.isSurrogate(c)
+              ? String.format("\\u%04X", (int) c)
+              : String.valueOf(c));
     }
-    return sb.length() > 60 ? sb.substring(0, 30) + "..." + sb.substring(sb.length() - 20) : sb.toString();
+    return sb.length() > 60
+        ? sb.substring(0, 30) + "..." + sb.substring(sb.length() - 20)
+        : sb.toString();
   }
 
-  // ---------------------------------------------------------------------------------------------- waiting
+  // ----------------------------------------------------------------------------------------------
+  // waiting
 
   @Test
   @DisplayName("awaitChange returns soon after another thread completes the key")
@@ -732,7 +864,8 @@ public abstract class IdempotencyStoreContract {
     RecordKey key = newKey();
     String owner = owner();
     store.claim(key, owner, null, LONG_LEASE);
-    awaitChangeWhile(key, () -> assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL)).isTrue());
+    awaitChangeWhile(
+        key, () -> assertThat(store.complete(key, owner, new byte[] {1}, LONG_TTL)).isTrue());
   }
 
   @Test
@@ -767,7 +900,9 @@ public abstract class IdempotencyStoreContract {
     Duration took = Duration.ofNanos(System.nanoTime() - start);
 
     assertThat(took).as("awaitChange(%s) took", maxWait).isLessThan(maxWait.plus(WAIT_SLACK));
-    assertThat(readLive(key).status()).as("a waiter never writes").isEqualTo(RecordStatus.IN_PROGRESS);
+    assertThat(readLive(key).status())
+        .as("a waiter never writes")
+        .isEqualTo(RecordStatus.IN_PROGRESS);
   }
 
   private void awaitChangeWhile(RecordKey key, Runnable change) throws Exception {
@@ -775,16 +910,19 @@ public abstract class IdempotencyStoreContract {
     AtomicLong tookNanos = new AtomicLong(-1);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     CountDownLatch started = new CountDownLatch(1);
-    Thread waiter = new Thread(() -> {
-      started.countDown();
-      long start = System.nanoTime();
-      try {
-        store.awaitChange(key, maxWait);
-        tookNanos.set(System.nanoTime() - start);
-      } catch (Throwable t) {
-        failure.set(t);
-      }
-    }, "tck-waiter");
+    Thread waiter =
+        new Thread(
+            () -> {
+              started.countDown();
+              long start = System.nanoTime();
+              try {
+                store.awaitChange(key, maxWait);
+                tookNanos.set(System.nanoTime() - start);
+              } catch (Throwable t) {
+                failure.set(t);
+              }
+            },
+            "tck-waiter");
     waiter.setDaemon(true);
     waiter.start();
     assertThat(started.await(5, TimeUnit.SECONDS)).as("waiter thread started").isTrue();
@@ -793,14 +931,19 @@ public abstract class IdempotencyStoreContract {
     change.run();
 
     waiter.join(maxWait.plus(WAIT_SLACK).toMillis() + 1000);
-    assertThat(waiter.isAlive()).as("awaitChange still blocked after maxWait %s", maxWait).isFalse();
+    assertThat(waiter.isAlive())
+        .as("awaitChange still blocked after maxWait %s", maxWait)
+        .isFalse();
     assertThat(failure.get()).as("awaitChange threw").isNull();
     Duration took = Duration.ofNanos(tookNanos.get());
     if (notifiesWaiters()) {
-      assertThat(took).as("awaitChange(maxWait %s) of a store that notifies waiters took", maxWait)
+      assertThat(took)
+          .as("awaitChange(maxWait %s) of a store that notifies waiters took", maxWait)
           .isLessThan(NOTIFIED_WITHIN);
     } else {
-      assertThat(took).as("awaitChange(maxWait %s) took", maxWait).isLessThan(maxWait.plus(WAIT_SLACK));
+      assertThat(took)
+          .as("awaitChange(maxWait %s) took", maxWait)
+          .isLessThan(maxWait.plus(WAIT_SLACK));
     }
   }
 
@@ -809,7 +952,9 @@ public abstract class IdempotencyStoreContract {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
     while (System.nanoTime() - deadline < 0) {
       Thread.State state = waiter.getState();
-      if (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.TERMINATED) {
+      if (state == Thread.State.WAITING
+          || state == Thread.State.TIMED_WAITING
+          || state == Thread.State.TERMINATED) {
         break;
       }
       Thread.sleep(5);
@@ -817,10 +962,13 @@ public abstract class IdempotencyStoreContract {
     Thread.sleep(100);
   }
 
-  // ---------------------------------------------------------------------------------------------- races
+  // ----------------------------------------------------------------------------------------------
+  // races
 
   @Test
-  @DisplayName("16 threads racing to claim 200 keys: exactly one acquires each key, the others see its owner")
+  @DisplayName(
+      "16 threads racing to claim 200 keys: exactly one acquires each key, the others see its"
+          + " owner")
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void concurrentClaimsHaveOneWinnerPerKey() throws Exception {
     int threads = 16;
@@ -841,21 +989,23 @@ public abstract class IdempotencyStoreContract {
       List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int thread = t;
-        futures.add(pool.submit(() -> {
-          List<RecordKey> order = new ArrayList<>(keys);
-          Collections.shuffle(order, new Random(thread));
-          startGate.await();
-          for (RecordKey key : order) {
-            String owner = "t" + thread + "-" + UUID.randomUUID();
-            ClaimResult result = store.claim(key, owner, "fp", LONG_LEASE);
-            if (result.isAcquired()) {
-              winners.get(key).add(owner);
-            } else {
-              seen.get(key).add(result.existing().ownerToken());
-            }
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  List<RecordKey> order = new ArrayList<>(keys);
+                  Collections.shuffle(order, new Random(thread));
+                  startGate.await();
+                  for (RecordKey key : order) {
+                    String owner = "t" + thread + "-" + UUID.randomUUID();
+                    ClaimResult result = store.claim(key, owner, "fp", LONG_LEASE);
+                    if (result.isAcquired()) {
+                      winners.get(key).add(owner);
+                    } else {
+                      seen.get(key).add(result.existing().ownerToken());
+                    }
+                  }
+                  return null;
+                }));
       }
       startGate.countDown();
       for (Future<?> f : futures) {
@@ -869,18 +1019,21 @@ public abstract class IdempotencyStoreContract {
     for (RecordKey key : keys) {
       List<String> won = new ArrayList<>(winners.get(key));
       assertThat(won).as("owners that acquired %s", key).hasSize(1);
-      assertThat(seen.get(key)).as("owners the losers of %s saw", key).hasSize(threads - 1)
+      assertThat(seen.get(key))
+          .as("owners the losers of %s saw", key)
+          .hasSize(threads - 1)
           .containsOnly(won.get(0));
       assertThat(readLive(key).ownerToken()).isEqualTo(won.get(0));
     }
   }
 
-  // ---------------------------------------------------------------------------------------------- helpers
+  // ----------------------------------------------------------------------------------------------
+  // helpers
 
   /**
-   * The owner token of {@code record}: {@code owner}, or for a completed record {@code null} too (a store may keep
-   * only a digest of the token once the record is completed; see {@link IdempotencyRecord#ownerToken()}); a
-   * record in progress always carries its owner.
+   * The owner token of {@code record}: {@code owner}, or for a completed record {@code null} too (a
+   * store may keep only a digest of the token once the record is completed; see {@link
+   * IdempotencyRecord#ownerToken()}); a record in progress always carries its owner.
    */
   private static void assertCompletedBy(IdempotencyRecord record, String owner, String what) {
     if (record.isCompleted() && record.ownerToken() == null) {
@@ -906,6 +1059,9 @@ public abstract class IdempotencyStoreContract {
   }
 
   private static void assertExpiresWithin(IdempotencyRecord record, Duration limit) {
-    assertThat(record.expiresIn()).as("expiresIn of %s", record).isPositive().isLessThanOrEqualTo(limit);
+    assertThat(record.expiresIn())
+        .as("expiresIn of %s", record)
+        .isPositive()
+        .isLessThanOrEqualTo(limit);
   }
 }

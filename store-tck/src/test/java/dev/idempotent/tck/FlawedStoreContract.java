@@ -4,8 +4,9 @@ import dev.idempotent.spi.IdempotencyStore;
 import java.time.Duration;
 
 /**
- * The contract run against a {@link ReferenceStore} with the flaw set in {@link #flaw}. Not a test by itself
- * (its name does not end in Test): {@link ContractCatchesFlawsTest} launches it once per flaw.
+ * The contract run against a {@link ReferenceStore} with the flaw set in {@link #flaw}. Not a test
+ * by itself (its name does not end in Test): {@link ContractCatchesFlawsTest} launches it once per
+ * flaw.
  */
 class FlawedStoreContract extends IdempotencyStoreContract {
   static volatile ReferenceStore.Flaw flaw = ReferenceStore.Flaw.NONE;

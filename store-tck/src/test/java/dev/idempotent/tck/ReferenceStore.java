@@ -13,19 +13,29 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The simplest store that follows the protocol: one monitor around a hash map, on a fake clock. The kit's own
- * tests run the contract against it (it must pass) and against broken variants of it (they must fail).
+ * The simplest store that follows the protocol: one monitor around a hash map, on a fake clock. The
+ * kit's own tests run the contract against it (it must pass) and against broken variants of it
+ * (they must fail).
  */
 class ReferenceStore implements IdempotencyStore {
   /** What a broken variant gets wrong. */
   enum Flaw {
-    NONE, NO_FENCING, CLAIM_OVERWRITES, IGNORES_EXPIRY, SHARES_OUTCOME_ARRAY, FORGETS_FINGERPRINT,
+    NONE,
+    NO_FENCING,
+    CLAIM_OVERWRITES,
+    IGNORES_EXPIRY,
+    SHARES_OUTCOME_ARRAY,
+    FORGETS_FINGERPRINT,
     /**
-     * Holds scopes and keys as their UTF-8 bytes and refuses NUL, as Redis, PostgreSQL and MariaDB do: harmless,
-     * because the keys that reach a store are fitted (lone surrogates and NUL would otherwise be merged or refused).
+     * Holds scopes and keys as their UTF-8 bytes and refuses NUL, as Redis, PostgreSQL and MariaDB
+     * do: harmless, because the keys that reach a store are fitted (lone surrogates and NUL would
+     * otherwise be merged or refused).
      */
     KEYS_AS_UTF8,
-    /** Holds scopes and keys in ISO-8859-1: every character it lacks becomes {@code ?}, merging keys. */
+    /**
+     * Holds scopes and keys in ISO-8859-1: every character it lacks becomes {@code ?}, merging
+     * keys.
+     */
     KEYS_AS_LATIN1,
     /** Deletes only completed records: a stuck claim cannot be force-expired. */
     DELETE_ONLY_COMPLETED,
@@ -37,12 +47,15 @@ class ReferenceStore implements IdempotencyStore {
     DELETE_WITHOUT_NOTIFY
   }
 
-  private record Entry(RecordStatus status, String owner, String fingerprint, byte[] outcome, long deadline) {}
+  private record Entry(
+      RecordStatus status, String owner, String fingerprint, byte[] outcome, long deadline) {}
 
   final AtomicLong clock = new AtomicLong(1_000_000_000L);
   private final Map<RecordKey, Entry> entries = new HashMap<>();
+
   /** {@link Flaw#DELETE_LEAVES_OWNER}: the owners of deleted claims. */
   private final Map<RecordKey, String> deletedOwners = new HashMap<>();
+
   private final Flaw flaw;
 
   ReferenceStore(Flaw flaw) {
@@ -89,26 +102,40 @@ class ReferenceStore implements IdempotencyStore {
   }
 
   @Override
-  public synchronized ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+  public synchronized ClaimResult claim(
+      RecordKey key, String ownerToken, String fingerprint, Duration lease) {
     Entry live = live(key);
     if (live != null && flaw != Flaw.CLAIM_OVERWRITES) {
       return ClaimResult.existing(toRecord(key, live));
     }
-    Entry old = entries.put(stored(key), new Entry(RecordStatus.IN_PROGRESS, ownerToken,
-        flaw == Flaw.FORGETS_FINGERPRINT ? null : fingerprint, null, deadline(lease)));
-    return old != null && old.status == RecordStatus.IN_PROGRESS ? ClaimResult.tookOver() : ClaimResult.acquired();
+    Entry old =
+        entries.put(
+            stored(key),
+            new Entry(
+                RecordStatus.IN_PROGRESS,
+                ownerToken,
+                flaw == Flaw.FORGETS_FINGERPRINT ? null : fingerprint,
+                null,
+                deadline(lease)));
+    return old != null && old.status == RecordStatus.IN_PROGRESS
+        ? ClaimResult.tookOver()
+        : ClaimResult.acquired();
   }
 
   private boolean holds(RecordKey key, String ownerToken) {
     Entry live = live(key);
-    return flaw == Flaw.NO_FENCING ? live != null
+    return flaw == Flaw.NO_FENCING
+        ? live != null
         : live != null && live.status == RecordStatus.IN_PROGRESS && live.owner.equals(ownerToken);
   }
 
   @Override
-  public synchronized boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+  public synchronized boolean complete(
+      RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
     if (live(key) == null && ownerToken.equals(deletedOwners.get(stored(key)))) {
-      entries.put(stored(key), new Entry(RecordStatus.COMPLETED, ownerToken, null, outcome.clone(), deadline(ttl)));
+      entries.put(
+          stored(key),
+          new Entry(RecordStatus.COMPLETED, ownerToken, null, outcome.clone(), deadline(ttl)));
       return true;
     }
     if (!holds(key, ownerToken)) {
@@ -116,7 +143,9 @@ class ReferenceStore implements IdempotencyStore {
     }
     Entry e = entries.get(stored(key));
     byte[] kept = flaw == Flaw.SHARES_OUTCOME_ARRAY ? outcome : outcome.clone();
-    entries.put(stored(key), new Entry(RecordStatus.COMPLETED, ownerToken, e.fingerprint, kept, deadline(ttl)));
+    entries.put(
+        stored(key),
+        new Entry(RecordStatus.COMPLETED, ownerToken, e.fingerprint, kept, deadline(ttl)));
     notifyAll();
     return true;
   }
@@ -137,7 +166,8 @@ class ReferenceStore implements IdempotencyStore {
       return false;
     }
     Entry e = entries.get(stored(key));
-    entries.put(stored(key), new Entry(e.status, e.owner, e.fingerprint, e.outcome, deadline(lease)));
+    entries.put(
+        stored(key), new Entry(e.status, e.owner, e.fingerprint, e.outcome, deadline(lease)));
     return true;
   }
 
@@ -147,7 +177,8 @@ class ReferenceStore implements IdempotencyStore {
       return entries.keySet().removeIf(k -> k.key().equals(stored(key).key()) && live(k) != null);
     }
     Entry live = live(key);
-    if (live == null || (flaw == Flaw.DELETE_ONLY_COMPLETED && live.status != RecordStatus.COMPLETED)) {
+    if (live == null
+        || (flaw == Flaw.DELETE_ONLY_COMPLETED && live.status != RecordStatus.COMPLETED)) {
       return false;
     }
     entries.remove(stored(key));
@@ -166,7 +197,8 @@ class ReferenceStore implements IdempotencyStore {
   }
 
   @Override
-  public synchronized void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
+  public synchronized void awaitChange(RecordKey key, Duration maxWait)
+      throws InterruptedException {
     Entry before = live(key);
     if (before == null || before.status == RecordStatus.COMPLETED) {
       return;

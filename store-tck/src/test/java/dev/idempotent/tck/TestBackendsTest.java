@@ -17,7 +17,9 @@ class TestBackendsTest {
 
   @Test
   void aSetVariableWins() {
-    assertThat(TestBackends.configuredOrLocal(Map.of("V", " redis://elsewhere:1 "), "V", "redis://127.0.0.1:1", 1))
+    assertThat(
+            TestBackends.configuredOrLocal(
+                Map.of("V", " redis://elsewhere:1 "), "V", "redis://127.0.0.1:1", 1))
         .contains("redis://elsewhere:1");
   }
 
@@ -37,7 +39,8 @@ class TestBackendsTest {
     try (ServerSocket closed = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       port = closed.getLocalPort();
     }
-    assertThat(TestBackends.configuredOrLocal(Map.of(), "V", "redis://127.0.0.1:" + port, port)).isEmpty();
+    assertThat(TestBackends.configuredOrLocal(Map.of(), "V", "redis://127.0.0.1:" + port, port))
+        .isEmpty();
   }
 
   @Test
@@ -45,8 +48,10 @@ class TestBackendsTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     PrintStream console = new PrintStream(out, true, StandardCharsets.UTF_8);
     for (int i = 0; i < 2; i++) {
-      assertThatThrownBy(() -> TestBackends.unavailable(Map.of(), console, "V is not set", "set V=x"))
-          .isInstanceOf(TestAbortedException.class).hasMessageContaining("V is not set; set V=x");
+      assertThatThrownBy(
+              () -> TestBackends.unavailable(Map.of(), console, "V is not set", "set V=x"))
+          .isInstanceOf(TestAbortedException.class)
+          .hasMessageContaining("V is not set; set V=x");
     }
     assertThat(out.toString(StandardCharsets.UTF_8))
         .isEqualTo("SKIPPED TestBackendsTest: V is not set; set V=x" + System.lineSeparator());
@@ -56,8 +61,11 @@ class TestBackendsTest {
   void underCiAMissingServiceFails() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     PrintStream console = new PrintStream(out, true, StandardCharsets.UTF_8);
-    assertThatThrownBy(() -> TestBackends.unavailable(Map.of("CI", "true"), console, "V is not set", "set V=x"))
-        .isInstanceOf(AssertionFailedError.class).hasMessageContaining("V is not set; set V=x")
+    assertThatThrownBy(
+            () ->
+                TestBackends.unavailable(Map.of("CI", "true"), console, "V is not set", "set V=x"))
+        .isInstanceOf(AssertionFailedError.class)
+        .hasMessageContaining("V is not set; set V=x")
         .hasMessageContaining("CI=true");
     assertThat(out.size()).isZero();
   }

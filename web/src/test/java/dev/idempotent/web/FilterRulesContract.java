@@ -40,8 +40,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Every rule of the filter, over HTTP against a real embedded container. A subclass names the container and the
- * store; all run the same tests.
+ * Every rule of the filter, over HTTP against a real embedded container. A subclass names the
+ * container and the store; all run the same tests.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -64,26 +64,73 @@ abstract class FilterRulesContract {
   void startServer() throws Exception {
     store = store();
     Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
-    IdempotencyFilter main = IdempotencyFilter.builder().idempotency(idem).paths("/api/*", "/open/*")
-        .keyRequired("/api/*").maxRequestBodyBytes(LIMIT).maxResponseBodyBytes(LIMIT).build();
-    IdempotencyFilter waiting = IdempotencyFilter.builder().idempotency(idem).paths("/wait/*")
-        .onInProgress(OnInProgress.WAIT).build();
-    IdempotencyFilter down = IdempotencyFilter.builder().paths("/down/*").retryAfter(Duration.ofSeconds(3))
-        .idempotency(Idempotency.create(IdempotencyConfig.builder().defaultStore(new DownStore()).build())).build();
-    IdempotencyFilter downOpen = IdempotencyFilter.builder().paths("/downopen/*")
-        .idempotency(Idempotency.create(IdempotencyConfig.builder().defaultStore(new DownStore())
-            .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN).build())).build();
-    IdempotencyFilter forms = IdempotencyFilter.builder().idempotency(idem).paths("/form-a/*")
-        .submitTokenPaths("/form-a/submit").build();
-    IdempotencyFilter rejecting = IdempotencyFilter.builder().idempotency(idem).paths("/form-r/*")
-        .submitTokenPaths("/form-r/submit").onDuplicateSubmit(OnDuplicate.REJECT).build();
-    IdempotencyFilter shortLived = IdempotencyFilter.builder().idempotency(idem).paths("/form-t/*")
-        .submitTokenPaths("/form-t/submit").submitTokenTtl(Duration.ofSeconds(1)).build();
+    IdempotencyFilter main =
+        IdempotencyFilter.builder()
+            .idempotency(idem)
+            .paths("/api/*", "/open/*")
+            .keyRequired("/api/*")
+            .maxRequestBodyBytes(LIMIT)
+            .maxResponseBodyBytes(LIMIT)
+            .build();
+    IdempotencyFilter waiting =
+        IdempotencyFilter.builder()
+            .idempotency(idem)
+            .paths("/wait/*")
+            .onInProgress(OnInProgress.WAIT)
+            .build();
+    IdempotencyFilter down =
+        IdempotencyFilter.builder()
+            .paths("/down/*")
+            .retryAfter(Duration.ofSeconds(3))
+            .idempotency(
+                Idempotency.create(
+                    IdempotencyConfig.builder().defaultStore(new DownStore()).build()))
+            .build();
+    IdempotencyFilter downOpen =
+        IdempotencyFilter.builder()
+            .paths("/downopen/*")
+            .idempotency(
+                Idempotency.create(
+                    IdempotencyConfig.builder()
+                        .defaultStore(new DownStore())
+                        .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN)
+                        .build()))
+            .build();
+    IdempotencyFilter forms =
+        IdempotencyFilter.builder()
+            .idempotency(idem)
+            .paths("/form-a/*")
+            .submitTokenPaths("/form-a/submit")
+            .build();
+    IdempotencyFilter rejecting =
+        IdempotencyFilter.builder()
+            .idempotency(idem)
+            .paths("/form-r/*")
+            .submitTokenPaths("/form-r/submit")
+            .onDuplicateSubmit(OnDuplicate.REJECT)
+            .build();
+    IdempotencyFilter shortLived =
+        IdempotencyFilter.builder()
+            .idempotency(idem)
+            .paths("/form-t/*")
+            .submitTokenPaths("/form-t/submit")
+            .submitTokenTtl(Duration.ofSeconds(1))
+            .build();
     app.tokenIssuers.put("/form-a", forms);
     app.tokenIssuers.put("/form-r", rejecting);
     app.tokenIssuers.put("/form-t", shortLived);
-    server = start(List.of(new TestApp.TestAuthentication(), main, waiting, down, downOpen, forms, rejecting,
-        shortLived), app);
+    server =
+        start(
+            List.of(
+                new TestApp.TestAuthentication(),
+                main,
+                waiting,
+                down,
+                downOpen,
+                forms,
+                rejecting,
+                shortLived),
+            app);
   }
 
   @AfterAll
@@ -107,16 +154,19 @@ abstract class FilterRulesContract {
 
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(first.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
-    assertThat(first.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c).startsWith("seen="));
+    assertThat(first.headers().firstValue("Set-Cookie"))
+        .hasValueSatisfying(c -> assertThat(c).startsWith("seen="));
     assertThat(first.headers().firstValue("X-Trace")).hasValue("run-1");
     assertThat(first.body()).hasSize(256 + 1 + body.length + 1);
 
     assertThat(again.statusCode()).isEqualTo(201);
     assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
     assertThat(again.body()).isEqualTo(first.body());
-    assertThat(again.headers().allValues("Location")).isEqualTo(first.headers().allValues("Location"))
+    assertThat(again.headers().allValues("Location"))
+        .isEqualTo(first.headers().allValues("Location"))
         .containsExactly("/orders/1?x=%20y");
-    assertThat(again.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+    assertThat(again.headers().firstValue("Content-Type"))
+        .isEqualTo(first.headers().firstValue("Content-Type"));
     assertThat(again.headers().firstValue("Set-Cookie")).isEmpty();
     assertThat(again.headers().firstValue("X-Trace")).isEmpty();
     assertThat(app.runs("/api/orders")).isEqualTo(1);
@@ -129,8 +179,11 @@ abstract class FilterRulesContract {
     HttpResponse<byte[]> again = post("/api/text", key, new byte[0], "text/plain");
     assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo("zażółć run 1");
     assertThat(again.body()).isEqualTo(first.body());
-    assertThat(again.headers().firstValue("Content-Type")).hasValueSatisfying(
-        ct -> assertThat(ct.toLowerCase().replace(" ", "")).isEqualTo("text/plain;charset=utf-8"));
+    assertThat(again.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(
+            ct ->
+                assertThat(ct.toLowerCase().replace(" ", ""))
+                    .isEqualTo("text/plain;charset=utf-8"));
     assertThat(app.runs("/api/text")).isEqualTo(1);
   }
 
@@ -141,7 +194,8 @@ abstract class FilterRulesContract {
     HttpResponse<byte[]> again = post("/api/redirect", key, new byte[0], "text/plain");
     assertThat(first.statusCode()).isEqualTo(303);
     assertThat(again.statusCode()).isEqualTo(303);
-    assertThat(again.headers().allValues("Location")).isEqualTo(first.headers().allValues("Location"));
+    assertThat(again.headers().allValues("Location"))
+        .isEqualTo(first.headers().allValues("Location"));
     assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
     assertThat(app.runs("/api/redirect")).isEqualTo(1);
   }
@@ -158,14 +212,29 @@ abstract class FilterRulesContract {
   @Test
   void badKeysAre400ProblemsAndNothingRuns() throws Exception {
     int before = app.runs("/api/bad");
-    assertProblem(send(request("/api/bad").header("Idempotency-Key", "a").header("Idempotency-Key", "b")
-        .POST(HttpRequest.BodyPublishers.noBody())), 400, "idempotency-key-invalid");
-    assertProblem(post("/api/bad", "\"\"", new byte[0], "text/plain"), 400, "idempotency-key-invalid");
-    assertProblem(post("/api/bad", "x".repeat(256), new byte[0], "text/plain"), 400, "idempotency-key-invalid");
-    assertProblem(post("/api/bad", "\"unterminated", new byte[0], "text/plain"), 400, "idempotency-key-invalid");
-    assertProblem(post("/api/bad", "a, b", new byte[0], "text/plain"), 400, "idempotency-key-invalid");
+    assertProblem(
+        send(
+            request("/api/bad")
+                .header("Idempotency-Key", "a")
+                .header("Idempotency-Key", "b")
+                .POST(HttpRequest.BodyPublishers.noBody())),
+        400,
+        "idempotency-key-invalid");
+    assertProblem(
+        post("/api/bad", "\"\"", new byte[0], "text/plain"), 400, "idempotency-key-invalid");
+    assertProblem(
+        post("/api/bad", "x".repeat(256), new byte[0], "text/plain"),
+        400,
+        "idempotency-key-invalid");
+    assertProblem(
+        post("/api/bad", "\"unterminated", new byte[0], "text/plain"),
+        400,
+        "idempotency-key-invalid");
+    assertProblem(
+        post("/api/bad", "a, b", new byte[0], "text/plain"), 400, "idempotency-key-invalid");
     assertThat(rawStatusLineAndBody("/api/bad", "Idempotency-Key: caf\u00e9\r\n"))
-        .startsWith("HTTP/1.1 400").contains(PROBLEM_BASE + "idempotency-key-invalid");
+        .startsWith("HTTP/1.1 400")
+        .contains(PROBLEM_BASE + "idempotency-key-invalid");
     String longest = (newKey() + "x".repeat(255)).substring(0, 255);
     HttpResponse<byte[]> accepted = post("/api/bad", longest, new byte[0], "text/plain");
     assertThat(accepted.statusCode()).isEqualTo(200);
@@ -175,10 +244,14 @@ abstract class FilterRulesContract {
 
   @Test
   void aMissingKeyIs400WhereRequiredAndPassesThroughElsewhere() throws Exception {
-    assertProblem(send(request("/api/plain").POST(HttpRequest.BodyPublishers.noBody())), 400,
+    assertProblem(
+        send(request("/api/plain").POST(HttpRequest.BodyPublishers.noBody())),
+        400,
         "idempotency-key-missing");
-    HttpResponse<byte[]> open1 = send(request("/open/plain").POST(HttpRequest.BodyPublishers.noBody()));
-    HttpResponse<byte[]> open2 = send(request("/open/plain").POST(HttpRequest.BodyPublishers.noBody()));
+    HttpResponse<byte[]> open1 =
+        send(request("/open/plain").POST(HttpRequest.BodyPublishers.noBody()));
+    HttpResponse<byte[]> open2 =
+        send(request("/open/plain").POST(HttpRequest.BodyPublishers.noBody()));
     assertThat(open1.statusCode()).isEqualTo(200);
     assertThat(open2.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
     assertThat(app.runs("/open/plain")).isEqualTo(2);
@@ -188,8 +261,11 @@ abstract class FilterRulesContract {
   void otherMethodsPassThroughUntouched() throws Exception {
     String key = newKey();
     for (int i = 0; i < 2; i++) {
-      HttpResponse<byte[]> r = send(request("/api/put").header("Idempotency-Key", key)
-          .PUT(HttpRequest.BodyPublishers.ofString("x")));
+      HttpResponse<byte[]> r =
+          send(
+              request("/api/put")
+                  .header("Idempotency-Key", key)
+                  .PUT(HttpRequest.BodyPublishers.ofString("x")));
       assertThat(r.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
     }
     assertThat(app.runs("/api/put")).isEqualTo(2);
@@ -199,11 +275,21 @@ abstract class FilterRulesContract {
   void theSameKeyWithAnotherRequestIs422() throws Exception {
     String key = newKey();
     post("/api/mismatch", key, "a".getBytes(), "text/plain");
-    assertProblem(post("/api/mismatch", key, "b".getBytes(), "text/plain"), 422, "idempotency-key-reused");
-    assertProblem(post("/api/mismatch", key, "a".getBytes(), "application/json"), 422, "idempotency-key-reused");
-    assertProblem(post("/api/mismatch?page=2", key, "a".getBytes(), "text/plain"), 422, "idempotency-key-reused");
-    assertThat(post("/api/mismatch", key, "a".getBytes(), "text/plain").headers()
-        .firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+    assertProblem(
+        post("/api/mismatch", key, "b".getBytes(), "text/plain"), 422, "idempotency-key-reused");
+    assertProblem(
+        post("/api/mismatch", key, "a".getBytes(), "application/json"),
+        422,
+        "idempotency-key-reused");
+    assertProblem(
+        post("/api/mismatch?page=2", key, "a".getBytes(), "text/plain"),
+        422,
+        "idempotency-key-reused");
+    assertThat(
+            post("/api/mismatch", key, "a".getBytes(), "text/plain")
+                .headers()
+                .firstValue(IdempotencyFilter.REPLAYED_HEADER))
+        .hasValue("true");
     assertThat(app.runs("/api/mismatch")).isEqualTo(1);
   }
 
@@ -249,12 +335,18 @@ abstract class FilterRulesContract {
   @Test
   void aBodyOverTheLimitIs413WithOrWithoutContentLength() throws Exception {
     byte[] big = new byte[LIMIT + 1];
-    assertProblem(post("/api/large", newKey(), big, "application/octet-stream"), 413, "request-too-large");
-    HttpResponse<byte[]> chunked = send(request("/api/large").header("Idempotency-Key", newKey())
-        .header("Content-Type", "application/octet-stream")
-        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))));
+    assertProblem(
+        post("/api/large", newKey(), big, "application/octet-stream"), 413, "request-too-large");
+    HttpResponse<byte[]> chunked =
+        send(
+            request("/api/large")
+                .header("Idempotency-Key", newKey())
+                .header("Content-Type", "application/octet-stream")
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))));
     assertProblem(chunked, 413, "request-too-large");
-    assertThat(post("/api/large", newKey(), new byte[LIMIT], "application/octet-stream").statusCode())
+    assertThat(
+            post("/api/large", newKey(), new byte[LIMIT], "application/octet-stream").statusCode())
         .isEqualTo(200);
     assertThat(app.runs("/api/large")).isEqualTo(1);
   }
@@ -262,8 +354,10 @@ abstract class FilterRulesContract {
   @Test
   void aResponseOverTheLimitIsSentWholeButNotRecorded() throws Exception {
     String key = newKey();
-    HttpResponse<byte[]> first = post("/api/big?bytes=" + (LIMIT * 2 + 7), key, new byte[0], "text/plain");
-    HttpResponse<byte[]> again = post("/api/big?bytes=" + (LIMIT * 2 + 7), key, new byte[0], "text/plain");
+    HttpResponse<byte[]> first =
+        post("/api/big?bytes=" + (LIMIT * 2 + 7), key, new byte[0], "text/plain");
+    HttpResponse<byte[]> again =
+        post("/api/big?bytes=" + (LIMIT * 2 + 7), key, new byte[0], "text/plain");
     assertThat(first.body()).hasSize(LIMIT * 2 + 7);
     assertThat(again.body()).hasSize(LIMIT * 2 + 7);
     assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
@@ -273,8 +367,10 @@ abstract class FilterRulesContract {
   @Test
   void aRepeatWhileTheFirstRunsIs409WithAShortRetryAfter() throws Exception {
     String key = newKey();
-    CompletableFuture<HttpResponse<byte[]>> slow = http.sendAsync(postRequest("/api/slow?hold=1500", key,
-        new byte[0], "text/plain").build(), HttpResponse.BodyHandlers.ofByteArray());
+    CompletableFuture<HttpResponse<byte[]>> slow =
+        http.sendAsync(
+            postRequest("/api/slow?hold=1500", key, new byte[0], "text/plain").build(),
+            HttpResponse.BodyHandlers.ofByteArray());
     awaitRuns("/api/slow", 1);
     HttpResponse<byte[]> busy = post("/api/slow?hold=1500", key, new byte[0], "text/plain");
     assertProblem(busy, 409, "request-in-progress");
@@ -290,8 +386,10 @@ abstract class FilterRulesContract {
     String key = newKey();
     List<CompletableFuture<HttpResponse<byte[]>>> all = new ArrayList<>();
     for (int i = 0; i < 64; i++) {
-      all.add(http.sendAsync(postRequest("/api/concurrent?ms=300", key, "same".getBytes(), "text/plain").build(),
-          HttpResponse.BodyHandlers.ofByteArray()));
+      all.add(
+          http.sendAsync(
+              postRequest("/api/concurrent?ms=300", key, "same".getBytes(), "text/plain").build(),
+              HttpResponse.BodyHandlers.ofByteArray()));
     }
     int executed = 0;
     int answeredOtherwise = 0;
@@ -320,8 +418,10 @@ abstract class FilterRulesContract {
     String key = newKey();
     List<CompletableFuture<HttpResponse<byte[]>>> all = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
-      all.add(http.sendAsync(postRequest("/wait/slow?ms=300", key, new byte[0], "text/plain").build(),
-          HttpResponse.BodyHandlers.ofByteArray()));
+      all.add(
+          http.sendAsync(
+              postRequest("/wait/slow?ms=300", key, new byte[0], "text/plain").build(),
+              HttpResponse.BodyHandlers.ofByteArray()));
     }
     for (CompletableFuture<HttpResponse<byte[]>> f : all) {
       HttpResponse<byte[]> r = f.get(30, TimeUnit.SECONDS);
@@ -334,12 +434,16 @@ abstract class FilterRulesContract {
   @Test
   void oneCallersKeyNeverReplaysAnotherCallersResponse() throws Exception {
     String key = newKey();
-    HttpResponse<byte[]> alice = send(postRequest("/api/mine", key, new byte[0], "text/plain")
-        .header("X-Test-User", "alice"));
-    HttpResponse<byte[]> bob = send(postRequest("/api/mine", key, new byte[0], "text/plain")
-        .header("X-Test-User", "bob"));
-    HttpResponse<byte[]> aliceAgain = send(postRequest("/api/mine", key, new byte[0], "text/plain")
-        .header("X-Test-User", "alice"));
+    HttpResponse<byte[]> alice =
+        send(
+            postRequest("/api/mine", key, new byte[0], "text/plain")
+                .header("X-Test-User", "alice"));
+    HttpResponse<byte[]> bob =
+        send(postRequest("/api/mine", key, new byte[0], "text/plain").header("X-Test-User", "bob"));
+    HttpResponse<byte[]> aliceAgain =
+        send(
+            postRequest("/api/mine", key, new byte[0], "text/plain")
+                .header("X-Test-User", "alice"));
     assertThat(new String(alice.body())).isEqualTo("ran 1");
     assertThat(new String(bob.body())).isEqualTo("ran 2");
     assertThat(bob.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
@@ -375,12 +479,15 @@ abstract class FilterRulesContract {
     HttpResponse<byte[]> first = submit(user, "/form-a", token, "qty=2&note=caf%C3%A9+au+lait");
     HttpResponse<byte[]> again = submit(user, "/form-a", token, "qty=2&note=caf%C3%A9+au+lait");
     assertThat(first.statusCode()).isEqualTo(303);
-    assertThat(first.headers().firstValue("Location")).hasValueSatisfying(
-        l -> assertThat(l).endsWith("?qty=2&note=caf%C3%A9+au+lait"));
+    assertThat(first.headers().firstValue("Location"))
+        .hasValueSatisfying(l -> assertThat(l).endsWith("?qty=2&note=caf%C3%A9+au+lait"));
     assertThat(again.statusCode()).isEqualTo(303);
-    assertThat(again.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+    assertThat(again.headers().firstValue("Location"))
+        .isEqualTo(first.headers().firstValue("Location"));
     assertThat(again.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
-    assertThat(app.runs("/form-a/submit")).as("the repeat did not run").isEqualTo(orderNumber(first));
+    assertThat(app.runs("/form-a/submit"))
+        .as("the repeat did not run")
+        .isEqualTo(orderNumber(first));
   }
 
   /** The run count the submit saw, from the order number in its redirect. */
@@ -395,9 +502,14 @@ abstract class FilterRulesContract {
   void theTokenMayComeInAHeader() throws Exception {
     HttpClient user = client(new CookieManager());
     String token = issue(user, "/form-a");
-    HttpResponse<byte[]> r = user.send(request("/form-a/submit").header("Submit-Token", token)
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("qty=3")).build(), HttpResponse.BodyHandlers.ofByteArray());
+    HttpResponse<byte[]> r =
+        user.send(
+            request("/form-a/submit")
+                .header("Submit-Token", token)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("qty=3"))
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
     assertThat(r.statusCode()).isEqualTo(303);
   }
 
@@ -429,9 +541,15 @@ abstract class FilterRulesContract {
   void aMissingTokenIs400() throws Exception {
     HttpClient user = client(new CookieManager());
     issue(user, "/form-a");
-    assertProblem(user.send(request("/form-a/submit").header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("qty=1")).build(), HttpResponse.BodyHandlers.ofByteArray()),
-        400, "submit-token-missing");
+    assertProblem(
+        user.send(
+            request("/form-a/submit")
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("qty=1"))
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray()),
+        400,
+        "submit-token-missing");
   }
 
   @Test
@@ -441,8 +559,10 @@ abstract class FilterRulesContract {
     int before = app.runs("/form-a/submit");
     List<CompletableFuture<HttpResponse<byte[]>>> all = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
-      all.add(user.sendAsync(submitRequest("/form-a", token, "qty=5", "?ms=300").build(),
-          HttpResponse.BodyHandlers.ofByteArray()));
+      all.add(
+          user.sendAsync(
+              submitRequest("/form-a", token, "qty=5", "?ms=300").build(),
+              HttpResponse.BodyHandlers.ofByteArray()));
     }
     List<Optional<String>> locations = new ArrayList<>();
     for (CompletableFuture<HttpResponse<byte[]>> f : all) {
@@ -464,7 +584,8 @@ abstract class FilterRulesContract {
     HttpResponse<byte[]> corrected = submit(user, "/form-a", token, "qty=4");
     assertThat(corrected.statusCode()).isEqualTo(303);
     assertThat(corrected.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
-    assertThat(corrected.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).contains("qty=4"));
+    assertThat(corrected.headers().firstValue("Location"))
+        .hasValueSatisfying(l -> assertThat(l).contains("qty=4"));
   }
 
   @Test
@@ -479,25 +600,34 @@ abstract class FilterRulesContract {
   // ---- helpers ----
 
   private String issue(HttpClient user, String prefix) throws Exception {
-    HttpResponse<String> r = user.send(request(prefix + "/form?scene=" + prefix + "/submit").GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        user.send(
+            request(prefix + "/form?scene=" + prefix + "/submit").GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).matches("[A-Za-z0-9_-]{32}");
     return r.body();
   }
 
-  private HttpResponse<byte[]> submit(HttpClient user, String prefix, String token, String form) throws Exception {
-    return user.send(submitRequest(prefix, token, form, "").build(), HttpResponse.BodyHandlers.ofByteArray());
+  private HttpResponse<byte[]> submit(HttpClient user, String prefix, String token, String form)
+      throws Exception {
+    return user.send(
+        submitRequest(prefix, token, form, "").build(), HttpResponse.BodyHandlers.ofByteArray());
   }
 
-  private HttpRequest.Builder submitRequest(String prefix, String token, String form, String query) {
-    return request(prefix + "/submit" + query).header("Content-Type", "application/x-www-form-urlencoded")
+  private HttpRequest.Builder submitRequest(
+      String prefix, String token, String form, String query) {
+    return request(prefix + "/submit" + query)
+        .header("Content-Type", "application/x-www-form-urlencoded")
         .POST(HttpRequest.BodyPublishers.ofString("_submit_token=" + token + "&" + form));
   }
 
   static HttpClient client(CookieManager cookies) {
-    HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5)).followRedirects(HttpClient.Redirect.NEVER);
+    HttpClient.Builder b =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .followRedirects(HttpClient.Redirect.NEVER);
     if (cookies != null) {
       b.cookieHandler(cookies);
     }
@@ -508,12 +638,16 @@ abstract class FilterRulesContract {
     return HttpRequest.newBuilder(server.base().resolve(path)).timeout(Duration.ofSeconds(30));
   }
 
-  private HttpRequest.Builder postRequest(String path, String key, byte[] body, String contentType) {
-    return request(path).header("Idempotency-Key", key).header("Content-Type", contentType)
+  private HttpRequest.Builder postRequest(
+      String path, String key, byte[] body, String contentType) {
+    return request(path)
+        .header("Idempotency-Key", key)
+        .header("Content-Type", contentType)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
   }
 
-  private HttpResponse<byte[]> post(String path, String key, byte[] body, String contentType) throws Exception {
+  private HttpResponse<byte[]> post(String path, String key, byte[] body, String contentType)
+      throws Exception {
     return send(postRequest(path, key, body, contentType));
   }
 
@@ -522,8 +656,10 @@ abstract class FilterRulesContract {
     try {
       return http.send(built, HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {
-      // The client reused a pooled connection the server had just closed (after a 413, say): not one response byte
-      // came back, so the server never handled the request and sending it again is no second request.
+      // The client reused a pooled connection the server had just closed (after a 413, say): not
+      // one response byte
+      // came back, so the server never handled the request and sending it again is no second
+      // request.
       if (e.getMessage() == null || !e.getMessage().contains("received no bytes")) {
         throw e;
       }
@@ -537,8 +673,13 @@ abstract class FilterRulesContract {
     try (Socket s = new Socket(base.getHost(), base.getPort())) {
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
-      out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n"
-          + headerLines + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      out.write(
+          ("POST "
+                  + path
+                  + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n"
+                  + headerLines
+                  + "\r\n")
+              .getBytes(StandardCharsets.ISO_8859_1));
       out.flush();
       InputStream in = s.getInputStream();
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -557,8 +698,11 @@ abstract class FilterRulesContract {
     String body = new String(r.body(), StandardCharsets.UTF_8);
     assertThat(r.statusCode()).as(body).isEqualTo(status);
     assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-    assertThat(body).contains("\"type\":\"" + PROBLEM_BASE + slug + "\"").contains("\"status\":" + status)
-        .contains("\"title\":\"").contains("\"detail\":\"");
+    assertThat(body)
+        .contains("\"type\":\"" + PROBLEM_BASE + slug + "\"")
+        .contains("\"status\":" + status)
+        .contains("\"title\":\"")
+        .contains("\"detail\":\"");
   }
 
   private static String newKey() {

@@ -20,7 +20,10 @@ import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** A filter declared as in {@code web.xml}: settings from init-parameters and {@code idempotent.web.*} properties. */
+/**
+ * A filter declared as in {@code web.xml}: settings from init-parameters and {@code
+ * idempotent.web.*} properties.
+ */
 class InitParametersTest {
   @AfterEach
   void tearDown() {
@@ -31,7 +34,10 @@ class InitParametersTest {
 
   @Test
   void aContainerMadeFilterReadsInitParametersOverProperties() throws Exception {
-    Idempotency.install(IdempotencyConfig.builder().defaultStore(CaffeineIdempotencyStore.builder().build()).build());
+    Idempotency.install(
+        IdempotencyConfig.builder()
+            .defaultStore(CaffeineIdempotencyStore.builder().build())
+            .build());
     System.setProperty("idempotent.web.retry-after", "4s");
     System.setProperty("idempotent.web.key-required-paths", "/nowhere");
     FilterHolder holder = new FilterHolder(IdempotencyFilter.class);
@@ -40,12 +46,19 @@ class InitParametersTest {
     TestApp app = new TestApp();
     try (TestServer server = TestServer.jettyWith(List.of(holder), app)) {
       HttpClient http = FilterRulesContract.client(null);
-      HttpResponse<byte[]> missing = http.send(HttpRequest.newBuilder(server.base().resolve("/api/x"))
-          .PUT(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofByteArray());
+      HttpResponse<byte[]> missing =
+          http.send(
+              HttpRequest.newBuilder(server.base().resolve("/api/x"))
+                  .PUT(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofByteArray());
       FilterRulesContract.assertProblem(missing, 400, "idempotency-key-missing");
 
-      HttpRequest slow = HttpRequest.newBuilder(server.base().resolve("/api/slow?hold=1500"))
-          .header("Idempotency-Key", "k-1").PUT(HttpRequest.BodyPublishers.noBody()).build();
+      HttpRequest slow =
+          HttpRequest.newBuilder(server.base().resolve("/api/slow?hold=1500"))
+              .header("Idempotency-Key", "k-1")
+              .PUT(HttpRequest.BodyPublishers.noBody())
+              .build();
       var first = http.sendAsync(slow, HttpResponse.BodyHandlers.ofByteArray());
       while (app.runs("/api/slow") == 0) {
         Thread.sleep(5);
@@ -60,12 +73,17 @@ class InitParametersTest {
   @Test
   void anUnknownOrBadSettingFailsInitNamingIt() {
     assertThatThrownBy(() -> new IdempotencyFilter().init(config(Map.of("retry-afterr", "1s"))))
-        .isInstanceOf(ServletException.class).hasMessageContaining("retry-afterr").hasMessageContaining("retry-after");
-    assertThatThrownBy(() -> new IdempotencyFilter().init(config(Map.of("max-request-body", "lots"))))
-        .isInstanceOf(ServletException.class).hasMessageContaining("max-request-body=lots");
+        .isInstanceOf(ServletException.class)
+        .hasMessageContaining("retry-afterr")
+        .hasMessageContaining("retry-after");
+    assertThatThrownBy(
+            () -> new IdempotencyFilter().init(config(Map.of("max-request-body", "lots"))))
+        .isInstanceOf(ServletException.class)
+        .hasMessageContaining("max-request-body=lots");
     assertThatThrownBy(() -> IdempotencyFilter.builder().replayedHeaders("Set-Cookie"))
         .hasMessageContaining("Set-Cookie is never replayed");
-    assertThatThrownBy(() -> IdempotencyFilter.builder().paths("api/*")).hasMessageContaining("'api/*'");
+    assertThatThrownBy(() -> IdempotencyFilter.builder().paths("api/*"))
+        .hasMessageContaining("'api/*'");
   }
 
   private static FilterConfig config(Map<String, String> params) {

@@ -9,8 +9,9 @@ import jakarta.servlet.http.HttpServlet;
 import java.util.List;
 
 /**
- * The filter's rules on the JDBC store on PostgreSQL ({@code IDEMPOTENT_POSTGRES_URL}). On Jetty only: the
- * container's part is proved by the memory-store tests on both containers, the store's part here.
+ * The filter's rules on the JDBC store on PostgreSQL ({@code IDEMPOTENT_POSTGRES_URL}). On Jetty
+ * only: the container's part is proved by the memory-store tests on both containers, the store's
+ * part here.
  */
 class JettyPostgresFilterTest extends FilterRulesContract {
   private HikariDataSource pool;
@@ -23,11 +24,18 @@ class JettyPostgresFilterTest extends FilterRulesContract {
   @Override
   IdempotencyStore store() {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(TestServices.require(TestServices.POSTGRES_VARIABLE,
-        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", 5432));
+    config.setJdbcUrl(
+        TestServices.require(
+            TestServices.POSTGRES_VARIABLE,
+            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+            5432));
     config.setMaximumPoolSize(10);
     config.setConnectionTimeout(5_000);
     pool = new HikariDataSource(config);
-    return JdbcIdempotencyStore.builder(pool).table("idempotency_web_test").createTable(true).closing(pool).build();
+    return JdbcIdempotencyStore.builder(pool)
+        .table("idempotency_web_test")
+        .createTable(true)
+        .closing(pool)
+        .build();
   }
 }

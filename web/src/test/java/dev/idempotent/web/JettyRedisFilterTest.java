@@ -10,8 +10,9 @@ import org.redisson.Redisson;
 import org.redisson.config.Config;
 
 /**
- * The filter's rules on the Redis store ({@code IDEMPOTENT_REDIS_URL}), under a key prefix of its own. On Jetty
- * only: the container's part is proved by the memory-store tests on both containers, the store's part here.
+ * The filter's rules on the Redis store ({@code IDEMPOTENT_REDIS_URL}), under a key prefix of its
+ * own. On Jetty only: the container's part is proved by the memory-store tests on both containers,
+ * the store's part here.
  */
 class JettyRedisFilterTest extends FilterRulesContract {
   @Override
@@ -22,10 +23,15 @@ class JettyRedisFilterTest extends FilterRulesContract {
   @Override
   IdempotencyStore store() {
     Config config = new Config();
-    config.useSingleServer()
-        .setAddress(TestServices.require(TestServices.REDIS_VARIABLE, "redis://127.0.0.1:6379", 6379))
-        .setConnectionMinimumIdleSize(2).setConnectionPoolSize(70);
+    config
+        .useSingleServer()
+        .setAddress(
+            TestServices.require(TestServices.REDIS_VARIABLE, "redis://127.0.0.1:6379", 6379))
+        .setConnectionMinimumIdleSize(2)
+        .setConnectionPoolSize(70);
     return RedissonIdempotencyStore.builder(Redisson.create(config))
-        .keyPrefix("idem-web-test:" + UUID.randomUUID() + ":").shutdownClientOnClose(true).build();
+        .keyPrefix("idem-web-test:" + UUID.randomUUID() + ":")
+        .shutdownClientOnClose(true)
+        .build();
   }
 }

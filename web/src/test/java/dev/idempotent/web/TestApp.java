@@ -24,6 +24,7 @@ final class TestApp extends HttpServlet {
   private static final long serialVersionUID = 1L;
 
   final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
   /** Filters by the scene prefix of the path they guard, to issue submit tokens from. */
   final Map<String, IdempotencyFilter> tokenIssuers = new ConcurrentHashMap<>();
 
@@ -37,7 +38,8 @@ final class TestApp extends HttpServlet {
   }
 
   @Override
-  protected void service(HttpServletRequest req, HttpServletResponse res) throws ServletException, IOException {
+  protected void service(HttpServletRequest req, HttpServletResponse res)
+      throws ServletException, IOException {
     String path = req.getRequestURI();
     String route = path.replaceAll("^/[^/]+", "");
     String scene = path.substring(0, path.length() - route.length());
@@ -123,8 +125,16 @@ final class TestApp extends HttpServlet {
         }
         int n = count(path);
         res.setStatus(303);
-        res.setHeader("Location", scene + "/orders/" + n + "?qty=" + qty + "&note="
-            + java.net.URLEncoder.encode(String.valueOf(req.getParameter("note")), StandardCharsets.UTF_8));
+        res.setHeader(
+            "Location",
+            scene
+                + "/orders/"
+                + n
+                + "?qty="
+                + qty
+                + "&note="
+                + java.net.URLEncoder.encode(
+                    String.valueOf(req.getParameter("note")), StandardCharsets.UTF_8));
       }
       default -> {
         int n = count(path);
@@ -145,7 +155,10 @@ final class TestApp extends HttpServlet {
     }
   }
 
-  /** Makes the {@code X-Test-User} header the request's principal, as an authentication filter would. */
+  /**
+   * Makes the {@code X-Test-User} header the request's principal, as an authentication filter
+   * would.
+   */
   static final class TestAuthentication implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
@@ -157,17 +170,19 @@ final class TestApp extends HttpServlet {
         return;
       }
       Principal principal = () -> user;
-      chain.doFilter(new HttpServletRequestWrapper(http) {
-        @Override
-        public Principal getUserPrincipal() {
-          return principal;
-        }
+      chain.doFilter(
+          new HttpServletRequestWrapper(http) {
+            @Override
+            public Principal getUserPrincipal() {
+              return principal;
+            }
 
-        @Override
-        public String getRemoteUser() {
-          return user;
-        }
-      }, res);
+            @Override
+            public String getRemoteUser() {
+              return user;
+            }
+          },
+          res);
     }
   }
 }

@@ -22,11 +22,14 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * A real embedded servlet container on 127.0.0.1 and a free port: filters on {@code /*} for requests and error
- * dispatches, one servlet on {@code /*}.
+ * A real embedded servlet container on 127.0.0.1 and a free port: filters on {@code /*} for
+ * requests and error dispatches, one servlet on {@code /*}.
  */
 interface TestServer extends AutoCloseable {
-  /** The error page for 404, inside the filter's paths: the filters are mapped to error dispatches too. */
+  /**
+   * The error page for 404, inside the filter's paths: the filters are mapped to error dispatches
+   * too.
+   */
   String ERROR_PAGE = "/api/error-page";
 
   URI base();
@@ -42,7 +45,10 @@ interface TestServer extends AutoCloseable {
     return jettyWith(holders, app);
   }
 
-  /** Jetty with filters the container instantiates and initialises, as {@code web.xml} would declare them. */
+  /**
+   * Jetty with filters the container instantiates and initialises, as {@code web.xml} would declare
+   * them.
+   */
   static TestServer jettyWith(List<FilterHolder> filters, HttpServlet app) throws Exception {
     Server server = new Server();
     ServerConnector connector = new ServerConnector(server);

@@ -5,9 +5,9 @@ import java.util.Optional;
 
 /**
  * Where the store-backed tests find their services: {@code IDEMPOTENT_REDIS_URL} and {@code
- * IDEMPOTENT_POSTGRES_URL}, else the local server on its standard port when it answers. When neither is there the
- * test fails on CI ({@code CI=true}) and is skipped elsewhere with a {@code SKIPPED} console line naming the
- * variable (see {@link TestBackends}).
+ * IDEMPOTENT_POSTGRES_URL}, else the local server on its standard port when it answers. When
+ * neither is there the test fails on CI ({@code CI=true}) and is skipped elsewhere with a {@code
+ * SKIPPED} console line naming the variable (see {@link TestBackends}).
  */
 final class TestServices {
   static final String REDIS_VARIABLE = "IDEMPOTENT_REDIS_URL";
@@ -15,7 +15,10 @@ final class TestServices {
 
   private TestServices() {}
 
-  /** The variable's URL, else {@code localUrl} when something answers on {@code 127.0.0.1:localPort}. */
+  /**
+   * The variable's URL, else {@code localUrl} when something answers on {@code
+   * 127.0.0.1:localPort}.
+   */
   static String require(String variable, String localUrl, int localPort) {
     Optional<String> url = TestBackends.configuredOrLocal(variable, localUrl, localPort);
     if (url.isEmpty()) {

@@ -49,9 +49,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * The code of docs/web.md and docs/configuration.md between its markers, run: the pages show these regions
- * (checked by the examples module's {@code DocsSnippetsTest}); and the page's {@code web.xml} block, read from
- * docs/web.md, declares a filter that works.
+ * The code of docs/web.md and docs/configuration.md between its markers, run: the pages show these
+ * regions (checked by the examples module's {@code DocsSnippetsTest}); and the page's {@code
+ * web.xml} block, read from docs/web.md, declares a filter that works.
  */
 class WebDocsTest {
   private static final Path DOCS = Path.of("").toAbsolutePath().getParent().resolve("docs");
@@ -75,11 +75,12 @@ class WebDocsTest {
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext servletContext) {
       // docs/web.md: installing the filter (begin)
-      IdempotencyFilter filter = IdempotencyFilter.builder()
-          .idempotency(Idempotency.install(config))    // default: Idempotency.global()
-          .keyRequired("/api/*")                       // 400 without a key there; elsewhere optional
-          .submitTokenPaths("/orders")                 // form posts here need a submit token
-          .build();
+      IdempotencyFilter filter =
+          IdempotencyFilter.builder()
+              .idempotency(Idempotency.install(config)) // default: Idempotency.global()
+              .keyRequired("/api/*") // 400 without a key there; elsewhere optional
+              .submitTokenPaths("/orders") // form posts here need a submit token
+              .build();
       servletContext.addFilter("idempotency", filter).addMappingForUrlPatterns(null, false, "/*");
       // docs/web.md: installing the filter (end)
     }
@@ -88,24 +89,29 @@ class WebDocsTest {
   /** The form page (with the page's token code), the form's target and an API resource. */
   private final class Shop extends HttpServlet {
     @Override
-    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    protected void doGet(HttpServletRequest request, HttpServletResponse response)
+        throws IOException {
       response.setContentType("text/html");
       PrintWriter out = response.getWriter();
       // docs/web.md: submit token (begin)
       // GET /: render the form
-      String token = IdempotencyFilter.of(request).issueSubmitToken(request, "/orders");  // scene = the post's path
+      String token =
+          IdempotencyFilter.of(request)
+              .issueSubmitToken(request, "/orders"); // scene = the post's path
       out.print("<input type=\"hidden\" name=\"_submit_token\" value=\"" + token + "\">");
       // docs/web.md: submit token (end)
     }
 
     @Override
-    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    protected void doPost(HttpServletRequest request, HttpServletResponse response)
+        throws IOException {
       response.setContentType("text/plain");
       response.getWriter().print(request.getRequestURI() + " placed " + orders.incrementAndGet());
     }
   }
 
-  private Server start(ServletContainerInitializer initializer, FilterHolder declared) throws Exception {
+  private Server start(ServletContainerInitializer initializer, FilterHolder declared)
+      throws Exception {
     Server server = new Server();
     ServerConnector connector = new ServerConnector(server);
     connector.setHost("127.0.0.1");
@@ -126,12 +132,16 @@ class WebDocsTest {
   }
 
   private static URI base(Server server) {
-    return URI.create("http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort());
+    return URI.create(
+        "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort());
   }
 
-  private static HttpResponse<String> post(HttpClient http, URI uri, String key, String form) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri).header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString(form));
+  private static HttpResponse<String> post(HttpClient http, URI uri, String key, String form)
+      throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form));
     if (key != null) {
       b.header("Idempotency-Key", key);
     }
@@ -140,8 +150,10 @@ class WebDocsTest {
 
   @Test
   void theFilterInstalledAsShownProtectsTheApiAndTheForm() throws Exception {
-    IdempotencyConfig config = IdempotencyConfig.builder().defaultStore(CaffeineIdempotencyStore.builder().build())
-        .build();
+    IdempotencyConfig config =
+        IdempotencyConfig.builder()
+            .defaultStore(CaffeineIdempotencyStore.builder().build())
+            .build();
     Server server = start(new FilterInstaller(config), null);
     try {
       HttpClient http = FilterRulesContract.client(new CookieManager());
@@ -155,12 +167,17 @@ class WebDocsTest {
 
       URI form = base(server).resolve("/orders");
       assertThat(post(http, form, null, "item=lamp").statusCode()).isEqualTo(400);
-      String page = http.send(HttpRequest.newBuilder(base(server).resolve("/")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
+      String page =
+          http.send(
+                  HttpRequest.newBuilder(base(server).resolve("/")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
       Matcher token = TOKEN.matcher(page);
       assertThat(token.find()).as("a token in %s", page).isTrue();
-      HttpResponse<String> placed = post(http, form, null, "item=lamp&_submit_token=" + token.group(1));
-      HttpResponse<String> twice = post(http, form, null, "item=lamp&_submit_token=" + token.group(1));
+      HttpResponse<String> placed =
+          post(http, form, null, "item=lamp&_submit_token=" + token.group(1));
+      HttpResponse<String> twice =
+          post(http, form, null, "item=lamp&_submit_token=" + token.group(1));
       assertThat(placed.body()).isEqualTo("/orders placed 2");
       assertThat(twice.body()).isEqualTo(placed.body());
       assertThat(orders).hasValue(2);
@@ -172,31 +189,42 @@ class WebDocsTest {
   @Test
   void theWebXmlOfThePageDeclaresAWorkingFilter() throws Exception {
     String page = Files.readString(DOCS.resolve("web.md"));
-    int marker = page.indexOf("<!-- tested-by: web/src/test/java/dev/idempotent/web/WebDocsTest.java -->");
-    assertThat(marker).as("the web.xml block of docs/web.md, marked as tested by this class").isNotNegative();
+    int marker =
+        page.indexOf("<!-- tested-by: web/src/test/java/dev/idempotent/web/WebDocsTest.java -->");
+    assertThat(marker)
+        .as("the web.xml block of docs/web.md, marked as tested by this class")
+        .isNotNegative();
     int start = page.indexOf("```xml\n", marker) + "```xml\n".length();
     String xml = page.substring(start, page.indexOf("```", start));
     Matcher filterClass = Pattern.compile("<filter-class>([^<]+)</filter-class>").matcher(xml);
     assertThat(filterClass.find()).isTrue();
     assertThat(filterClass.group(1)).isEqualTo(IdempotencyFilter.class.getName());
     assertThat(xml).contains("<url-pattern>/*</url-pattern>");
-    FilterHolder declared = new FilterHolder(
-        Class.forName(filterClass.group(1)).asSubclass(jakarta.servlet.Filter.class));
-    Matcher param = Pattern.compile("<param-name>([^<]+)</param-name><param-value>([^<]+)</param-value>")
-        .matcher(xml);
+    FilterHolder declared =
+        new FilterHolder(
+            Class.forName(filterClass.group(1)).asSubclass(jakarta.servlet.Filter.class));
+    Matcher param =
+        Pattern.compile("<param-name>([^<]+)</param-name><param-value>([^<]+)</param-value>")
+            .matcher(xml);
     int params = 0;
     while (param.find()) {
       declared.setInitParameter(param.group(1), param.group(2));
       params++;
     }
     assertThat(params).isEqualTo(2);
-    Idempotency.install(IdempotencyConfig.builder().defaultStore(CaffeineIdempotencyStore.builder().build()).build());
+    Idempotency.install(
+        IdempotencyConfig.builder()
+            .defaultStore(CaffeineIdempotencyStore.builder().build())
+            .build());
     Server server = start(null, declared);
     try {
       HttpClient http = FilterRulesContract.client(new CookieManager());
-      assertThat(post(http, base(server).resolve("/api/orders"), null, "item=book").statusCode()).isEqualTo(400);
-      assertThat(post(http, base(server).resolve("/orders"), null, "item=lamp").statusCode()).isEqualTo(400);
-      assertThat(post(http, base(server).resolve("/api/orders"), "k1", "item=book").statusCode()).isEqualTo(200);
+      assertThat(post(http, base(server).resolve("/api/orders"), null, "item=book").statusCode())
+          .isEqualTo(400);
+      assertThat(post(http, base(server).resolve("/orders"), null, "item=lamp").statusCode())
+          .isEqualTo(400);
+      assertThat(post(http, base(server).resolve("/api/orders"), "k1", "item=book").statusCode())
+          .isEqualTo(200);
     } finally {
       server.stop();
     }
@@ -218,8 +246,10 @@ class WebDocsTest {
   @Test
   void theProgrammaticConfigurationOfTheDocsInstallsBothStores() throws Exception {
     Config redis = new Config();
-    redis.useSingleServer().setAddress(TestServices.require(TestServices.REDIS_VARIABLE, "redis://127.0.0.1:6379",
-        6379));
+    redis
+        .useSingleServer()
+        .setAddress(
+            TestServices.require(TestServices.REDIS_VARIABLE, "redis://127.0.0.1:6379", 6379));
     RedissonClient redissonClient = Redisson.create(redis);
     HikariDataSource dataSource = new HikariDataSource();
     dataSource.setJdbcUrl("jdbc:h2:mem:docs-config;DB_CLOSE_DELAY=-1");
@@ -228,20 +258,25 @@ class WebDocsTest {
       JdbcIdempotencyStore.builder(dataSource).createTable(true).build().close();
 
       // docs/configuration.md: programmatic configuration (begin)
-      Idempotency.install(IdempotencyConfig.builder()
-          .defaultStore(RedissonIdempotencyStore.builder(redissonClient).build())
-          .store("ledger", JdbcIdempotencyStore.builder(dataSource).build())   // @Idempotent(store = "ledger")
-          .defaultTtl(Duration.ofHours(48))
-          .codec(ResultCodec.javaSerialization("com.example.orders.**"))
-          .listener(event -> metrics.count(event.type()))
-          .storeFailurePolicy(StoreFailurePolicy.FAIL_CLOSED)
-          .build());
+      Idempotency.install(
+          IdempotencyConfig.builder()
+              .defaultStore(RedissonIdempotencyStore.builder(redissonClient).build())
+              .store(
+                  "ledger",
+                  JdbcIdempotencyStore.builder(dataSource).build()) // @Idempotent(store = "ledger")
+              .defaultTtl(Duration.ofHours(48))
+              .codec(ResultCodec.javaSerialization("com.example.orders.**"))
+              .listener(event -> metrics.count(event.type()))
+              .storeFailurePolicy(StoreFailurePolicy.FAIL_CLOSED)
+              .build());
       // docs/configuration.md: programmatic configuration (end)
 
       AtomicInteger runs = new AtomicInteger();
       String scope = "docs.config." + UUID.randomUUID();
-      for (IdempotencyPolicy policy : List.of(IdempotencyPolicy.builder(scope).resultType(Integer.class).build(),
-          IdempotencyPolicy.builder(scope).store("ledger").resultType(Integer.class).build())) {
+      for (IdempotencyPolicy policy :
+          List.of(
+              IdempotencyPolicy.builder(scope).resultType(Integer.class).build(),
+              IdempotencyPolicy.builder(scope).store("ledger").resultType(Integer.class).build())) {
         int first = Idempotency.global().call(policy, "k1", runs::incrementAndGet);
         assertThat(Idempotency.global().call(policy, "k1", runs::incrementAndGet)).isEqualTo(first);
         assertThat(Idempotency.global().inspect(policy.store(), scope, "k1")).isPresent();

@@ -9,16 +9,18 @@ import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.reflect.MethodSignature;
 
 /**
- * The woven adapter: for every execution of an {@code @Idempotent} method it finds the method's cached
- * {@link MethodPlan} and hands the call to the executor. All semantics live in plain Java behind it.
+ * The woven adapter: for every execution of an {@code @Idempotent} method it finds the method's
+ * cached {@link MethodPlan} and hands the call to the executor. All semantics live in plain Java
+ * behind it.
  *
- * <p>Woven into users' classes by {@code aspectj-maven-plugin} with {@code idempotent-core} as an aspect library.
- * Execution join points are woven into the method body itself, so private, static, final and self-invoked
- * methods are covered; no proxy is involved.
+ * <p>Woven into users' classes by {@code aspectj-maven-plugin} with {@code idempotent-core} as an
+ * aspect library. Execution join points are woven into the method body itself, so private, static,
+ * final and self-invoked methods are covered; no proxy is involved.
  */
 @Aspect
 public class IdempotentAspect {
-  private final ConcurrentHashMap<JoinPoint.StaticPart, MethodPlan> plans = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<JoinPoint.StaticPart, MethodPlan> plans =
+      new ConcurrentHashMap<>();
 
   @Around("execution(@dev.idempotent.Idempotent * *(..))")
   public Object aroundIdempotentMethod(ProceedingJoinPoint pjp) throws Throwable {

@@ -28,10 +28,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 
 /**
- * Everything about one annotated method that does not change between calls, worked out on its first call:
- * the compiled key and payload expressions, the scope, the result type, and the operation plan resolved
- * against the installed configuration, whose one executor runs the call. A bad attribute fails here, before the
- * method ever runs, with an {@link IdempotencyConfigurationException} naming the method and the attribute.
+ * Everything about one annotated method that does not change between calls, worked out on its first
+ * call: the compiled key and payload expressions, the scope, the result type, and the operation
+ * plan resolved against the installed configuration, whose one executor runs the call. A bad
+ * attribute fails here, before the method ever runs, with an {@link
+ * IdempotencyConfigurationException} naming the method and the attribute.
  */
 public final class MethodPlan {
   private final Method method;
@@ -50,20 +51,22 @@ public final class MethodPlan {
   private volatile Resolved resolved;
 
   /** Resolver classes named in annotations, instantiated once each for the whole JVM. */
-  private static final ClassValue<KeyResolver> INSTANTIATED_RESOLVERS = new ClassValue<>() {
-    @Override
-    protected KeyResolver computeValue(Class<?> type) {
-      try {
-        Constructor<?> c = type.getDeclaredConstructor();
-        c.setAccessible(true);
-        return (KeyResolver) c.newInstance();
-      } catch (ReflectiveOperationException | RuntimeException e) {
-        throw new IllegalArgumentException(e.toString(), e);
-      }
-    }
-  };
+  private static final ClassValue<KeyResolver> INSTANTIATED_RESOLVERS =
+      new ClassValue<>() {
+        @Override
+        protected KeyResolver computeValue(Class<?> type) {
+          try {
+            Constructor<?> c = type.getDeclaredConstructor();
+            c.setAccessible(true);
+            return (KeyResolver) c.newInstance();
+          } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalArgumentException(e.toString(), e);
+          }
+        }
+      };
 
-  private record Resolved(Idempotency owner, IdempotencyExecutor executor, OperationPlan plan, KeyResolver resolver) {}
+  private record Resolved(
+      Idempotency owner, IdempotencyExecutor executor, OperationPlan plan, KeyResolver resolver) {}
 
   public MethodPlan(Method method, String[] sourceParameterNames) {
     this.method = method;
@@ -75,11 +78,15 @@ public final class MethodPlan {
     this.scope = annotation.scope().isEmpty() ? defaultScope(method) : annotation.scope();
     String[] names = parameterNames(method, sourceParameterNames);
     this.parameterNames = names;
-    this.keyExpression = annotation.keyResolver() == KeyResolver.class && !annotation.key().isEmpty()
-        ? compile("key", annotation.key(), names) : null;
+    this.keyExpression =
+        annotation.keyResolver() == KeyResolver.class && !annotation.key().isEmpty()
+            ? compile("key", annotation.key(), names)
+            : null;
     this.payloadAll = "*".equals(annotation.payload());
-    this.payloadExpression = !payloadAll && !annotation.payload().isEmpty()
-        ? compile("payload", annotation.payload(), names) : null;
+    this.payloadExpression =
+        !payloadAll && !annotation.payload().isEmpty()
+            ? compile("payload", annotation.payload(), names)
+            : null;
     Type returnType = method.getGenericReturnType();
     this.async = CompletionStage.class.isAssignableFrom(method.getReturnType());
     this.valueType = async ? stageValueType(returnType) : returnType;
@@ -89,16 +96,23 @@ public final class MethodPlan {
   }
 
   /** Runs one call of the method through the executor. */
-  public Object invoke(Object target, Object[] args, IdempotencyExecutor.Body body) throws Throwable {
+  public Object invoke(Object target, Object[] args, IdempotencyExecutor.Body body)
+      throws Throwable {
     Idempotency current = Idempotency.global();
     Resolved r = resolved;
     if (r == null || r.owner != current) {
       r = resolve(current);
     }
     String key = key(r, target, args);
-    String fingerprint = payloadAll ? digestArguments(args, "payload = \"*\" digests all arguments",
-        "give a payload expression that picks the values a repeat must match")
-        : payloadExpression == null ? null : payloadFingerprint(evaluate(payloadExpression, "payload", args));
+    String fingerprint =
+        payloadAll
+            ? digestArguments(
+                args,
+                "payload = \"*\" digests all arguments",
+                "give a payload expression that picks the values a repeat must match")
+            : payloadExpression == null
+                ? null
+                : payloadFingerprint(evaluate(payloadExpression, "payload", args));
     return r.executor.execute(r.plan, key, fingerprint, body);
   }
 
@@ -106,7 +120,8 @@ public final class MethodPlan {
     try {
       return Fingerprints.ofArguments(args, parameterNames);
     } catch (Fingerprints.UndigestableValueException e) {
-      throw new IdempotencyConfigurationException(where + ": " + what + ", but " + e.problem() + "; " + advice, e);
+      throw new IdempotencyConfigurationException(
+          where + ": " + what + ", but " + e.problem() + "; " + advice, e);
     }
   }
 
@@ -114,8 +129,14 @@ public final class MethodPlan {
     try {
       return Fingerprints.of(value);
     } catch (Fingerprints.UndigestableValueException e) {
-      throw new IdempotencyConfigurationException(where + ": payload = \"" + annotation.payload() + "\": "
-          + e.problem() + "; pick plain values (strings, numbers, records) in the payload expression", e);
+      throw new IdempotencyConfigurationException(
+          where
+              + ": payload = \""
+              + annotation.payload()
+              + "\": "
+              + e.problem()
+              + "; pick plain values (strings, numbers, records) in the payload expression",
+          e);
     }
   }
 
@@ -125,13 +146,17 @@ public final class MethodPlan {
       try {
         k = r.resolver.resolve(new Invocation(method, target, args, annotation));
       } catch (RuntimeException e) {
-        throw new IdempotencyKeyException(where + ": key resolver " + r.resolver.getClass().getName() + " failed: " + e,
-            scope, e);
+        throw new IdempotencyKeyException(
+            where + ": key resolver " + r.resolver.getClass().getName() + " failed: " + e,
+            scope,
+            e);
       }
       return k;
     }
     if (keyExpression == null) {
-      return digestArguments(args, "the default key digests all arguments",
+      return digestArguments(
+          args,
+          "the default key digests all arguments",
           "give a key expression (key = \"#order.id\") or a keyResolver");
     }
     try {
@@ -150,9 +175,9 @@ public final class MethodPlan {
   }
 
   /**
-   * A mistake in the expression itself (a member the runtime class does not have, a call that is not allowed,
-   * a value whose text is its identity) is a configuration error; a null on the path, an index out of range or a
-   * getter that threw is a problem with these arguments.
+   * A mistake in the expression itself (a member the runtime class does not have, a call that is
+   * not allowed, a value whose text is its identity) is a configuration error; a null on the path,
+   * an index out of range or a getter that threw is a problem with these arguments.
    */
   private RuntimeException failed(KeyExpression e, String attribute, RuntimeException ex) {
     String prefix = where + ": " + attribute + " = \"" + e.source() + "\" failed: ";
@@ -172,10 +197,15 @@ public final class MethodPlan {
     }
     IdempotencyConfig config = current.config();
     KeyResolver resolver = resolver(config);
-    String keySource = resolver != null ? "key resolver " + resolver.getClass().getName()
-        : keyExpression != null ? "key expression '" + annotation.key() + "'" : "the default key";
-    OperationPlan plan = OperationPlan.ofMethod(policy(), config, async, method.getDeclaringClass().getClassLoader(),
-        where, keySource);
+    String keySource =
+        resolver != null
+            ? "key resolver " + resolver.getClass().getName()
+            : keyExpression != null
+                ? "key expression '" + annotation.key() + "'"
+                : "the default key";
+    OperationPlan plan =
+        OperationPlan.ofMethod(
+            policy(), config, async, method.getDeclaringClass().getClassLoader(), where, keySource);
     r = new Resolved(current, ExecutorAccess.of(current), plan, resolver);
     resolved = r;
     return r;
@@ -183,12 +213,13 @@ public final class MethodPlan {
 
   /** The annotation's attributes as the policy a programmatic call would give. */
   private IdempotencyPolicy policy() {
-    IdempotencyPolicy.Builder b = IdempotencyPolicy.builder(scope)
-        .store(annotation.store())
-        .onDuplicate(annotation.onDuplicate())
-        .onInProgress(annotation.onInProgress())
-        .recordFailures(annotation.recordFailures())
-        .resultType(valueType);
+    IdempotencyPolicy.Builder b =
+        IdempotencyPolicy.builder(scope)
+            .store(annotation.store())
+            .onDuplicate(annotation.onDuplicate())
+            .onInProgress(annotation.onInProgress())
+            .recordFailures(annotation.recordFailures())
+            .resultType(valueType);
     if (ttl != null) {
       b.ttl(ttl);
     }
@@ -213,9 +244,15 @@ public final class MethodPlan {
     try {
       return INSTANTIATED_RESOLVERS.get(type);
     } catch (IllegalArgumentException e) {
-      throw new IdempotencyConfigurationException(where + ": key resolver " + type.getName()
-          + " has no usable no-argument constructor (" + e.getMessage() + "); give it one, or register an instance"
-          + " with IdempotencyConfig.builder().keyResolver(...)", e.getCause());
+      throw new IdempotencyConfigurationException(
+          where
+              + ": key resolver "
+              + type.getName()
+              + " has no usable no-argument constructor ("
+              + e.getMessage()
+              + "); give it one, or register an instance"
+              + " with IdempotencyConfig.builder().keyResolver(...)",
+          e.getCause());
     }
   }
 
@@ -223,8 +260,8 @@ public final class MethodPlan {
     try {
       return KeyExpression.compile(source, names);
     } catch (ExpressionException e) {
-      throw new IdempotencyConfigurationException(where + ": " + attribute + " = \"" + source + "\": " + e.getMessage(),
-          e);
+      throw new IdempotencyConfigurationException(
+          where + ": " + attribute + " = \"" + source + "\": " + e.getMessage(), e);
     }
   }
 
@@ -235,8 +272,8 @@ public final class MethodPlan {
     try {
       return StoreSettings.parseDuration(value);
     } catch (IllegalArgumentException e) {
-      throw new IdempotencyConfigurationException(where + ": " + attribute + " = \"" + value + "\": " + e.getMessage(),
-          e);
+      throw new IdempotencyConfigurationException(
+          where + ": " + attribute + " = \"" + value + "\": " + e.getMessage(), e);
     }
   }
 
@@ -261,13 +298,21 @@ public final class MethodPlan {
   }
 
   static String defaultScope(Method m) {
-    return m.getDeclaringClass().getName() + "." + m.getName() + Arrays.stream(m.getParameterTypes())
-        .map(Class::getTypeName).collect(Collectors.joining(",", "(", ")"));
+    return m.getDeclaringClass().getName()
+        + "."
+        + m.getName()
+        + Arrays.stream(m.getParameterTypes())
+            .map(Class::getTypeName)
+            .collect(Collectors.joining(",", "(", ")"));
   }
 
   private static String describe(Method m) {
-    return m.getDeclaringClass().getName() + "." + m.getName() + Arrays.stream(m.getParameterTypes())
-        .map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+    return m.getDeclaringClass().getName()
+        + "."
+        + m.getName()
+        + Arrays.stream(m.getParameterTypes())
+            .map(Class::getSimpleName)
+            .collect(Collectors.joining(", ", "(", ")"));
   }
 
   private record Invocation(Method method, Object target, Object[] arguments, Idempotent annotation)

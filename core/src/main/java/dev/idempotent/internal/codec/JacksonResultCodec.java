@@ -18,12 +18,16 @@ final class JacksonResultCodec implements ResultCodec {
     this(new ObjectMapper().findAndRegisterModules());
   }
 
-  /** On a copy of {@code base} (an application's configured mapper), with the settings the codec relies on. */
+  /**
+   * On a copy of {@code base} (an application's configured mapper), with the settings the codec
+   * relies on.
+   */
   JacksonResultCodec(ObjectMapper base) {
-    this.mapper = base.copy()
-        .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false)
-        .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
-        .configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+    this.mapper =
+        base.copy()
+            .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false)
+            .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+            .configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
   }
 
   @Override

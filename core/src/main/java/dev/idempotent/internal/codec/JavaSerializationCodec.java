@@ -29,25 +29,26 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Java serialization behind an allow-list: only classes of {@code java.lang}, {@code java.util},
- * {@code java.time}, {@code java.math}, {@code java.net.URI}, the packages of the declared result type (and its type
- * arguments) and the configured patterns may be read back, and never a class of the {@link ClassAllowList}'s
- * deny-list (classes whose deserialization or hashing does I/O or runs code the bytes choose), whatever pattern
- * admits it.
+ * {@code java.time}, {@code java.math}, {@code java.net.URI}, the packages of the declared result
+ * type (and its type arguments) and the configured patterns may be read back, and never a class of
+ * the {@link ClassAllowList}'s deny-list (classes whose deserialization or hashing does I/O or runs
+ * code the bytes choose), whatever pattern admits it.
  *
- * <p>Stored bytes are untrusted input. Before {@link ObjectInputStream} sees them, {@link SerializedStreamCheck}
- * reads them without loading a class and refuses what they name outside the allow-list, proxies, arrays longer than
- * the bytes could fill, nesting deeper than {@value SerializedStreamCheck#MAX_DEPTH}, more than
- * {@value SerializedStreamCheck#MAX_HANDLES} objects, and graphs whose hashing would be exponential. An
- * {@link ObjectInputFilter} then checks the same while the objects are created, including the tables that
- * {@code readObject} methods allocate for their size fields. Streams longer than {@link #MAX_BYTES} are refused.
- * Encoding refuses a result that holds a class the same allow-list would refuse, so such a result is never recorded.
+ * <p>Stored bytes are untrusted input. Before {@link ObjectInputStream} sees them, {@link
+ * SerializedStreamCheck} reads them without loading a class and refuses what they name outside the
+ * allow-list, proxies, arrays longer than the bytes could fill, nesting deeper than {@value
+ * SerializedStreamCheck#MAX_DEPTH}, more than {@value SerializedStreamCheck#MAX_HANDLES} objects,
+ * and graphs whose hashing would be exponential. An {@link ObjectInputFilter} then checks the same
+ * while the objects are created, including the tables that {@code readObject} methods allocate for
+ * their size fields. Streams longer than {@link #MAX_BYTES} are refused. Encoding refuses a result
+ * that holds a class the same allow-list would refuse, so such a result is never recorded.
  */
 public final class JavaSerializationCodec implements ResultCodec {
   /** The longest recorded result it writes or reads: 16 MiB. */
   public static final int MAX_BYTES = 16 * 1024 * 1024;
 
-  private static final List<String> BASE = List.of("java.lang.*", "java.util.*", "java.time.*", "java.math.*",
-      "java.net.URI");
+  private static final List<String> BASE =
+      List.of("java.lang.*", "java.util.*", "java.time.*", "java.math.*", "java.net.URI");
 
   private final String[] allowed;
   private final ConcurrentHashMap<Type, ClassAllowList> allowLists = new ConcurrentHashMap<>();
@@ -55,8 +56,11 @@ public final class JavaSerializationCodec implements ResultCodec {
   public JavaSerializationCodec(String... allowedPatterns) {
     for (String p : allowedPatterns) {
       if (p == null || p.isBlank() || p.contains(";") || p.startsWith("!")) {
-        throw new IllegalArgumentException("bad codec allow pattern '" + p
-            + "': give one class or package pattern per entry, e.g. com.example.Order, com.example.*, com.example.**");
+        throw new IllegalArgumentException(
+            "bad codec allow pattern '"
+                + p
+                + "': give one class or package pattern per entry, e.g. com.example.Order,"
+                + " com.example.*, com.example.**");
       }
     }
     this.allowed = allowedPatterns.clone();
@@ -67,9 +71,15 @@ public final class JavaSerializationCodec implements ResultCodec {
     try (ObjectOutputStream oos = new CheckedOutput(new LimitedOutput(out), allowList(type))) {
       oos.writeObject(value);
     } catch (NotSerializableException e) {
-      throw new IdempotencyConfigurationException("cannot record a result of type " + value.getClass().getName()
-          + ": " + e.getMessage() + " is not Serializable; implement java.io.Serializable, or use the Jackson codec"
-          + " (idempotent.codec=jackson, or IdempotencyConfig.builder().codec(ResultCodec.jackson()))", e);
+      throw new IdempotencyConfigurationException(
+          "cannot record a result of type "
+              + value.getClass().getName()
+              + ": "
+              + e.getMessage()
+              + " is not Serializable; implement java.io.Serializable, or use the Jackson codec"
+              + " (idempotent.codec=jackson, or"
+              + " IdempotencyConfig.builder().codec(ResultCodec.jackson()))",
+          e);
     }
   }
 
@@ -85,17 +95,18 @@ public final class JavaSerializationCodec implements ResultCodec {
       Throwable refusal = e.getCause() instanceof IllegalStateException ? e.getCause() : e;
       throw new InvalidClassException(refusal.getMessage());
     } catch (ClassNotFoundException e) {
-      throw new InvalidClassException("the recorded result needs class " + e.getMessage()
-          + ", which is not on the classpath");
+      throw new InvalidClassException(
+          "the recorded result needs class " + e.getMessage() + ", which is not on the classpath");
     } catch (StackOverflowError e) {
       throw new InvalidObjectException("the recorded result is nested too deeply to read back");
     }
   }
 
   /**
-   * The whole stream, refused past {@link #MAX_BYTES}. A {@link ByteArrayInputStream} (what the library hands over)
-   * is read into one array of its exact length; {@code InputStream.readNBytes(int)} would first fill an 8 KiB
-   * buffer and copy it, several times the size of a typical result, on every replay.
+   * The whole stream, refused past {@link #MAX_BYTES}. A {@link ByteArrayInputStream} (what the
+   * library hands over) is read into one array of its exact length; {@code
+   * InputStream.readNBytes(int)} would first fill an 8 KiB buffer and copy it, several times the
+   * size of a typical result, on every replay.
    */
   private static byte[] readAtMostMaxBytes(InputStream in) throws IOException {
     if (in instanceof ByteArrayInputStream array) {
@@ -142,20 +153,25 @@ public final class JavaSerializationCodec implements ResultCodec {
 
     @Override
     protected void annotateClass(Class<?> type) throws IOException {
-      if (refused || IOException.class.isAssignableFrom(type) && type.getName().startsWith("java.io.")) {
+      if (refused
+          || IOException.class.isAssignableFrom(type) && type.getName().startsWith("java.io.")) {
         return; // ObjectOutputStream writes a failure of writing into the (discarded) stream
       }
       String refusal = allowList.refusal(type);
       if (refusal != null) {
-        refused = true; // ObjectOutputStream then writes the exception itself into the discarded stream
+        refused =
+            true; // ObjectOutputStream then writes the exception itself into the discarded stream
         throw new InvalidClassException(refusal);
       }
     }
 
     @Override
     protected void annotateProxyClass(Class<?> type) throws IOException {
-      throw new InvalidClassException("the result holds a proxy (" + type.getName() + "), which the Java"
-          + " serialization codec never reads back; return plain data");
+      throw new InvalidClassException(
+          "the result holds a proxy ("
+              + type.getName()
+              + "), which the Java"
+              + " serialization codec never reads back; return plain data");
     }
   }
 
@@ -182,18 +198,20 @@ public final class JavaSerializationCodec implements ResultCodec {
     private void count(int n) throws IOException {
       written += n;
       if (written > MAX_BYTES) {
-        throw new InvalidObjectException("the result is longer than " + MAX_BYTES
-            + " bytes once serialized; record a smaller result (an id to look the data up by)");
+        throw new InvalidObjectException(
+            "the result is longer than "
+                + MAX_BYTES
+                + " bytes once serialized; record a smaller result (an id to look the data up by)");
       }
     }
   }
 
   /**
-   * The check while objects are created: classes (after loading, by the same allow-list), proxies, depth, object
-   * count, and the sum of all array lengths, which includes the tables that {@code readObject} methods size from
-   * the stream ({@code HashMap} capacity, {@code ArrayList} size). A legitimate stream of {@code n} bytes never
-   * needs more than {@code 8n} array slots in all: each element takes a byte at least and a hash table is at most
-   * eight times its size.
+   * The check while objects are created: classes (after loading, by the same allow-list), proxies,
+   * depth, object count, and the sum of all array lengths, which includes the tables that {@code
+   * readObject} methods size from the stream ({@code HashMap} capacity, {@code ArrayList} size). A
+   * legitimate stream of {@code n} bytes never needs more than {@code 8n} array slots in all: each
+   * element takes a byte at least and a hash table is at most eight times its size.
    */
   private static final class ReadFilter implements ObjectInputFilter {
     private final ClassAllowList allowList;
@@ -210,10 +228,14 @@ public final class JavaSerializationCodec implements ResultCodec {
     @Override
     public Status checkInput(FilterInfo info) {
       if (info.depth() > SerializedStreamCheck.MAX_DEPTH + 1) {
-        throw refused("the recorded object graph is nested deeper than " + SerializedStreamCheck.MAX_DEPTH);
+        throw refused(
+            "the recorded object graph is nested deeper than " + SerializedStreamCheck.MAX_DEPTH);
       }
       if (info.references() > SerializedStreamCheck.MAX_HANDLES) {
-        throw refused("the recorded object graph holds more than " + SerializedStreamCheck.MAX_HANDLES + " objects");
+        throw refused(
+            "the recorded object graph holds more than "
+                + SerializedStreamCheck.MAX_HANDLES
+                + " objects");
       }
       if (info.streamBytes() > streamLength) {
         throw refused("the recorded result reads past its own length");
@@ -222,8 +244,12 @@ public final class JavaSerializationCodec implements ResultCodec {
       if (info.arrayLength() >= 0) {
         arraySlots += info.arrayLength();
         if (arraySlots > maxArraySlots) {
-          throw refused("the recorded result asks for an array of " + info.arrayLength() + " elements, more than "
-              + streamLength + " recorded bytes can need");
+          throw refused(
+              "the recorded result asks for an array of "
+                  + info.arrayLength()
+                  + " elements, more than "
+                  + streamLength
+                  + " recorded bytes can need");
         }
       }
       if (type == null) {
@@ -247,13 +273,21 @@ public final class JavaSerializationCodec implements ResultCodec {
   @Override
   public void checkEncodable(Type type, String where) {
     Class<?> raw = raw(type);
-    if (raw == null || raw.isPrimitive() || raw.isInterface() || raw == Object.class || raw.isArray()) {
+    if (raw == null
+        || raw.isPrimitive()
+        || raw.isInterface()
+        || raw == Object.class
+        || raw.isArray()) {
       return;
     }
     if (!Serializable.class.isAssignableFrom(raw) && !Modifier.isAbstract(raw.getModifiers())) {
-      throw new IdempotencyConfigurationException(where + " returns " + raw.getName()
-          + ", which the Java serialization codec cannot record: implement java.io.Serializable, or use the Jackson"
-          + " codec (idempotent.codec=jackson, or IdempotencyConfig.builder().codec(ResultCodec.jackson()))");
+      throw new IdempotencyConfigurationException(
+          where
+              + " returns "
+              + raw.getName()
+              + ", which the Java serialization codec cannot record: implement"
+              + " java.io.Serializable, or use the Jackson codec (idempotent.codec=jackson, or"
+              + " IdempotencyConfig.builder().codec(ResultCodec.jackson()))");
     }
   }
 

@@ -10,26 +10,29 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Reads a Java serialization stream as the grammar of the Java Object Serialization Specification (chapter 6)
- * describes it, without loading or creating any class, and refuses it before {@link java.io.ObjectInputStream}
- * sees it when it names a class the {@link ClassAllowList} refuses, uses a proxy class, nests objects deeper than
- * {@link #MAX_DEPTH}, holds more than {@link #MAX_HANDLES} objects, or announces an array longer than the bytes
- * left could hold.
+ * Reads a Java serialization stream as the grammar of the Java Object Serialization Specification
+ * (chapter 6) describes it, without loading or creating any class, and refuses it before {@link
+ * java.io.ObjectInputStream} sees it when it names a class the {@link ClassAllowList} refuses, uses
+ * a proxy class, nests objects deeper than {@link #MAX_DEPTH}, holds more than {@link #MAX_HANDLES}
+ * objects, or announces an array longer than the bytes left could hold.
  *
- * <p>It also bounds the work of hashing what it describes. Reading a {@code HashSet} or {@code HashMap} back hashes
- * every element, and hashing a collection or record hashes its contents; a stream that refers to the same objects
- * again and again (each set holding two sets that each hold the same two sets, and so on) describes a small graph
- * whose unfolded tree is exponentially large, and reading it back never ends. So each object is given its unfolded
- * size (itself plus the unfolded sizes of everything it refers to), and every reference to an object read before
- * adds that object's unfolded size to the shared work; above {@link #MAX_SHARED_WORK} the stream is refused. A tree
- * of objects has no shared work at all, whatever its size; a list of records that share a few small objects has
- * about one unit per reference.
+ * <p>It also bounds the work of hashing what it describes. Reading a {@code HashSet} or {@code
+ * HashMap} back hashes every element, and hashing a collection or record hashes its contents; a
+ * stream that refers to the same objects again and again (each set holding two sets that each hold
+ * the same two sets, and so on) describes a small graph whose unfolded tree is exponentially large,
+ * and reading it back never ends. So each object is given its unfolded size (itself plus the
+ * unfolded sizes of everything it refers to), and every reference to an object read before adds
+ * that object's unfolded size to the shared work; above {@link #MAX_SHARED_WORK} the stream is
+ * refused. A tree of objects has no shared work at all, whatever its size; a list of records that
+ * share a few small objects has about one unit per reference.
  */
 final class SerializedStreamCheck {
   /** Objects nested deeper than this are refused. */
   static final int MAX_DEPTH = 64;
+
   /** Objects, strings, arrays and class descriptors, together. */
   static final int MAX_HANDLES = 1_000_000;
+
   /** The bound on the unfolded size of everything referred to again, in objects. */
   static final long MAX_SHARED_WORK = 2_000_000L;
 
@@ -48,7 +51,9 @@ final class SerializedStreamCheck {
       this.name = name;
     }
 
-    /** This class and its serializable superclasses, the topmost first (the order of class data). */
+    /**
+     * This class and its serializable superclasses, the topmost first (the order of class data).
+     */
     List<Desc> hierarchy() {
       if (hierarchy == null) {
         List<Desc> chain = new ArrayList<>();
@@ -67,8 +72,13 @@ final class SerializedStreamCheck {
   private int pos;
   private int nesting;
   private long sharedWork;
-  /** Per handle; sized for a small result (a record and its strings take a handful) and grown as needed. */
+
+  /**
+   * Per handle; sized for a small result (a record and its strings take a handful) and grown as
+   * needed.
+   */
   private Desc[] descs = new Desc[8];
+
   private long[] sizes = new long[8];
   private int handles;
 
@@ -78,7 +88,9 @@ final class SerializedStreamCheck {
     this.allowList = allowList;
   }
 
-  /** Returns normally when {@code bytes} is one object the codec may read back; else throws why not. */
+  /**
+   * Returns normally when {@code bytes} is one object the codec may read back; else throws why not.
+   */
   static void check(byte[] bytes, ClassAllowList allowList) throws ObjectStreamException {
     SerializedStreamCheck check = new SerializedStreamCheck(bytes, allowList);
     try {
@@ -89,7 +101,8 @@ final class SerializedStreamCheck {
   }
 
   private void stream() throws ObjectStreamException {
-    if (u2() != (ObjectStreamConstants.STREAM_MAGIC & 0xFFFF) || u2() != ObjectStreamConstants.STREAM_VERSION) {
+    if (u2() != (ObjectStreamConstants.STREAM_MAGIC & 0xFFFF)
+        || u2() != ObjectStreamConstants.STREAM_VERSION) {
       throw new StreamCorruptedException("the recorded bytes are not a Java serialization stream");
     }
     content(1);
@@ -101,7 +114,8 @@ final class SerializedStreamCheck {
   /** One object in an object position; returns its unfolded size (0 for null). */
   private long content(int depth) throws ObjectStreamException {
     if (depth > MAX_DEPTH) {
-      throw new InvalidObjectException("the recorded object graph is nested deeper than " + MAX_DEPTH + " objects");
+      throw new InvalidObjectException(
+          "the recorded object graph is nested deeper than " + MAX_DEPTH + " objects");
     }
     enter();
     byte tc = bytes[pos++];
@@ -112,8 +126,11 @@ final class SerializedStreamCheck {
         size = reference();
         sharedWork += size;
         if (sharedWork > MAX_SHARED_WORK) {
-          throw new InvalidObjectException("the recorded object graph refers to the same objects so often that"
-              + " reading it back could hash more than " + MAX_SHARED_WORK + " objects again");
+          throw new InvalidObjectException(
+              "the recorded object graph refers to the same objects so often that"
+                  + " reading it back could hash more than "
+                  + MAX_SHARED_WORK
+                  + " objects again");
         }
       }
       case ObjectStreamConstants.TC_OBJECT -> size = newObject(depth);
@@ -148,8 +165,11 @@ final class SerializedStreamCheck {
         classDesc(depth);
         size = 1;
       }
-      default -> throw new StreamCorruptedException("unexpected type code 0x" + Integer.toHexString(tc & 0xFF)
-          + " in the recorded bytes");
+      default ->
+          throw new StreamCorruptedException(
+              "unexpected type code 0x"
+                  + Integer.toHexString(tc & 0xFF)
+                  + " in the recorded bytes");
     }
     nesting--;
     return size;
@@ -172,7 +192,8 @@ final class SerializedStreamCheck {
     for (Desc d : desc.hierarchy()) {
       if ((d.flags & ObjectStreamConstants.SC_EXTERNALIZABLE) != 0) {
         if ((d.flags & ObjectStreamConstants.SC_BLOCK_DATA) == 0) {
-          throw new InvalidClassException(d.name + " is written in the old externalizable format, which is refused");
+          throw new InvalidClassException(
+              d.name + " is written in the old externalizable format, which is refused");
         }
         size += annotation(depth + 1);
       } else if ((d.flags & ObjectStreamConstants.SC_SERIALIZABLE) != 0) {
@@ -199,8 +220,12 @@ final class SerializedStreamCheck {
     int elementBytes = primitiveBytes(element);
     long needs = (long) length * Math.max(elementBytes, 1);
     if (length < 0 || needs > end - pos) {
-      throw new InvalidObjectException("a recorded array announces " + length + " elements, more than the "
-          + (end - pos) + " bytes left can hold");
+      throw new InvalidObjectException(
+          "a recorded array announces "
+              + length
+              + " elements, more than the "
+              + (end - pos)
+              + " bytes left can hold");
     }
     if (elementBytes > 0) {
       skip((int) needs);
@@ -216,7 +241,10 @@ final class SerializedStreamCheck {
     return size;
   }
 
-  /** Block data and objects up to the end-of-block marker (class and object annotations, custom data). */
+  /**
+   * Block data and objects up to the end-of-block marker (class and object annotations, custom
+   * data).
+   */
   private long annotation(int depth) throws ObjectStreamException {
     long size = 0;
     while (true) {
@@ -259,16 +287,21 @@ final class SerializedStreamCheck {
       case ObjectStreamConstants.TC_REFERENCE -> {
         int handle = s4() - ObjectStreamConstants.baseWireHandle;
         if (handle < 0 || handle >= handles || descs[handle] == null) {
-          throw new StreamCorruptedException("the recorded bytes refer to a class descriptor that is not there");
+          throw new StreamCorruptedException(
+              "the recorded bytes refer to a class descriptor that is not there");
         }
         desc = descs[handle];
       }
       case ObjectStreamConstants.TC_CLASSDESC -> desc = newClassDesc(depth);
       case ObjectStreamConstants.TC_PROXYCLASSDESC ->
-          throw new InvalidClassException("the recorded bytes hold a proxy class, which is refused: its invocation"
-              + " handler would run code that the stored bytes choose");
-      default -> throw new StreamCorruptedException("unexpected type code 0x" + Integer.toHexString(tc & 0xFF)
-          + " where the recorded bytes should name a class");
+          throw new InvalidClassException(
+              "the recorded bytes hold a proxy class, which is refused: its invocation"
+                  + " handler would run code that the stored bytes choose");
+      default ->
+          throw new StreamCorruptedException(
+              "unexpected type code 0x"
+                  + Integer.toHexString(tc & 0xFF)
+                  + " where the recorded bytes should name a class");
     }
     nesting--;
     return desc;
@@ -289,7 +322,8 @@ final class SerializedStreamCheck {
     for (int i = 0; i < fields; i++) {
       char type = (char) (bytes[pos++] & 0xFF);
       if (FIELD_TYPE_CODES.indexOf(type) < 0) {
-        throw new StreamCorruptedException("a recorded field of " + name + " has the type code " + (int) type);
+        throw new StreamCorruptedException(
+            "a recorded field of " + name + " has the type code " + (int) type);
       }
       types[i] = type;
       skip(u2()); // field name
@@ -312,7 +346,8 @@ final class SerializedStreamCheck {
 
   private int newHandle(Desc desc) throws ObjectStreamException {
     if (handles >= MAX_HANDLES) {
-      throw new InvalidObjectException("the recorded object graph holds more than " + MAX_HANDLES + " objects");
+      throw new InvalidObjectException(
+          "the recorded object graph holds more than " + MAX_HANDLES + " objects");
     }
     if (handles == descs.length) {
       int grown = Math.min(MAX_HANDLES, handles * 2);
@@ -326,7 +361,8 @@ final class SerializedStreamCheck {
 
   private void enter() throws ObjectStreamException {
     if (++nesting > MAX_NESTING) {
-      throw new InvalidObjectException("the recorded bytes nest class descriptions deeper than " + MAX_NESTING);
+      throw new InvalidObjectException(
+          "the recorded bytes nest class descriptions deeper than " + MAX_NESTING);
     }
   }
 
@@ -354,8 +390,11 @@ final class SerializedStreamCheck {
   }
 
   private int s4() {
-    int v = ((bytes[pos] & 0xFF) << 24) | ((bytes[pos + 1] & 0xFF) << 16) | ((bytes[pos + 2] & 0xFF) << 8)
-        | (bytes[pos + 3] & 0xFF);
+    int v =
+        ((bytes[pos] & 0xFF) << 24)
+            | ((bytes[pos + 1] & 0xFF) << 16)
+            | ((bytes[pos + 2] & 0xFF) << 8)
+            | (bytes[pos + 3] & 0xFF);
     pos += 4;
     return v;
   }
@@ -380,7 +419,8 @@ final class SerializedStreamCheck {
       } else if ((a & 0xE0) == 0xC0 && pos < stop) {
         sb.append((char) (((a & 0x1F) << 6) | (bytes[pos++] & 0x3F)));
       } else if ((a & 0xF0) == 0xE0 && pos + 1 < stop) {
-        sb.append((char) (((a & 0x0F) << 12) | ((bytes[pos++] & 0x3F) << 6) | (bytes[pos++] & 0x3F)));
+        sb.append(
+            (char) (((a & 0x0F) << 12) | ((bytes[pos++] & 0x3F) << 6) | (bytes[pos++] & 0x3F)));
       } else {
         throw new StreamCorruptedException("a recorded class name is not valid modified UTF-8");
       }

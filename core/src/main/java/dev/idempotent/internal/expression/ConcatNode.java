@@ -10,15 +10,16 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * {@code a + b + c}, left to right as in Java: two boxed numbers add with Java's numeric promotion until a String is
- * involved; from then on every part is appended (null renders as {@code null}). Any other pair (for example a null
- * and a number) is concatenated as strings. Adjacent string literals are joined at compile time. Every evaluated
- * part must have a text of its own ({@link KeyText#checked}).
+ * {@code a + b + c}, left to right as in Java: two boxed numbers add with Java's numeric promotion
+ * until a String is involved; from then on every part is appended (null renders as {@code null}).
+ * Any other pair (for example a null and a number) is concatenated as strings. Adjacent string
+ * literals are joined at compile time. Every evaluated part must have a text of its own ({@link
+ * KeyText#checked}).
  *
- * <p>A chain that is a string from its first {@code +} (one of its first two parts is a string literal) with at most
- * {@value #MAX_HANDLE_PARTS} evaluated parts, the usual key, is built as javac builds {@code +}: one
- * {@link StringConcatFactory} handle with the literals in its recipe, exact-sized, without an intermediate builder.
- * Any other chain uses a {@link StringBuilder}.
+ * <p>A chain that is a string from its first {@code +} (one of its first two parts is a string
+ * literal) with at most {@value #MAX_HANDLE_PARTS} evaluated parts, the usual key, is built as
+ * javac builds {@code +}: one {@link StringConcatFactory} handle with the literals in its recipe,
+ * exact-sized, without an intermediate builder. Any other chain uses a {@link StringBuilder}.
  */
 final class ConcatNode extends Node {
   static final int MAX_HANDLE_PARTS = 6;
@@ -32,8 +33,10 @@ final class ConcatNode extends Node {
 
   private final Node[] parts;
   private final int capacity;
+
   /** The evaluated parts the handle takes, or null without a handle. */
   private final Node[] evaluated;
+
   /** {@code (Object x 6)String}, unused trailing arguments dropped; or null. */
   private final MethodHandle concat;
 
@@ -71,8 +74,14 @@ final class ConcatNode extends Node {
     Class<?>[] types = new Class<?>[arity];
     Arrays.fill(types, Object.class);
     try {
-      MethodHandle concat = StringConcatFactory.makeConcatWithConstants(MethodHandles.lookup(), "concat",
-          MethodType.methodType(String.class, types), recipe, constants).dynamicInvoker();
+      MethodHandle concat =
+          StringConcatFactory.makeConcatWithConstants(
+                  MethodHandles.lookup(),
+                  "concat",
+                  MethodType.methodType(String.class, types),
+                  recipe,
+                  constants)
+              .dynamicInvoker();
       Class<?>[] unused = new Class<?>[MAX_HANDLE_PARTS - arity];
       Arrays.fill(unused, Object.class);
       return MethodHandles.dropArguments(concat, arity, unused).asType(HANDLE_TYPE);
@@ -87,7 +96,8 @@ final class ConcatNode extends Node {
 
   /** The chain, with adjacent string literals joined; a single literal is returned as it is. */
   static Node of(String source, int start, int end, List<Node> parts) {
-    // Once a string literal is reached the chain is a string, so "x" + "y" anywhere is the same as "xy".
+    // Once a string literal is reached the chain is a string, so "x" + "y" anywhere is the same as
+    // "xy".
     List<Node> joined = new ArrayList<>(parts.size());
     for (Node part : parts) {
       int last = joined.size() - 1;
@@ -150,7 +160,8 @@ final class ConcatNode extends Node {
   }
 
   private ExpressionEvaluationException rendering(Throwable e) {
-    return new ExpressionEvaluationException("rendering '" + text + "'" + at(column) + " threw " + e, e);
+    return new ExpressionEvaluationException(
+        "rendering '" + text + "'" + at(column) + " threw " + e, e);
   }
 
   /** A part's value, checked to have a text of its own. */

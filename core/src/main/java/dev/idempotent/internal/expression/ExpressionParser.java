@@ -18,8 +18,10 @@ final class ExpressionParser {
   private final String source;
   private final String[] parameterNames;
   private final int length;
+
   /** Deeper trees could overflow the stack when compiled or evaluated; no key needs them. */
   static final int MAX_NESTING = 256;
+
   static final int MAX_CHAIN = 1000;
 
   private int pos;
@@ -54,7 +56,12 @@ final class ExpressionParser {
     int start = pos;
     if (++nesting > MAX_NESTING) {
       throw new ExpressionSyntaxException(
-          "expression nested too deeply at column " + (pos + 1) + " in '" + source + "'; at most " + MAX_NESTING
+          "expression nested too deeply at column "
+              + (pos + 1)
+              + " in '"
+              + source
+              + "'; at most "
+              + MAX_NESTING
               + " levels of ( and [",
           pos + 1);
     }
@@ -80,7 +87,12 @@ final class ExpressionParser {
     for (int steps = 0; ; steps++) {
       if (steps == MAX_CHAIN) {
         throw new ExpressionSyntaxException(
-            "expression chain too long at column " + (pos + 1) + " in '" + source + "'; at most " + MAX_CHAIN
+            "expression chain too long at column "
+                + (pos + 1)
+                + " in '"
+                + source
+                + "'; at most "
+                + MAX_CHAIN
                 + " steps of . and [",
             pos + 1);
       }
@@ -108,7 +120,8 @@ final class ExpressionParser {
     }
   }
 
-  private Node member(int start, Node receiver, boolean nullSafe, int operator, String operatorText) {
+  private Node member(
+      int start, Node receiver, boolean nullSafe, int operator, String operatorText) {
     if (pos >= length || !Character.isJavaIdentifierStart(source.charAt(pos))) {
       throw expected(
           pos,
@@ -150,7 +163,13 @@ final class ExpressionParser {
       long i = number.longValue();
       if (i < 0 || i >= parameterNames.length) {
         throw new ExpressionSyntaxException(
-            "index " + i + " of #args is out of range at column " + (open + 1) + " in '" + source + "'; "
+            "index "
+                + i
+                + " of #args is out of range at column "
+                + (open + 1)
+                + " in '"
+                + source
+                + "'; "
                 + parameterCount(),
             open + 1);
       }
@@ -226,19 +245,35 @@ final class ExpressionParser {
     if (name.equals("args")) {
       return new ArgumentsArrayNode(source, start, pos);
     }
-    if (name.length() > 1 && (name.charAt(0) == 'p' || name.charAt(0) == 'a') && digitsFrom(name, 1)) {
+    if (name.length() > 1
+        && (name.charAt(0) == 'p' || name.charAt(0) == 'a')
+        && digitsFrom(name, 1)) {
       long index = parseIndex(name.substring(1));
       if (index >= parameterNames.length) {
         throw new ExpressionSyntaxException(
-            "parameter '#" + name + "' is out of range at column " + (start + 1) + " in '" + source + "'; "
+            "parameter '#"
+                + name
+                + "' is out of range at column "
+                + (start + 1)
+                + " in '"
+                + source
+                + "'; "
                 + parameterCount(),
             start + 1);
       }
       return argument(start, pos, (int) index);
     }
     throw new ExpressionSyntaxException(
-        "unknown parameter '#" + name + "' at column " + (start + 1) + " in '" + source + "'; " + available()
-            + "; parameter names need the javac -parameters flag, otherwise use #p0 (or #a0, #args[0])",
+        "unknown parameter '#"
+            + name
+            + "' at column "
+            + (start + 1)
+            + " in '"
+            + source
+            + "'; "
+            + available()
+            + "; parameter names need the javac -parameters flag, otherwise use #p0 (or #a0,"
+            + " #args[0])",
         start + 1);
   }
 
@@ -257,7 +292,9 @@ final class ExpressionParser {
     if (parameterNames.length == 0) {
       return "the method has no parameters";
     }
-    return "available: " + (names.length() == 0 ? "no names" : names.toString()) + " and by position #p0"
+    return "available: "
+        + (names.length() == 0 ? "no names" : names.toString())
+        + " and by position #p0"
         + (parameterNames.length > 1 ? " to #p" + (parameterNames.length - 1) : "");
   }
 
@@ -266,7 +303,9 @@ final class ExpressionParser {
     if (n == 0) {
       return "the method has no parameters";
     }
-    return "the method has " + n + (n == 1 ? " parameter, #p0" : " parameters, #p0 to #p" + (n - 1));
+    return "the method has "
+        + n
+        + (n == 1 ? " parameter, #p0" : " parameters, #p0 to #p" + (n - 1));
   }
 
   private Node string() {
@@ -275,7 +314,10 @@ final class ExpressionParser {
     StringBuilder value = new StringBuilder();
     while (true) {
       if (pos >= length) {
-        throw expected(pos, "a closing " + quote + " for the string that starts at column " + (start + 1), null);
+        throw expected(
+            pos,
+            "a closing " + quote + " for the string that starts at column " + (start + 1),
+            null);
       }
       char c = source.charAt(pos);
       if (c == quote) {
@@ -406,7 +448,14 @@ final class ExpressionParser {
 
   private ExpressionSyntaxException expected(int at, String what, String hint) {
     return new ExpressionSyntaxException(
-        "expected " + what + " at column " + (at + 1) + " in '" + source + "'" + (hint == null ? "" : "; " + hint),
+        "expected "
+            + what
+            + " at column "
+            + (at + 1)
+            + " in '"
+            + source
+            + "'"
+            + (hint == null ? "" : "; " + hint),
         at + 1);
   }
 }

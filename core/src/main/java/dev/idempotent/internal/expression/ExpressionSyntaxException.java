@@ -1,8 +1,8 @@
 package dev.idempotent.internal.expression;
 
 /**
- * {@link KeyExpression#compile} rejected the source: a syntax error ("expected ... at column N in '...'"), an
- * unknown parameter name or a parameter index the method does not have.
+ * {@link KeyExpression#compile} rejected the source: a syntax error ("expected ... at column N in
+ * '...'"), an unknown parameter name or a parameter index the method does not have.
  */
 public final class ExpressionSyntaxException extends ExpressionException {
   private static final long serialVersionUID = 1L;

@@ -4,14 +4,24 @@ import java.lang.reflect.Array;
 import java.util.List;
 import java.util.Map;
 
-/** {@code receiver[index]} (or {@code receiver?.[index]}) on an array, a {@link List} or a {@link Map}. */
+/**
+ * {@code receiver[index]} (or {@code receiver?.[index]}) on an array, a {@link List} or a {@link
+ * Map}.
+ */
 final class IndexNode extends Node {
   private final Node receiver;
   private final Node index;
   private final boolean nullSafe;
   private final int operatorColumn;
 
-  IndexNode(String source, int start, int end, Node receiver, Node index, boolean nullSafe, int operatorColumn) {
+  IndexNode(
+      String source,
+      int start,
+      int end,
+      Node receiver,
+      Node index,
+      boolean nullSafe,
+      int operatorColumn) {
     super(source, start, end);
     this.receiver = receiver;
     this.index = index;
@@ -27,7 +37,12 @@ final class IndexNode extends Node {
         return null;
       }
       throw new ExpressionEvaluationException(
-          "'" + receiver.text + "' is null at column " + operatorColumn + "; use ?.[ to allow null (in '" + source
+          "'"
+              + receiver.text
+              + "' is null at column "
+              + operatorColumn
+              + "; use ?.[ to allow null (in '"
+              + source
               + "')");
     }
     Object key = index.evaluate(arguments);
@@ -35,7 +50,8 @@ final class IndexNode extends Node {
       try {
         return map.get(key);
       } catch (RuntimeException e) {
-        throw new ExpressionEvaluationException("reading '" + text + "'" + at(operatorColumn) + " threw " + e, e);
+        throw new ExpressionEvaluationException(
+            "reading '" + text + "'" + at(operatorColumn) + " threw " + e, e);
       }
     }
     if (target instanceof List<?> list) {
@@ -49,26 +65,52 @@ final class IndexNode extends Node {
       return Array.get(target, position(key, Array.getLength(target), "length"));
     }
     throw new ExpressionTypeException(
-        "cannot index '" + receiver.text + "', a " + target.getClass().getName() + at(operatorColumn)
+        "cannot index '"
+            + receiver.text
+            + "', a "
+            + target.getClass().getName()
+            + at(operatorColumn)
             + "; [...] works on arrays, Lists and Maps");
   }
 
   private int position(Object key, int size, String sizeName) {
     long i;
-    if (key instanceof Integer || key instanceof Long || key instanceof Short || key instanceof Byte) {
+    if (key instanceof Integer
+        || key instanceof Long
+        || key instanceof Short
+        || key instanceof Byte) {
       i = ((Number) key).longValue();
     } else if (key == null) {
       throw new ExpressionEvaluationException(
-          "index '" + index.text + "' of '" + receiver.text + "' is null" + at(operatorColumn)
+          "index '"
+              + index.text
+              + "' of '"
+              + receiver.text
+              + "' is null"
+              + at(operatorColumn)
               + "; arrays and Lists need an integer index");
     } else {
       throw new ExpressionTypeException(
-          "index '" + index.text + "' of '" + receiver.text + "' is a " + key.getClass().getName()
-              + at(operatorColumn) + "; arrays and Lists need an integer index");
+          "index '"
+              + index.text
+              + "' of '"
+              + receiver.text
+              + "' is a "
+              + key.getClass().getName()
+              + at(operatorColumn)
+              + "; arrays and Lists need an integer index");
     }
     if (i < 0 || i >= size) {
       throw new ExpressionEvaluationException(
-          "index " + i + " is out of range for '" + receiver.text + "' (" + sizeName + " " + size + ")"
+          "index "
+              + i
+              + " is out of range for '"
+              + receiver.text
+              + "' ("
+              + sizeName
+              + " "
+              + size
+              + ")"
               + at(operatorColumn));
     }
     return (int) i;

@@ -8,25 +8,34 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The text of a value that becomes (part of) a key: its {@code toString()}, except that dates and calendars render
- * as their instant in ISO-8601 (never in the host's time zone), and values whose text is their identity are
- * refused with an {@link ExpressionTypeException}: a class that does not override {@code Object.toString}
- * ({@code Order@3b764bce} would make a new key per instance, so nothing would ever be de-duplicated), arrays,
- * lambdas and proxies, and collections, maps or optionals holding such values. Checked once per class.
+ * The text of a value that becomes (part of) a key: its {@code toString()}, except that dates and
+ * calendars render as their instant in ISO-8601 (never in the host's time zone), and values whose
+ * text is their identity are refused with an {@link ExpressionTypeException}: a class that does not
+ * override {@code Object.toString} ({@code Order@3b764bce} would make a new key per instance, so
+ * nothing would ever be de-duplicated), arrays, lambdas and proxies, and collections, maps or
+ * optionals holding such values. Checked once per class.
  */
 final class KeyText {
   private static final int MAX_NESTING = 8;
 
-  private enum Kind { PLAIN, DATE, TIMESTAMP, CALENDAR, CONTAINER, REFUSED }
+  private enum Kind {
+    PLAIN,
+    DATE,
+    TIMESTAMP,
+    CALENDAR,
+    CONTAINER,
+    REFUSED
+  }
 
   private record Form(Kind kind, String refusal) {}
 
-  private static final ClassValue<Form> FORMS = new ClassValue<>() {
-    @Override
-    protected Form computeValue(Class<?> type) {
-      return formOf(type);
-    }
-  };
+  private static final ClassValue<Form> FORMS =
+      new ClassValue<>() {
+        @Override
+        protected Form computeValue(Class<?> type) {
+          return formOf(type);
+        }
+      };
 
   private KeyText() {}
 
@@ -36,7 +45,10 @@ final class KeyText {
    * @throws ExpressionTypeException when its text would be its identity
    */
   static Object checked(Object value, Node part) {
-    if (value == null || value instanceof String || value instanceof Integer || value instanceof Long) {
+    if (value == null
+        || value instanceof String
+        || value instanceof Integer
+        || value instanceof Long) {
       return value;
     }
     Form form = FORMS.get(value.getClass());
@@ -87,15 +99,25 @@ final class KeyText {
         checkElements(element, part, nesting + 1);
       } else if (form.kind != Kind.PLAIN) {
         String why = form.kind == Kind.REFUSED ? form.refusal : "renders in the host's time zone";
-        throw refused(part, element.getClass(), why + " (inside a " + container.getClass().getName() + ")");
+        throw refused(
+            part, element.getClass(), why + " (inside a " + container.getClass().getName() + ")");
       }
     }
   }
 
   private static ExpressionTypeException refused(Node part, Class<?> type, String reason) {
     return new ExpressionTypeException(
-        "'" + part.text + "'" + part.at(part.column) + " gives a " + type.getName() + ", which cannot be a key: "
-            + reason + "; read a property that identifies it (for example '" + part.text + ".id')");
+        "'"
+            + part.text
+            + "'"
+            + part.at(part.column)
+            + " gives a "
+            + type.getName()
+            + ", which cannot be a key: "
+            + reason
+            + "; read a property that identifies it (for example '"
+            + part.text
+            + ".id')");
   }
 
   /** By name, so that a runtime without the java.sql module never loads it. */
@@ -126,12 +148,15 @@ final class KeyText {
     }
     try {
       if (type.getMethod("toString").getDeclaringClass() == Object.class) {
-        return new Form(Kind.REFUSED, "it does not override Object.toString, so its text is its identity");
+        return new Form(
+            Kind.REFUSED, "it does not override Object.toString, so its text is its identity");
       }
     } catch (NoSuchMethodException e) {
       return new Form(Kind.REFUSED, "it has no toString");
     }
-    if (Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type) || type == Optional.class) {
+    if (Collection.class.isAssignableFrom(type)
+        || Map.class.isAssignableFrom(type)
+        || type == Optional.class) {
       return new Form(Kind.CONTAINER, null);
     }
     return new Form(Kind.PLAIN, null);

@@ -3,8 +3,9 @@ package dev.idempotent.internal.expression;
 import java.util.function.Function;
 
 /**
- * {@code receiver.name}, {@code receiver.name()} or their {@code ?.} forms, with a monomorphic inline cache:
- * the reader for the last runtime class seen, falling back to {@link MemberResolver}'s per-class maps.
+ * {@code receiver.name}, {@code receiver.name()} or their {@code ?.} forms, with a monomorphic
+ * inline cache: the reader for the last runtime class seen, falling back to {@link
+ * MemberResolver}'s per-class maps.
  */
 final class MemberNode extends Node {
   private final Node receiver;
@@ -12,14 +13,22 @@ final class MemberNode extends Node {
   private final boolean methodCall;
   private final boolean nullSafe;
   private final int operatorColumn;
+
   /**
-   * The last reader used. Racy on purpose: {@link MemberReader} is immutable (final fields), so a thread sees
-   * either null, an older reader or a newer one, each complete; a stale one only costs a lookup.
+   * The last reader used. Racy on purpose: {@link MemberReader} is immutable (final fields), so a
+   * thread sees either null, an older reader or a newer one, each complete; a stale one only costs
+   * a lookup.
    */
   private MemberReader cached;
 
   MemberNode(
-      String source, int start, int end, Node receiver, String name, boolean methodCall, boolean nullSafe,
+      String source,
+      int start,
+      int end,
+      Node receiver,
+      String name,
+      boolean methodCall,
+      boolean nullSafe,
       int operatorColumn) {
     super(source, start, end);
     this.receiver = receiver;
@@ -37,7 +46,12 @@ final class MemberNode extends Node {
         return null;
       }
       throw new ExpressionEvaluationException(
-          "'" + receiver.text + "' is null at column " + operatorColumn + "; use ?. to allow null (in '" + source
+          "'"
+              + receiver.text
+              + "' is null at column "
+              + operatorColumn
+              + "; use ?. to allow null (in '"
+              + source
               + "')");
     }
     MemberReader reader = cached;
@@ -57,7 +71,8 @@ final class MemberNode extends Node {
   }
 
   private MemberReader resolve(Class<?> type) {
-    MemberReader reader = methodCall ? MemberResolver.method(type, name) : MemberResolver.property(type, name);
+    MemberReader reader =
+        methodCall ? MemberResolver.method(type, name) : MemberResolver.property(type, name);
     cached = reader;
     return reader;
   }
@@ -65,6 +80,10 @@ final class MemberNode extends Node {
   private ExpressionTypeException missing(MemberReader reader) {
     String what = methodCall ? "method '" + name + "()'" : "property '" + name + "'";
     return new ExpressionTypeException(
-        what + " " + reader.problem() + at(operatorColumn) + (reader.hint() == null ? "" : "; " + reader.hint()));
+        what
+            + " "
+            + reader.problem()
+            + at(operatorColumn)
+            + (reader.hint() == null ? "" : "; " + reader.hint()));
   }
 }

@@ -25,16 +25,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds how to read {@code .name} or call {@code .name()} on a runtime class, once per class and name (shared
- * by all expressions through {@link ClassValue} maps).
+ * Finds how to read {@code .name} or call {@code .name()} on a runtime class, once per class and
+ * name (shared by all expressions through {@link ClassValue} maps).
  *
- * <p>A property is, in this order: a getter {@code getName()}, {@code isName()} returning boolean, an accessor
- * {@code name()} (records), a public field {@code name}; {@code .length} of an array. A method is a public,
- * non-static, no-argument method that does not return void. Only the calls {@link ReadOnlyCalls} allows are
- * made; any other is a reader that reports why. A method declared in a non-public class is called
- * through the public interface or superclass that declares it when there is one. A method is read through a
- * {@code LambdaMetafactory} function (as fast as a hand-written call; through {@code MethodHandles.privateLookupIn}
- * for a non-public class), else by reflection after {@code setAccessible}, as fields always are.
+ * <p>A property is, in this order: a getter {@code getName()}, {@code isName()} returning boolean,
+ * an accessor {@code name()} (records), a public field {@code name}; {@code .length} of an array. A
+ * method is a public, non-static, no-argument method that does not return void. Only the calls
+ * {@link ReadOnlyCalls} allows are made; any other is a reader that reports why. A method declared
+ * in a non-public class is called through the public interface or superclass that declares it when
+ * there is one. A method is read through a {@code LambdaMetafactory} function (as fast as a
+ * hand-written call; through {@code MethodHandles.privateLookupIn} for a non-public class), else by
+ * reflection after {@code setAccessible}, as fields always are.
  */
 final class MemberResolver {
   private static final Logger LOG = LoggerFactory.getLogger(MemberResolver.class);
@@ -43,18 +44,20 @@ final class MemberResolver {
   private static final MethodType APPLY = MethodType.methodType(Object.class, Object.class);
   private static final int MAX_LISTED = 20;
 
-  private static final ClassValue<ConcurrentMap<String, MemberReader>> PROPERTIES = new ClassValue<>() {
-    @Override
-    protected ConcurrentMap<String, MemberReader> computeValue(Class<?> type) {
-      return new ConcurrentHashMap<>();
-    }
-  };
-  private static final ClassValue<ConcurrentMap<String, MemberReader>> METHODS = new ClassValue<>() {
-    @Override
-    protected ConcurrentMap<String, MemberReader> computeValue(Class<?> type) {
-      return new ConcurrentHashMap<>();
-    }
-  };
+  private static final ClassValue<ConcurrentMap<String, MemberReader>> PROPERTIES =
+      new ClassValue<>() {
+        @Override
+        protected ConcurrentMap<String, MemberReader> computeValue(Class<?> type) {
+          return new ConcurrentHashMap<>();
+        }
+      };
+  private static final ClassValue<ConcurrentMap<String, MemberReader>> METHODS =
+      new ClassValue<>() {
+        @Override
+        protected ConcurrentMap<String, MemberReader> computeValue(Class<?> type) {
+          return new ConcurrentHashMap<>();
+        }
+      };
 
   private MemberResolver() {}
 
@@ -84,7 +87,8 @@ final class MemberResolver {
       }
     }
     Method is = instanceMethod(type, "is" + capitalized);
-    if (is != null && (is.getReturnType() == boolean.class || is.getReturnType() == Boolean.class)) {
+    if (is != null
+        && (is.getReturnType() == boolean.class || is.getReturnType() == Boolean.class)) {
       String refusal = ReadOnlyCalls.refusal(type, is);
       if (refusal == null) {
         return methodReader(type, is);
@@ -104,7 +108,8 @@ final class MemberResolver {
       return fieldReader(type, field);
     }
     if (refused != null) {
-      return MemberReader.missing(type, "cannot be read on " + type.getName() + ": " + refused, ReadOnlyCalls.ALLOWED);
+      return MemberReader.missing(
+          type, "cannot be read on " + type.getName() + ": " + refused, ReadOnlyCalls.ALLOWED);
     }
     String hint = "readable properties: " + readableProperties(type);
     if (Map.class.isAssignableFrom(type)) {
@@ -118,7 +123,8 @@ final class MemberResolver {
     if (method == null) {
       Method any = anyMethod(type, name);
       if (any != null && Modifier.isStatic(any.getModifiers())) {
-        return MemberReader.missing(type, "is static on " + type.getName(), "static calls are not supported");
+        return MemberReader.missing(
+            type, "is static on " + type.getName(), "static calls are not supported");
       }
       return MemberReader.missing(
           type,
@@ -126,11 +132,13 @@ final class MemberResolver {
           "only public methods without arguments can be called");
     }
     if (method.getReturnType() == void.class) {
-      return MemberReader.missing(type, "returns void on " + type.getName(), "call a method that returns a value");
+      return MemberReader.missing(
+          type, "returns void on " + type.getName(), "call a method that returns a value");
     }
     String refusal = ReadOnlyCalls.refusal(type, method);
     if (refusal != null) {
-      return MemberReader.missing(type, "is not allowed on " + type.getName() + ": " + refusal, ReadOnlyCalls.ALLOWED);
+      return MemberReader.missing(
+          type, "is not allowed on " + type.getName() + ": " + refusal, ReadOnlyCalls.ALLOWED);
     }
     return methodReader(type, method);
   }
@@ -199,10 +207,16 @@ final class MemberResolver {
     return MemberReader.missing(
         type,
         "is not accessible on " + type.getName(),
-        "make " + owner.getName() + " public, or open its package to " + LOOKUP.lookupClass().getModule());
+        "make "
+            + owner.getName()
+            + " public, or open its package to "
+            + LOOKUP.lookupClass().getModule());
   }
 
-  /** The method itself when its class is public API, else the same method in a public supertype, else null. */
+  /**
+   * The method itself when its class is public API, else the same method in a public supertype,
+   * else null.
+   */
   private static Method publicDeclaration(Class<?> type, Method method) {
     if (isPublicApi(method.getDeclaringClass())) {
       return method;
@@ -267,7 +281,8 @@ final class MemberResolver {
   }
 
   @SuppressWarnings("unchecked")
-  private static Function<Object, Object> lambda(MethodHandles.Lookup caller, Method method) throws Throwable {
+  private static Function<Object, Object> lambda(MethodHandles.Lookup caller, Method method)
+      throws Throwable {
     MethodHandle implementation = caller.unreflect(method);
     CallSite site =
         LambdaMetafactory.metafactory(
@@ -352,7 +367,9 @@ final class MemberResolver {
   }
 
   private static String decapitalize(String name) {
-    if (name.length() > 1 && Character.isUpperCase(name.charAt(0)) && Character.isUpperCase(name.charAt(1))) {
+    if (name.length() > 1
+        && Character.isUpperCase(name.charAt(0))
+        && Character.isUpperCase(name.charAt(1))) {
       return name;
     }
     return Character.toLowerCase(name.charAt(0)) + name.substring(1);

@@ -1,11 +1,15 @@
 package dev.idempotent.internal.expression;
 
-/** One compiled part of an expression; evaluating it reads the method arguments and nothing else. */
+/**
+ * One compiled part of an expression; evaluating it reads the method arguments and nothing else.
+ */
 abstract class Node {
   /** The whole expression source, for messages. */
   final String source;
+
   /** This part's own source text, for messages. */
   final String text;
+
   /** 1-based column where this part starts. */
   final int column;
 

@@ -17,49 +17,77 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * Which no-argument methods an expression may call, so that evaluating a key never changes an argument and never
- * reaches class loaders or reflection.
+ * Which no-argument methods an expression may call, so that evaluating a key never changes an
+ * argument and never reaches class loaders or reflection.
  *
  * <ul>
- *   <li>On the application's own classes: getters ({@code getX()}, {@code isX()} returning boolean), record
- *       accessors, and {@code toString()} where the class declares its own.
- *   <li>On JDK types, only this list: {@code CharSequence}/{@code String} {@code length isEmpty isBlank trim
- *       strip stripLeading stripTrailing toUpperCase toLowerCase} (the last two in the root locale, so the key
- *       does not depend on the host's locale); {@code Number}, {@code Boolean}, {@code Character}
- *       {@code xxxValue()}; {@code BigDecimal} {@code toPlainString stripTrailingZeros scale precision signum
- *       unscaledValue}; {@code Enum} {@code name ordinal}; {@code Optional} {@code get isPresent isEmpty
- *       orElseThrow} (and {@code getAsInt}, {@code getAsLong}, {@code getAsDouble}); {@code Collection} and
- *       {@code Map} {@code size isEmpty}; {@code Map.Entry} {@code getKey getValue}; {@code java.time} values:
- *       their getters and {@code toEpochMilli toEpochDay toEpochSecond toLocalDate toLocalTime toLocalDateTime
- *       toInstant}; {@code URI} getters; {@code Locale} {@code getLanguage getCountry getVariant getScript
- *       toLanguageTag}; {@code Currency} {@code getCurrencyCode}; {@code Date} {@code getTime toInstant}
- *       ({@code Timestamp} {@code getNanos}); and {@code toString()} of JDK value types other than dates.
+ *   <li>On the application's own classes: getters ({@code getX()}, {@code isX()} returning
+ *       boolean), record accessors, and {@code toString()} where the class declares its own.
+ *   <li>On JDK types, only this list: {@code CharSequence}/{@code String} {@code length isEmpty
+ *       isBlank trim strip stripLeading stripTrailing toUpperCase toLowerCase} (the last two in the
+ *       root locale, so the key does not depend on the host's locale); {@code Number}, {@code
+ *       Boolean}, {@code Character} {@code xxxValue()}; {@code BigDecimal} {@code toPlainString
+ *       stripTrailingZeros scale precision signum unscaledValue}; {@code Enum} {@code name
+ *       ordinal}; {@code Optional} {@code get isPresent isEmpty orElseThrow} (and {@code getAsInt},
+ *       {@code getAsLong}, {@code getAsDouble}); {@code Collection} and {@code Map} {@code size
+ *       isEmpty}; {@code Map.Entry} {@code getKey getValue}; {@code java.time} values: their
+ *       getters and {@code toEpochMilli toEpochDay toEpochSecond toLocalDate toLocalTime
+ *       toLocalDateTime toInstant}; {@code URI} getters; {@code Locale} {@code getLanguage
+ *       getCountry getVariant getScript toLanguageTag}; {@code Currency} {@code getCurrencyCode};
+ *       {@code Date} {@code getTime toInstant} ({@code Timestamp} {@code getNanos}); and {@code
+ *       toString()} of JDK value types other than dates.
  *   <li>Never: {@code getClass hashCode clone notify notifyAll wait finalize}.
  * </ul>
  */
 final class ReadOnlyCalls {
   private static final Set<String> NEVER =
       Set.of("getClass", "hashCode", "clone", "notify", "notifyAll", "wait", "finalize");
-  private static final Set<String> CHARS = Set.of(
-      "length", "isEmpty", "isBlank", "trim", "strip", "stripLeading", "stripTrailing", "toUpperCase", "toLowerCase");
-  private static final Set<String> NUMBERS = Set.of(
-      "intValue", "longValue", "doubleValue", "floatValue", "shortValue", "byteValue", "booleanValue", "charValue");
+  private static final Set<String> CHARS =
+      Set.of(
+          "length",
+          "isEmpty",
+          "isBlank",
+          "trim",
+          "strip",
+          "stripLeading",
+          "stripTrailing",
+          "toUpperCase",
+          "toLowerCase");
+  private static final Set<String> NUMBERS =
+      Set.of(
+          "intValue",
+          "longValue",
+          "doubleValue",
+          "floatValue",
+          "shortValue",
+          "byteValue",
+          "booleanValue",
+          "charValue");
   private static final Set<String> DECIMALS =
-      Set.of("toPlainString", "stripTrailingZeros", "scale", "precision", "signum", "unscaledValue");
+      Set.of(
+          "toPlainString", "stripTrailingZeros", "scale", "precision", "signum", "unscaledValue");
   private static final Set<String> ENUMS = Set.of("name", "ordinal");
   private static final Set<String> OPTIONALS =
       Set.of("get", "isPresent", "isEmpty", "orElseThrow", "getAsInt", "getAsLong", "getAsDouble");
   private static final Set<String> SIZES = Set.of("size", "isEmpty");
   private static final Set<String> ENTRIES = Set.of("getKey", "getValue");
-  private static final Set<String> TIMES = Set.of(
-      "toEpochMilli", "toEpochDay", "toEpochSecond", "toLocalDate", "toLocalTime", "toLocalDateTime", "toInstant");
+  private static final Set<String> TIMES =
+      Set.of(
+          "toEpochMilli",
+          "toEpochDay",
+          "toEpochSecond",
+          "toLocalDate",
+          "toLocalTime",
+          "toLocalDateTime",
+          "toInstant");
   private static final Set<String> LOCALES =
       Set.of("getLanguage", "getCountry", "getVariant", "getScript", "toLanguageTag");
   private static final Set<String> DATES = Set.of("getTime", "toInstant", "getNanos");
 
   /** The hint every refusal ends with. */
-  static final String ALLOWED = "an expression may call getters (getX(), isX()), record accessors and the"
-      + " read-only methods of value types listed in the README (\"Key expressions\")";
+  static final String ALLOWED =
+      "an expression may call getters (getX(), isX()), record accessors and the"
+          + " read-only methods of value types listed in the README (\"Key expressions\")";
 
   private ReadOnlyCalls() {}
 
@@ -72,10 +100,14 @@ final class ReadOnlyCalls {
     Class<?> owner = method.getDeclaringClass();
     if (name.equals("toString")) {
       if (owner == Object.class) {
-        return "toString() of " + type.getName() + " is Object's: its text is the identity of the instance";
+        return "toString() of "
+            + type.getName()
+            + " is Object's: its text is the identity of the instance";
       }
       if (java.util.Date.class.isAssignableFrom(type) || Calendar.class.isAssignableFrom(type)) {
-        return "toString() of " + type.getName() + " depends on the time zone; use .time or .toInstant()";
+        return "toString() of "
+            + type.getName()
+            + " depends on the time zone; use .time or .toInstant()";
       }
       return null;
     }
@@ -85,8 +117,12 @@ final class ReadOnlyCalls {
       }
       return name + "() is neither a getter nor a record accessor";
     }
-    return allowedOnJdkType(type, name, method) ? null
-        : name + "() of " + owner.getName() + " is not one of the read-only methods an expression may call";
+    return allowedOnJdkType(type, name, method)
+        ? null
+        : name
+            + "() of "
+            + owner.getName()
+            + " is not one of the read-only methods an expression may call";
   }
 
   private static boolean allowedOnJdkType(Class<?> type, String name, Method method) {
@@ -103,18 +139,23 @@ final class ReadOnlyCalls {
     if (Enum.class.isAssignableFrom(type) && ENUMS.contains(name)) {
       return true;
     }
-    if ((type == Optional.class || type == OptionalInt.class || type == OptionalLong.class
-        || type == OptionalDouble.class) && OPTIONALS.contains(name)) {
+    if ((type == Optional.class
+            || type == OptionalInt.class
+            || type == OptionalLong.class
+            || type == OptionalDouble.class)
+        && OPTIONALS.contains(name)) {
       return true;
     }
-    if ((Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)) && SIZES.contains(name)) {
+    if ((Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type))
+        && SIZES.contains(name)) {
       return true;
     }
     if (Map.Entry.class.isAssignableFrom(type) && ENTRIES.contains(name)) {
       return true;
     }
     String pkg = type.getPackageName();
-    if ((pkg.equals("java.time") || pkg.startsWith("java.time.")) && !java.time.Clock.class.isAssignableFrom(type)
+    if ((pkg.equals("java.time") || pkg.startsWith("java.time."))
+        && !java.time.Clock.class.isAssignableFrom(type)
         && (isGetter(method) || TIMES.contains(name))) {
       return true;
     }
@@ -139,7 +180,9 @@ final class ReadOnlyCalls {
     if (name.startsWith("get") && name.length() > 3) {
       return returns != void.class;
     }
-    return name.startsWith("is") && name.length() > 2 && (returns == boolean.class || returns == Boolean.class);
+    return name.startsWith("is")
+        && name.length() > 2
+        && (returns == boolean.class || returns == Boolean.class);
   }
 
   private static boolean isRecordAccessor(Class<?> type, Method method) {

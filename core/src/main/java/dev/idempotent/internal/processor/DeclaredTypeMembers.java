@@ -21,26 +21,30 @@ import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
 
 /**
- * Checks, at compile time, the property and method names of a key expression against the declared types of the
- * method's parameters, with the rules the runtime uses: {@code .name} is a public getter {@code getName()},
- * {@code isName()} returning boolean, an accessor {@code name()}, or a public field {@code name}; {@code .name()}
- * is a public no-argument method that returns something; on the application's own classes an accessor or a call
- * must be a getter or a record accessor.
+ * Checks, at compile time, the property and method names of a key expression against the declared
+ * types of the method's parameters, with the rules the runtime uses: {@code .name} is a public
+ * getter {@code getName()}, {@code isName()} returning boolean, an accessor {@code name()}, or a
+ * public field {@code name}; {@code .name()} is a public no-argument method that returns something;
+ * on the application's own classes an accessor or a call must be a getter or a record accessor.
  *
- * <p>A name that is missing on a concrete declared type is an error. When the declared type is an interface, an
- * abstract class, {@code Object}, a type variable, or a class whose getters Lombok generates, the runtime class
- * may still have the name, so it is only a warning. Which JDK methods an expression may call (the read-only list)
- * is left to the runtime, which reports it on the first call. Indexes ({@code [0]}, {@code ['k']}) end the check
- * of a chain.
+ * <p>A name that is missing on a concrete declared type is an error. When the declared type is an
+ * interface, an abstract class, {@code Object}, a type variable, or a class whose getters Lombok
+ * generates, the runtime class may still have the name, so it is only a warning. Which JDK methods
+ * an expression may call (the read-only list) is left to the runtime, which reports it on the first
+ * call. Indexes ({@code [0]}, {@code ['k']}) end the check of a chain.
  *
- * <p>The expression's grammar and parameter names are already checked by {@code KeyExpression.compile} when this
- * runs; this class only scans the source for {@code #parameter(.name)*} chains.
+ * <p>The expression's grammar and parameter names are already checked by {@code
+ * KeyExpression.compile} when this runs; this class only scans the source for {@code
+ * #parameter(.name)*} chains.
  */
 final class DeclaredTypeMembers {
   private static final Set<String> NEVER =
       Set.of("getClass", "hashCode", "clone", "notify", "notifyAll", "wait", "finalize");
 
-  /** One problem found: an error (fails the build) or a warning, at a 1-based column of the expression. */
+  /**
+   * One problem found: an error (fails the build) or a warning, at a 1-based column of the
+   * expression.
+   */
   record Finding(boolean error, int column, String message) {}
 
   private final Types types;
@@ -56,7 +60,10 @@ final class DeclaredTypeMembers {
     this.method = method;
   }
 
-  /** The problems of the names in {@code source}, an expression that compiles, over {@code method}'s parameters. */
+  /**
+   * The problems of the names in {@code source}, an expression that compiles, over {@code method}'s
+   * parameters.
+   */
   static List<Finding> check(ProcessingEnvironment env, String source, ExecutableElement method) {
     DeclaredTypeMembers check = new DeclaredTypeMembers(env, source, method);
     check.scan();
@@ -80,7 +87,10 @@ final class DeclaredTypeMembers {
     }
   }
 
-  /** Walks {@code .name}, {@code ?.name} and {@code .name()} steps from {@code i}; returns where the chain ends. */
+  /**
+   * Walks {@code .name}, {@code ?.name} and {@code .name()} steps from {@code i}; returns where the
+   * chain ends.
+   */
   private int chain(TypeMirror start, int i) {
     TypeMirror type = start;
     boolean open = start != null && isOpen(start);
@@ -107,7 +117,10 @@ final class DeclaredTypeMembers {
         }
       }
       if (type != null && !name.isEmpty()) {
-        TypeMirror next = call ? call(type, name, nameStart + 1, open) : property(type, name, nameStart + 1, open);
+        TypeMirror next =
+            call
+                ? call(type, name, nameStart + 1, open)
+                : property(type, name, nameStart + 1, open);
         if (next != null && isOpen(next)) {
           open = true;
         }
@@ -140,7 +153,10 @@ final class DeclaredTypeMembers {
       if (name.equals("length")) {
         return types.getPrimitiveType(TypeKind.INT);
       }
-      report(open, column, "'." + name + "' is not a property of an array (" + type + "); an array has .length");
+      report(
+          open,
+          column,
+          "'." + name + "' is not a property of an array (" + type + "); an array has .length");
       return null;
     }
     DeclaredType declared = declared(type);
@@ -166,14 +182,28 @@ final class DeclaredTypeMembers {
       }
     }
     for (VariableElement field : ElementFilter.fieldsIn(elements.getAllMembers(element))) {
-      if (field.getSimpleName().contentEquals(name) && field.getModifiers().contains(Modifier.PUBLIC)
+      if (field.getSimpleName().contentEquals(name)
+          && field.getModifiers().contains(Modifier.PUBLIC)
           && !field.getModifiers().contains(Modifier.STATIC)) {
         return types.asMemberOf(declared, field);
       }
     }
-    String what = refused != null ? "'." + name + "' cannot be read on " + element.getQualifiedName() + ": " + refused
-        : "'." + name + "' is not a property of " + element.getQualifiedName() + " (no public get" + capitalized
-            + "(), is" + capitalized + "(), " + name + "() or field " + name + ")";
+    String what =
+        refused != null
+            ? "'." + name + "' cannot be read on " + element.getQualifiedName() + ": " + refused
+            : "'."
+                + name
+                + "' is not a property of "
+                + element.getQualifiedName()
+                + " (no public get"
+                + capitalized
+                + "(), is"
+                + capitalized
+                + "(), "
+                + name
+                + "() or field "
+                + name
+                + ")";
     report(open || isOpen(declared), column, what);
     return null;
   }
@@ -193,20 +223,31 @@ final class DeclaredTypeMembers {
     TypeElement element = (TypeElement) declared.asElement();
     ExecutableElement found = publicMethod(element, name);
     if (found == null || found.getReturnType().getKind() == TypeKind.VOID) {
-      report(open || isOpen(declared), column, "'." + name + "()' is not a public no-argument method of "
-          + element.getQualifiedName() + " that returns a value");
+      report(
+          open || isOpen(declared),
+          column,
+          "'."
+              + name
+              + "()' is not a public no-argument method of "
+              + element.getQualifiedName()
+              + " that returns a value");
       return null;
     }
     String refused = refusal(element, found);
     if (refused != null) {
-      report(open || isOpen(declared), column, "'." + name + "()' cannot be called on "
-          + element.getQualifiedName() + ": " + refused);
+      report(
+          open || isOpen(declared),
+          column,
+          "'." + name + "()' cannot be called on " + element.getQualifiedName() + ": " + refused);
       return null;
     }
     return returnType(declared, found);
   }
 
-  /** Null when the application's own class allows the call; the JDK's read-only list is the runtime's to check. */
+  /**
+   * Null when the application's own class allows the call; the JDK's read-only list is the
+   * runtime's to check.
+   */
   private String refusal(TypeElement type, ExecutableElement method) {
     String name = method.getSimpleName().toString();
     TypeElement owner = (TypeElement) method.getEnclosingElement();
@@ -247,8 +288,10 @@ final class DeclaredTypeMembers {
 
   private ExecutableElement publicMethod(TypeElement type, String name) {
     for (ExecutableElement m : ElementFilter.methodsIn(elements.getAllMembers(type))) {
-      if (m.getSimpleName().contentEquals(name) && m.getParameters().isEmpty()
-          && m.getModifiers().contains(Modifier.PUBLIC) && !m.getModifiers().contains(Modifier.STATIC)) {
+      if (m.getSimpleName().contentEquals(name)
+          && m.getParameters().isEmpty()
+          && m.getModifiers().contains(Modifier.PUBLIC)
+          && !m.getModifiers().contains(Modifier.STATIC)) {
         return m;
       }
     }
@@ -276,8 +319,9 @@ final class DeclaredTypeMembers {
   }
 
   /**
-   * Whether the runtime class of a value of this declared type may have more members than the type shows: an
-   * interface, an abstract class, {@code Object}, a type variable or wildcard, or a class Lombok completes.
+   * Whether the runtime class of a value of this declared type may have more members than the type
+   * shows: an interface, an abstract class, {@code Object}, a type variable or wildcard, or a class
+   * Lombok completes.
    */
   private boolean isOpen(TypeMirror type) {
     if (type.getKind() == TypeKind.TYPEVAR || type.getKind() == TypeKind.WILDCARD) {
@@ -325,8 +369,15 @@ final class DeclaredTypeMembers {
   }
 
   private void report(boolean warningOnly, int column, String message) {
-    findings.add(new Finding(!warningOnly, column, message + (warningOnly
-        ? "; the declared type does not show it, so it is checked on the runtime class at the first call" : "")));
+    findings.add(
+        new Finding(
+            !warningOnly,
+            column,
+            message
+                + (warningOnly
+                    ? "; the declared type does not show it, so it is checked on the runtime class"
+                        + " at the first call"
+                    : "")));
   }
 
   private int skipString(int i) {

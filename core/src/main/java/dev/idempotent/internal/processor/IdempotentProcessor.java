@@ -37,24 +37,30 @@ import javax.tools.StandardLocation;
  * {@code idempotent-core} is on the class path, and for every {@code @Idempotent} method
  *
  * <ul>
- *   <li>fails the build when the method is abstract (an interface or abstract method is never woven: AspectJ
- *       weaves the body of the implementing method, so the annotation belongs there);
- *   <li>compiles its {@code key} and {@code payload} expressions: a syntax error, an unknown parameter name or an
- *       out-of-range {@code #pN} is a compile error on the annotation, with the column in the expression;
- *   <li>checks the property and method names against the parameters' declared types ({@link DeclaredTypeMembers});
- *   <li>records the method in {@value WovenMethods#RESOURCE} of the class output, which the library reads at
- *       start-up to report the recorded methods whose classes were not woven.
+ *   <li>fails the build when the method is abstract (an interface or abstract method is never
+ *       woven: AspectJ weaves the body of the implementing method, so the annotation belongs
+ *       there);
+ *   <li>compiles its {@code key} and {@code payload} expressions: a syntax error, an unknown
+ *       parameter name or an out-of-range {@code #pN} is a compile error on the annotation, with
+ *       the column in the expression;
+ *   <li>checks the property and method names against the parameters' declared types ({@link
+ *       DeclaredTypeMembers});
+ *   <li>records the method in {@value WovenMethods#RESOURCE} of the class output, which the library
+ *       reads at start-up to report the recorded methods whose classes were not woven.
  * </ul>
  *
- * <p>{@code @SuppressWarnings("idempotent")} on a method or class turns the expression checks off there (the
- * runtime still checks on the first call). It claims no annotation, so other processors still see
- * {@code @Idempotent}.
+ * <p>{@code @SuppressWarnings("idempotent")} on a method or class turns the expression checks off
+ * there (the runtime still checks on the first call). It claims no annotation, so other processors
+ * still see {@code @Idempotent}.
  */
 @SupportedAnnotationTypes(IdempotentProcessor.ANNOTATION)
 public final class IdempotentProcessor extends AbstractProcessor {
   static final String ANNOTATION = "dev.idempotent.Idempotent";
   private static final String KEY_RESOLVER = "dev.idempotent.KeyResolver";
-  /** The {@code @SuppressWarnings} name that turns off the expression checks of a method or class. */
+
+  /**
+   * The {@code @SuppressWarnings} name that turns off the expression checks of a method or class.
+   */
   static final String SUPPRESSION = "idempotent";
 
   private final Set<String> recorded = new TreeSet<>();
@@ -85,16 +91,25 @@ public final class IdempotentProcessor extends AbstractProcessor {
     AnnotationMirror annotation = mirror(method);
     TypeElement owner = (TypeElement) method.getEnclosingElement();
     if (method.getModifiers().contains(Modifier.ABSTRACT)) {
-      messager.printMessage(Diagnostic.Kind.ERROR, "@Idempotent on the abstract method " + owner.getQualifiedName()
-          + "." + method.getSimpleName() + " is never woven (AspectJ weaves method bodies): put @Idempotent on the"
-          + " method that implements it", method, annotation);
+      messager.printMessage(
+          Diagnostic.Kind.ERROR,
+          "@Idempotent on the abstract method "
+              + owner.getQualifiedName()
+              + "."
+              + method.getSimpleName()
+              + " is never woven (AspectJ weaves method bodies): put @Idempotent on the"
+              + " method that implements it",
+          method,
+          annotation);
       return;
     }
-    Map<? extends ExecutableElement, ? extends AnnotationValue> values = annotation.getElementValues();
+    Map<? extends ExecutableElement, ? extends AnnotationValue> values =
+        annotation.getElementValues();
     AnnotationValue key = value(values, "key");
     AnnotationValue payload = value(values, "payload");
     AnnotationValue resolver = value(values, "keyResolver");
-    boolean expressionKey = resolver == null || isNamed((TypeMirror) resolver.getValue(), KEY_RESOLVER);
+    boolean expressionKey =
+        resolver == null || isNamed((TypeMirror) resolver.getValue(), KEY_RESOLVER);
     boolean checked = !suppressed(method);
     if (checked && key != null && expressionKey) {
       checkExpression(method, annotation, key, "key");
@@ -102,11 +117,17 @@ public final class IdempotentProcessor extends AbstractProcessor {
     if (checked && payload != null && !"*".equals(payload.getValue())) {
       checkExpression(method, annotation, payload, "payload");
     }
-    recorded.add(WovenMethods.describe(processingEnv.getElementUtils().getBinaryName(owner).toString(),
-        method.getSimpleName().toString(), parameterTypes(method)));
+    recorded.add(
+        WovenMethods.describe(
+            processingEnv.getElementUtils().getBinaryName(owner).toString(),
+            method.getSimpleName().toString(),
+            parameterTypes(method)));
   }
 
-  private void checkExpression(ExecutableElement method, AnnotationMirror annotation, AnnotationValue value,
+  private void checkExpression(
+      ExecutableElement method,
+      AnnotationMirror annotation,
+      AnnotationValue value,
       String attribute) {
     String source = (String) value.getValue();
     if (source.isEmpty()) {
@@ -118,24 +139,33 @@ public final class IdempotentProcessor extends AbstractProcessor {
       names[i] = parameters.get(i).getSimpleName().toString();
     }
     Messager messager = processingEnv.getMessager();
-    String where = "@Idempotent(" + attribute + " = \"" + source + "\") on " + method.getSimpleName() + ": ";
+    String where =
+        "@Idempotent(" + attribute + " = \"" + source + "\") on " + method.getSimpleName() + ": ";
     try {
       KeyExpression.compile(source, names);
     } catch (ExpressionException | IllegalArgumentException e) {
-      messager.printMessage(Diagnostic.Kind.ERROR, where + e.getMessage(), method, annotation, value);
+      messager.printMessage(
+          Diagnostic.Kind.ERROR, where + e.getMessage(), method, annotation, value);
       return;
     }
     List<DeclaredTypeMembers.Finding> findings;
     try {
       findings = DeclaredTypeMembers.check(processingEnv, source, method);
     } catch (RuntimeException e) {
-      messager.printMessage(Diagnostic.Kind.WARNING, where + "the property names could not be checked (" + e
-          + "); the first call checks them", method, annotation, value);
+      messager.printMessage(
+          Diagnostic.Kind.WARNING,
+          where + "the property names could not be checked (" + e + "); the first call checks them",
+          method,
+          annotation,
+          value);
       return;
     }
     for (DeclaredTypeMembers.Finding finding : findings) {
-      messager.printMessage(finding.error() ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING,
-          where + finding.message() + " (column " + finding.column() + " of the expression)", method, annotation,
+      messager.printMessage(
+          finding.error() ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING,
+          where + finding.message() + " (column " + finding.column() + " of the expression)",
+          method,
+          annotation,
           value);
     }
   }
@@ -150,8 +180,10 @@ public final class IdempotentProcessor extends AbstractProcessor {
 
   private void write() {
     try {
-      FileObject file = processingEnv.getFiler()
-          .createResource(StandardLocation.CLASS_OUTPUT, "", WovenMethods.RESOURCE);
+      FileObject file =
+          processingEnv
+              .getFiler()
+              .createResource(StandardLocation.CLASS_OUTPUT, "", WovenMethods.RESOURCE);
       try (Writer out = new OutputStreamWriter(file.openOutputStream(), StandardCharsets.UTF_8)) {
         for (String line : recorded) {
           out.write(line);
@@ -159,12 +191,22 @@ public final class IdempotentProcessor extends AbstractProcessor {
         }
       }
     } catch (IOException | RuntimeException e) {
-      processingEnv.getMessager().printMessage(Diagnostic.Kind.WARNING, "could not write " + WovenMethods.RESOURCE
-          + " (" + e + "): the library cannot report these @Idempotent methods if they are not woven");
+      processingEnv
+          .getMessager()
+          .printMessage(
+              Diagnostic.Kind.WARNING,
+              "could not write "
+                  + WovenMethods.RESOURCE
+                  + " ("
+                  + e
+                  + "): the library cannot report these @Idempotent methods if they are not woven");
     }
   }
 
-  /** {@code @SuppressWarnings("idempotent")} on the method or a class around it turns the expression checks off. */
+  /**
+   * {@code @SuppressWarnings("idempotent")} on the method or a class around it turns the expression
+   * checks off.
+   */
   private static boolean suppressed(Element element) {
     for (Element e = element; e != null; e = e.getEnclosingElement()) {
       SuppressWarnings suppress = e.getAnnotation(SuppressWarnings.class);
@@ -184,8 +226,8 @@ public final class IdempotentProcessor extends AbstractProcessor {
     throw new IllegalStateException(element + " has no @Idempotent");
   }
 
-  private static AnnotationValue value(Map<? extends ExecutableElement, ? extends AnnotationValue> values,
-      String name) {
+  private static AnnotationValue value(
+      Map<? extends ExecutableElement, ? extends AnnotationValue> values, String name) {
     for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e : values.entrySet()) {
       if (e.getKey().getSimpleName().contentEquals(name)) {
         return e.getValue();

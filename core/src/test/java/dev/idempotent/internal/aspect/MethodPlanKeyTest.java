@@ -22,7 +22,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Default keys, payloads and key expressions of annotated methods, through the method plan without weaving. */
+/**
+ * Default keys, payloads and key expressions of annotated methods, through the method plan without
+ * weaving.
+ */
 class MethodPlanKeyTest {
   private final AtomicInteger runs = new AtomicInteger();
 
@@ -141,10 +144,13 @@ class MethodPlanKeyTest {
   }
 
   private Object call(MethodPlan plan, Object... args) throws Throwable {
-    return plan.invoke(new Handlers(), args, () -> {
-      runs.incrementAndGet();
-      return "ok";
-    });
+    return plan.invoke(
+        new Handlers(),
+        args,
+        () -> {
+          runs.incrementAndGet();
+          return "ok";
+        });
   }
 
   @Test
@@ -179,7 +185,8 @@ class MethodPlanKeyTest {
         .isInstanceOf(IdempotencyConfigurationException.class)
         .isNotInstanceOf(IdempotencyKeyException.class)
         .hasMessageContaining("property 'ordreId' not found")
-        .satisfies(e -> assertThat(((IdempotencyConfigurationException) e).httpStatus()).isEqualTo(500));
+        .satisfies(
+            e -> assertThat(((IdempotencyConfigurationException) e).httpStatus()).isEqualTo(500));
     assertThatThrownBy(() -> call(plan("nullOnPath"), new Request("o-1", null)))
         .isInstanceOf(IdempotencyKeyException.class)
         .satisfies(e -> assertThat(((IdempotencyKeyException) e).httpStatus()).isEqualTo(400));
@@ -207,16 +214,18 @@ class MethodPlanKeyTest {
 
   @Test
   void aKeyWhoseTextIsTheInstancesIdentityIsAConfigurationErrorNamingTheType() {
-    assertConfigurationError(() -> call(plan("identityKey"), new Order("o-1")), Order.class.getName());
-    assertConfigurationError(() -> call(plan("identityKeyPart"), new Order("o-1")),
-        "does not override Object.toString");
+    assertConfigurationError(
+        () -> call(plan("identityKey"), new Order("o-1")), Order.class.getName());
+    assertConfigurationError(
+        () -> call(plan("identityKeyPart"), new Order("o-1")), "does not override Object.toString");
     assertThat(runs).hasValue(0);
   }
 
   @Test
   void payloadOfAllArgumentsRefusesALockNamingThePath() throws Throwable {
     MethodPlan plan = plan("payloadAll");
-    assertConfigurationError(() -> call(plan, new Order("o-1"), new java.util.concurrent.locks.ReentrantLock()),
+    assertConfigurationError(
+        () -> call(plan, new Order("o-1"), new java.util.concurrent.locks.ReentrantLock()),
         "extra");
     call(plan, new Order("o-1"), List.of(1, 2));
     assertThat(runs).hasValue(1);
@@ -240,17 +249,21 @@ class MethodPlanKeyTest {
   @Test
   void aBlankOrNullKeyIsA400NamingTheMethodAndTheExpression() {
     assertThatThrownBy(() -> call(plan("trimmedKey"), "  "))
-        .isInstanceOfSatisfying(IdempotencyKeyException.class, e -> assertThat(e.httpStatus()).isEqualTo(400))
-        .hasMessageContaining("@Idempotent on " + Handlers.class.getName() + ".trimmedKey(String): key expression "
-            + "'#p0.trim()' gave a blank key for these arguments");
+        .isInstanceOfSatisfying(
+            IdempotencyKeyException.class, e -> assertThat(e.httpStatus()).isEqualTo(400))
+        .hasMessageContaining(
+            "@Idempotent on "
+                + Handlers.class.getName()
+                + ".trimmedKey(String): key expression "
+                + "'#p0.trim()' gave a blank key for these arguments");
     assertThatThrownBy(() -> call(plan("dateKey"), (Object) null))
         .isInstanceOf(IdempotencyKeyException.class)
         .hasMessageContaining("dateKey(Date): key expression '#p0' gave null");
     assertThat(runs).hasValue(0);
   }
 
-  private static void assertConfigurationError(org.assertj.core.api.ThrowableAssert.ThrowingCallable call,
-      String message) {
+  private static void assertConfigurationError(
+      org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String message) {
     assertThatThrownBy(call)
         .isInstanceOf(IdempotencyConfigurationException.class)
         .hasMessageContaining(message)

@@ -16,8 +16,8 @@ import dev.idempotent.spi.RecordKey;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.Method;
-import java.net.URLClassLoader;
 import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +29,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Woven and programmatic calls take the same path: one executor per instance, plans resolved once and checked. */
+/**
+ * Woven and programmatic calls take the same path: one executor per instance, plans resolved once
+ * and checked.
+ */
 class OneCorePathTest {
   private static final String SHARED_SCOPE = "one-path.shared";
   private final AtomicInteger runs = new AtomicInteger();
@@ -39,7 +42,9 @@ class OneCorePathTest {
     Idempotency.reset();
   }
 
-  /** Counts how often a plan asks the store for its key length, which happens once per plan built. */
+  /**
+   * Counts how often a plan asks the store for its key length, which happens once per plan built.
+   */
   static final class CountingStore implements IdempotencyStore {
     final TestStore inner = new TestStore();
     final AtomicInteger keyLengthLookups = new AtomicInteger();
@@ -77,13 +82,16 @@ class OneCorePathTest {
   }
 
   @Test
-  void aPolicysPlanIsBuiltOnceAndAgainOnlyForAnotherInstanceModeOrContextClassLoader() throws Exception {
+  void aPolicysPlanIsBuiltOnceAndAgainOnlyForAnotherInstanceModeOrContextClassLoader()
+      throws Exception {
     CountingStore store = new CountingStore();
     IdempotencyConfig config = IdempotencyConfig.builder().defaultStore(store).build();
     Idempotency idem = Idempotency.create(config);
-    IdempotencyPolicy policy = IdempotencyPolicy.builder("one-path.cached").resultType(String.class).build();
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder("one-path.cached").resultType(String.class).build();
     for (int i = 0; i < 5; i++) {
-      assertThat(idem.execute(policy, "k" + i, () -> "r" + runs.incrementAndGet())).isEqualTo("r" + (i + 1));
+      assertThat(idem.execute(policy, "k" + i, () -> "r" + runs.incrementAndGet()))
+          .isEqualTo("r" + (i + 1));
     }
     assertThat(idem.execute(policy, "k0", () -> "again")).isEqualTo("r1");
     assertThat(store.keyLengthLookups).as("one plan for six calls").hasValue(1);
@@ -91,8 +99,13 @@ class OneCorePathTest {
     Idempotency other = Idempotency.create(config);
     assertThat(other.execute(policy, "k0", () -> "other")).isEqualTo("r1");
     assertThat(store.keyLengthLookups).as("another instance builds its own plan").hasValue(2);
-    assertThat(other.executeAsync(policy, "k-async", null, () -> CompletableFuture.completedFuture("async"))
-        .toCompletableFuture().get()).isEqualTo("async");
+    assertThat(
+            other
+                .executeAsync(
+                    policy, "k-async", null, () -> CompletableFuture.completedFuture("async"))
+                .toCompletableFuture()
+                .get())
+        .isEqualTo("async");
     assertThat(store.keyLengthLookups).as("the async form has its own plan").hasValue(3);
 
     Thread thread = Thread.currentThread();
@@ -103,7 +116,9 @@ class OneCorePathTest {
     } finally {
       thread.setContextClassLoader(saved);
     }
-    assertThat(store.keyLengthLookups).as("recorded failures read back through the new context loader").hasValue(4);
+    assertThat(store.keyLengthLookups)
+        .as("recorded failures read back through the new context loader")
+        .hasValue(4);
   }
 
   static final class NotSerializable {
@@ -115,38 +130,57 @@ class OneCorePathTest {
 
   @Test
   void aPolicyWhoseResultTypeTheCodecCannotRecordFailsBeforeTheBodyRunsAsAWovenMethodDoes() {
-    Idempotency idem = Idempotency.create(IdempotencyConfig.builder().defaultStore(new TestStore()).build());
-    IdempotencyPolicy policy = IdempotencyPolicy.builder("one-path.unencodable").resultType(NotSerializable.class)
-        .build();
-    Callable<NotSerializable> body = () -> {
-      runs.incrementAndGet();
-      return new NotSerializable();
-    };
+    Idempotency idem =
+        Idempotency.create(IdempotencyConfig.builder().defaultStore(new TestStore()).build());
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder("one-path.unencodable").resultType(NotSerializable.class).build();
+    Callable<NotSerializable> body =
+        () -> {
+          runs.incrementAndGet();
+          return new NotSerializable();
+        };
     for (int i = 0; i < 2; i++) {
       assertThatThrownBy(() -> idem.execute(policy, "k", body))
           .isInstanceOf(IdempotencyConfigurationException.class)
-          .hasMessageContaining("one-path.unencodable").hasMessageContaining(NotSerializable.class.getName())
-          .hasMessageContaining("Serializable").hasMessageContaining("jackson");
+          .hasMessageContaining("one-path.unencodable")
+          .hasMessageContaining(NotSerializable.class.getName())
+          .hasMessageContaining("Serializable")
+          .hasMessageContaining("jackson");
     }
     assertThat(runs).hasValue(0);
   }
 
   @Test
   void resultsDeclaredVoidAreRecordedWovenOrProgrammatic() throws Throwable {
-    Idempotency idem = Idempotency.install(IdempotencyConfig.builder().defaultStore(new TestStore()).build());
-    IdempotencyPolicy policy = IdempotencyPolicy.builder("one-path.void").resultType(Void.class).build();
+    Idempotency idem =
+        Idempotency.install(IdempotencyConfig.builder().defaultStore(new TestStore()).build());
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder("one-path.void").resultType(Void.class).build();
     for (int i = 0; i < 2; i++) {
-      assertThat(idem.executeAsync(policy, "k", null, () -> {
-        runs.incrementAndGet();
-        return CompletableFuture.<Void>completedFuture(null);
-      }).toCompletableFuture().get()).isNull();
+      assertThat(
+              idem.executeAsync(
+                      policy,
+                      "k",
+                      null,
+                      () -> {
+                        runs.incrementAndGet();
+                        return CompletableFuture.<Void>completedFuture(null);
+                      })
+                  .toCompletableFuture()
+                  .get())
+          .isNull();
     }
-    MethodPlan plan = new MethodPlan(Woven.class.getDeclaredMethod("completes", String.class), null);
+    MethodPlan plan =
+        new MethodPlan(Woven.class.getDeclaredMethod("completes", String.class), null);
     for (int i = 0; i < 2; i++) {
-      Object stage = plan.invoke(new Woven(), new Object[] {"k"}, () -> {
-        runs.incrementAndGet();
-        return CompletableFuture.<Void>completedFuture(null);
-      });
+      Object stage =
+          plan.invoke(
+              new Woven(),
+              new Object[] {"k"},
+              () -> {
+                runs.incrementAndGet();
+                return CompletableFuture.<Void>completedFuture(null);
+              });
       assertThat(((CompletableFuture<?>) stage).get()).isNull();
     }
     assertThat(runs).as("each ran once, the repeats replayed").hasValue(2);
@@ -167,20 +201,27 @@ class OneCorePathTest {
 
   @Test
   void wovenAndProgrammaticCallsOnOneInstanceShareOneExecutor() throws Throwable {
-    Idempotency idem = Idempotency.install(IdempotencyConfig.builder().defaultStore(new TestStore()).build());
+    Idempotency idem =
+        Idempotency.install(IdempotencyConfig.builder().defaultStore(new TestStore()).build());
     Method method = Woven.class.getDeclaredMethod("unrecordable", String.class);
     MethodPlan plan = new MethodPlan(method, null);
     IdempotencyPolicy policy = IdempotencyPolicy.builder(SHARED_SCOPE).build();
-    List<String> errors = errorsLogged(SHARED_SCOPE, () -> {
-      try {
-        plan.invoke(new Woven(), new Object[] {"woven"}, () -> new Object());
-        idem.execute(policy, "programmatic", () -> new Object());
-      } catch (Throwable t) {
-        throw new AssertionError(t);
-      }
-    });
-    assertThat(errors).as("the unrecordable outcome of one operation and type is logged once per instance, whichever "
-        + "path meets it").hasSize(1);
+    List<String> errors =
+        errorsLogged(
+            SHARED_SCOPE,
+            () -> {
+              try {
+                plan.invoke(new Woven(), new Object[] {"woven"}, () -> new Object());
+                idem.execute(policy, "programmatic", () -> new Object());
+              } catch (Throwable t) {
+                throw new AssertionError(t);
+              }
+            });
+    assertThat(errors)
+        .as(
+            "the unrecordable outcome of one operation and type is logged once per instance,"
+                + " whichever path meets it")
+        .hasSize(1);
   }
 
   private static List<String> errorsLogged(String scope, Runnable calls) {

@@ -21,16 +21,19 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Stored bytes are untrusted: what the Java serialization codec refuses, and what it lets through. */
+/**
+ * Stored bytes are untrusted: what the Java serialization codec refuses, and what it lets through.
+ */
 class JavaSerializationCodecTest {
   record Item(String sku, int qty) implements Serializable {}
 
   record Node(Node left, Node right) implements Serializable {}
 
-  static final Type LIST_OF_ITEMS = new Object() {
-    @SuppressWarnings("unused")
-    List<Item> field;
-  }.getClass().getDeclaredFields()[0].getGenericType();
+  static final Type LIST_OF_ITEMS =
+      new Object() {
+        @SuppressWarnings("unused")
+        List<Item> field;
+      }.getClass().getDeclaredFields()[0].getGenericType();
 
   private final ResultCodec codec = ResultCodec.javaSerialization();
 
@@ -44,7 +47,9 @@ class JavaSerializationCodecTest {
     return codec.decode(new ByteArrayInputStream(out.toByteArray()), type);
   }
 
-  /** No frame of ObjectInputStream: the bytes were refused before any object was created from them. */
+  /**
+   * No frame of ObjectInputStream: the bytes were refused before any object was created from them.
+   */
   private static void refusedBeforeReading(Throwable refusal) {
     for (StackTraceElement frame : refusal.getStackTrace()) {
       assertThat(frame.getClassName()).isNotEqualTo("java.io.ObjectInputStream");
@@ -52,8 +57,9 @@ class JavaSerializationCodecTest {
   }
 
   /**
-   * A class described after many objects (its descriptor takes a handle where the check's tables must grow): a list
-   * of n strings, then an Integer, whose descriptor comes after the n + 2 handles before it.
+   * A class described after many objects (its descriptor takes a handle where the check's tables
+   * must grow): a list of n strings, then an Integer, whose descriptor comes after the n + 2
+   * handles before it.
    */
   @Test
   void aClassDescribedWhereTheHandleTablesGrowReadsBack() throws IOException {
@@ -63,7 +69,9 @@ class JavaSerializationCodecTest {
         value.add("s" + i);
       }
       value.add(n);
-      assertThat(roundTrip(codec, value, List.class)).as("%s strings, then an Integer", n).isEqualTo(value);
+      assertThat(roundTrip(codec, value, List.class))
+          .as("%s strings, then an Integer", n)
+          .isEqualTo(value);
     }
   }
 
@@ -71,11 +79,16 @@ class JavaSerializationCodecTest {
   void theUrlDnsPayloadIsRefusedBeforeAnyObjectIsCreated() throws IOException {
     byte[] payload = Payloads.urlDns();
     assertThatThrownBy(() -> decode(payload, Object.class))
-        .hasMessageContaining("java.net.URL").hasMessageContaining("I/O")
+        .hasMessageContaining("java.net.URL")
+        .hasMessageContaining("I/O")
         .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
-    // even a method declared to return a map of URLs, or a pattern that admits java.net, does not read it back
-    assertThatThrownBy(() -> ResultCodec.javaSerialization("java.net.**")
-        .decode(new ByteArrayInputStream(payload), Map.class)).hasMessageContaining("java.net.URL");
+    // even a method declared to return a map of URLs, or a pattern that admits java.net, does not
+    // read it back
+    assertThatThrownBy(
+            () ->
+                ResultCodec.javaSerialization("java.net.**")
+                    .decode(new ByteArrayInputStream(payload), Map.class))
+        .hasMessageContaining("java.net.URL");
     assertThatThrownBy(() -> decode(payload, URL.class)).hasMessageContaining("java.net.URL");
   }
 
@@ -84,10 +97,13 @@ class JavaSerializationCodecTest {
     byte[] payload = Payloads.HUGE_ARRAY;
     assertThat(payload).hasSize(27);
     assertThatThrownBy(() -> decode(payload, Object.class))
-        .hasMessageContaining("67108864 elements").satisfies(JavaSerializationCodecTest::refusedBeforeReading);
+        .hasMessageContaining("67108864 elements")
+        .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
   }
 
-  /** {@code bytes} with the first occurrence of {@code from} replaced by {@code to} (same length). */
+  /**
+   * {@code bytes} with the first occurrence of {@code from} replaced by {@code to} (same length).
+   */
   private static byte[] patched(byte[] bytes, byte[] from, byte[] to) {
     for (int i = 0; i + from.length <= bytes.length; i++) {
       if (Arrays.equals(bytes, i, i + from.length, from, 0, from.length)) {
@@ -101,14 +117,20 @@ class JavaSerializationCodecTest {
 
   @Test
   void sizesThatAskForHugeTablesAreRefusedBeforeTheTableIsAllocated() throws IOException {
-    // an empty HashMap whose recorded size says 16,777,216 entries: its table would have 33,554,432 slots
-    byte[] map = patched(Payloads.serialize(new HashMap<>()),
-        new byte[] {0x77, 8, 0, 0, 0, 16, 0, 0, 0, 0}, new byte[] {0x77, 8, 0, 0, 0, 16, 1, 0, 0, 0});
+    // an empty HashMap whose recorded size says 16,777,216 entries: its table would have 33,554,432
+    // slots
+    byte[] map =
+        patched(
+            Payloads.serialize(new HashMap<>()),
+            new byte[] {0x77, 8, 0, 0, 0, 16, 0, 0, 0, 0},
+            new byte[] {0x77, 8, 0, 0, 0, 16, 1, 0, 0, 0});
     assertThatThrownBy(() -> decode(map, Map.class)).hasMessageContaining("33554432 elements");
     // an empty ArrayList whose size field says 60,000,000 elements
-    byte[] list = patched(Payloads.serialize(new ArrayList<>()),
-        new byte[] {0x78, 0x70, 0, 0, 0, 0, 0x77, 4},
-        new byte[] {0x78, 0x70, 0x03, (byte) 0x93, (byte) 0x87, 0, 0x77, 4});
+    byte[] list =
+        patched(
+            Payloads.serialize(new ArrayList<>()),
+            new byte[] {0x78, 0x70, 0, 0, 0, 0, 0x77, 4},
+            new byte[] {0x78, 0x70, 0x03, (byte) 0x93, (byte) 0x87, 0, 0x77, 4});
     assertThatThrownBy(() -> decode(list, List.class)).hasMessageContaining("60000000 elements");
   }
 
@@ -116,12 +138,17 @@ class JavaSerializationCodecTest {
   void nestedHashSetsThatWouldHashForeverAreRefusedQuickly() throws IOException {
     byte[] deep = Payloads.serialize(Payloads.nestedSets(40, 2));
     assertThat(deep.length).isBetween(2000, 2600);
-    byte[] wide = Payloads.serialize(Payloads.nestedSets(14, 4)); // 4^14 unfolded sets, within any depth limit
-    assertTimeoutPreemptively(Duration.ofSeconds(3), () -> {
-      assertThatThrownBy(() -> decode(deep, Object.class)).hasMessageContaining("hash")
-          .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
-      assertThatThrownBy(() -> decode(wide, Object.class)).hasMessageContaining("hash");
-    });
+    byte[] wide =
+        Payloads.serialize(
+            Payloads.nestedSets(14, 4)); // 4^14 unfolded sets, within any depth limit
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(3),
+        () -> {
+          assertThatThrownBy(() -> decode(deep, Object.class))
+              .hasMessageContaining("hash")
+              .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
+          assertThatThrownBy(() -> decode(wide, Object.class)).hasMessageContaining("hash");
+        });
   }
 
   @Test
@@ -143,8 +170,9 @@ class JavaSerializationCodecTest {
     byte[] payload = worst;
     long start = System.nanoTime();
     assertTimeoutPreemptively(Duration.ofSeconds(3), () -> decode(payload, Object.class));
-    System.out.printf("%d levels of nested sets read back in %d ms%n", largest,
-        (System.nanoTime() - start) / 1_000_000);
+    System.out.printf(
+        "%d levels of nested sets read back in %d ms%n",
+        largest, (System.nanoTime() - start) / 1_000_000);
   }
 
   @Test
@@ -177,29 +205,61 @@ class JavaSerializationCodecTest {
     assertThat(roundTrip(codec, tree, Node.class)).isEqualTo(tree);
   }
 
-  enum Colour { RED, GREEN }
+  enum Colour {
+    RED,
+    GREEN
+  }
 
   record Everything(Object[] values) implements Serializable {}
 
   @Test
   void valuesOfTheAllowedJdkPackagesReadBack() throws IOException {
-    java.util.TreeMap<String, Integer> sorted = new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
+    java.util.TreeMap<String, Integer> sorted =
+        new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
     sorted.put("a", 1);
     sorted.put("b", 2);
     java.util.BitSet bits = new java.util.BitSet();
     bits.set(3);
     bits.set(700);
     Object[] values = {
-        "text", 'c', (byte) 1, (short) 2, 3, 4L, 5.0f, 6.0, true, new int[][] {{1, 2}, {3}}, new String[] {"a", null},
-        new java.math.BigDecimal("12.345"), java.math.BigInteger.TEN.pow(40), new java.util.Date(0),
-        java.time.Instant.EPOCH, java.time.LocalDate.of(2026, 12, 1), java.time.Duration.ofSeconds(5),
-        java.time.ZonedDateTime.of(2026, 12, 1, 9, 0, 0, 0, java.time.ZoneId.of("Europe/Paris")),
-        java.util.UUID.randomUUID(), java.util.Locale.FRANCE, java.net.URI.create("https://example.com/a"),
-        List.of(1, 2, 3), Set.of("x"), Map.of("k", "v"), java.util.Collections.unmodifiableList(new ArrayList<>()),
-        java.util.Collections.emptyMap(), Arrays.asList("p", "q"), new java.util.LinkedHashMap<>(Map.of("a", "b")),
-        new java.util.ArrayDeque<>(List.of(1)), new java.util.EnumMap<>(Map.of(Colour.RED, 1)), Colour.GREEN, sorted,
-        bits, java.util.Optional.class, new java.util.LinkedList<>(List.of("l")), new IllegalStateException("boom"),
-        new java.util.concurrent.atomic.AtomicLong(1).getClass().getName(), new StringBuilder("sb").toString(),
+      "text",
+      'c',
+      (byte) 1,
+      (short) 2,
+      3,
+      4L,
+      5.0f,
+      6.0,
+      true,
+      new int[][] {{1, 2}, {3}},
+      new String[] {"a", null},
+      new java.math.BigDecimal("12.345"),
+      java.math.BigInteger.TEN.pow(40),
+      new java.util.Date(0),
+      java.time.Instant.EPOCH,
+      java.time.LocalDate.of(2026, 12, 1),
+      java.time.Duration.ofSeconds(5),
+      java.time.ZonedDateTime.of(2026, 12, 1, 9, 0, 0, 0, java.time.ZoneId.of("Europe/Paris")),
+      java.util.UUID.randomUUID(),
+      java.util.Locale.FRANCE,
+      java.net.URI.create("https://example.com/a"),
+      List.of(1, 2, 3),
+      Set.of("x"),
+      Map.of("k", "v"),
+      java.util.Collections.unmodifiableList(new ArrayList<>()),
+      java.util.Collections.emptyMap(),
+      Arrays.asList("p", "q"),
+      new java.util.LinkedHashMap<>(Map.of("a", "b")),
+      new java.util.ArrayDeque<>(List.of(1)),
+      new java.util.EnumMap<>(Map.of(Colour.RED, 1)),
+      Colour.GREEN,
+      sorted,
+      bits,
+      java.util.Optional.class,
+      new java.util.LinkedList<>(List.of("l")),
+      new IllegalStateException("boom"),
+      new java.util.concurrent.atomic.AtomicLong(1).getClass().getName(),
+      new StringBuilder("sb").toString(),
     };
     Everything back = (Everything) roundTrip(codec, new Everything(values), Everything.class);
     assertThat(back.values()).hasSameSizeAs(values);
@@ -222,21 +282,27 @@ class JavaSerializationCodecTest {
       chain = new Node(chain, null);
     }
     byte[] bytes = Payloads.serialize(chain);
-    assertThatThrownBy(() -> decode(bytes, Node.class)).hasMessageContaining("nested deeper than 64");
+    assertThatThrownBy(() -> decode(bytes, Node.class))
+        .hasMessageContaining("nested deeper than 64");
   }
 
   @Test
-  void classesOutsideTheAllowListAreRefusedOnEncodingAndOnDecodingNamingTheFix() throws IOException {
+  void classesOutsideTheAllowListAreRefusedOnEncodingAndOnDecodingNamingTheFix()
+      throws IOException {
     List<Object> holdsANote = new ArrayList<>(List.of(new Payloads.Note("n")));
     // the declared type is a List of java.util, so this package is not allowed
     assertThatThrownBy(() -> codec.encode(holdsANote, List.class, new ByteArrayOutputStream()))
-        .hasMessageContaining(Payloads.Note.class.getName()).hasMessageContaining("idempotent.codec.allow");
+        .hasMessageContaining(Payloads.Note.class.getName())
+        .hasMessageContaining("idempotent.codec.allow");
     byte[] bytes = Payloads.serialize(holdsANote);
     assertThatThrownBy(() -> decode(bytes, List.class))
-        .hasMessageContaining(Payloads.Note.class.getName()).hasMessageContaining("idempotent.codec.allow")
+        .hasMessageContaining(Payloads.Note.class.getName())
+        .hasMessageContaining("idempotent.codec.allow")
         .satisfies(JavaSerializationCodecTest::refusedBeforeReading);
-    assertThat(ResultCodec.javaSerialization("dev.idempotent.internal.codec.*")
-        .decode(new ByteArrayInputStream(bytes), List.class)).isEqualTo(holdsANote);
+    assertThat(
+            ResultCodec.javaSerialization("dev.idempotent.internal.codec.*")
+                .decode(new ByteArrayInputStream(bytes), List.class))
+        .isEqualTo(holdsANote);
   }
 
   @Test
@@ -245,7 +311,8 @@ class JavaSerializationCodecTest {
     assertThatThrownBy(() -> codec.encode(queue, Object.class, new ByteArrayOutputStream()))
         .hasMessageContaining("java.util.PriorityQueue");
     byte[] bytes = Payloads.serialize(queue);
-    assertThatThrownBy(() -> decode(bytes, PriorityQueue.class)).hasMessageContaining("java.util.PriorityQueue");
+    assertThatThrownBy(() -> decode(bytes, PriorityQueue.class))
+        .hasMessageContaining("java.util.PriorityQueue");
     assertThat(ClassAllowList.isDenied("java.lang.reflect.Proxy")).isTrue();
     assertThat(ClassAllowList.isDenied("java.lang.invoke.SerializedLambda")).isTrue();
     assertThat(ClassAllowList.isDenied("javax.management.BadAttributeValueExpException")).isTrue();
@@ -271,10 +338,13 @@ class JavaSerializationCodecTest {
     codec.encode(new Item("sku-1", 2), Item.class, out);
     byte[] bytes = out.toByteArray();
     // by reflection: the tests compile in core's module, which does not read java.management
-    Object threads = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
-        .invoke(null);
-    java.lang.reflect.Method allocated = Class.forName("com.sun.management.ThreadMXBean")
-        .getMethod("getThreadAllocatedBytes", long.class);
+    Object threads =
+        Class.forName("java.lang.management.ManagementFactory")
+            .getMethod("getThreadMXBean")
+            .invoke(null);
+    java.lang.reflect.Method allocated =
+        Class.forName("com.sun.management.ThreadMXBean")
+            .getMethod("getThreadAllocatedBytes", long.class);
     long thread = Thread.currentThread().getId();
     for (int i = 0; i < 2_000; i++) {
       decode(bytes, Item.class);
@@ -284,7 +354,10 @@ class JavaSerializationCodecTest {
       decode(bytes, Item.class);
     }
     long perDecode = ((long) allocated.invoke(threads, thread) - before) / 1_000;
-    // ObjectInputStream itself takes about 4 KiB; reading the input through an 8 KiB chunk would add as much again
-    assertThat(perDecode).as("bytes allocated per decode of a %d-byte result", bytes.length).isLessThan(8 * 1024);
+    // ObjectInputStream itself takes about 4 KiB; reading the input through an 8 KiB chunk would
+    // add as much again
+    assertThat(perDecode)
+        .as("bytes allocated per decode of a %d-byte result", bytes.length)
+        .isLessThan(8 * 1024);
   }
 }

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** String concatenation with {@code +}, as Java does it, whatever the types of the parts from call to call. */
+/**
+ * String concatenation with {@code +}, as Java does it, whatever the types of the parts from call
+ * to call.
+ */
 class ConcatenationTest {
   private static final String[] AB = {"a", "b"};
 
@@ -22,7 +25,8 @@ class ConcatenationTest {
   @Test
   void partsWhoseTypesChangeFromCallToCall() {
     KeyExpression expression = KeyExpression.compile("'k:' + #a + ':' + #b", AB);
-    assertThat(expression.evaluate(new Object[] {123456789012L, "x"})).isEqualTo("k:123456789012:x");
+    assertThat(expression.evaluate(new Object[] {123456789012L, "x"}))
+        .isEqualTo("k:123456789012:x");
     assertThat(expression.evaluate(new Object[] {1L, null})).isEqualTo("k:1:null");
     assertThat(expression.evaluate(new Object[] {7, "y"})).isEqualTo("k:7:y");
     assertThat(expression.evaluate(new Object[] {null, List.of(1)})).isEqualTo("k:null:[1]");
@@ -74,9 +78,12 @@ class ConcatenationTest {
             throw new IllegalStateException("no text");
           }
         };
-    assertThatThrownBy(() -> KeyExpression.compile("'k:' + #a", AB).evaluate(new Object[] {bad, null}))
+    assertThatThrownBy(
+            () -> KeyExpression.compile("'k:' + #a", AB).evaluate(new Object[] {bad, null}))
         .isInstanceOf(ExpressionEvaluationException.class)
-        .hasMessageStartingWith("rendering ''k:' + #a' at column 1 in ''k:' + #a' threw java.lang.IllegalStateException")
+        .hasMessageStartingWith(
+            "rendering ''k:' + #a' at column 1 in ''k:' + #a' threw"
+                + " java.lang.IllegalStateException")
         .hasCauseInstanceOf(IllegalStateException.class);
   }
 }

@@ -48,8 +48,13 @@ final class Fixtures {
     private final Optional<String> coupon;
 
     public Order(
-        long id, Customer customer, List<String> items, Map<String, Object> attributes, Boolean paid,
-        int[] quantities, Optional<String> coupon) {
+        long id,
+        Customer customer,
+        List<String> items,
+        Map<String, Object> attributes,
+        Boolean paid,
+        int[] quantities,
+        Optional<String> coupon) {
       this.id = id;
       this.customer = customer;
       this.items = items;

@@ -19,7 +19,9 @@ class KeyExpressionConcurrencyTest {
   private static final int THREADS = 8;
   private static final int ROUNDS = 20_000;
 
-  /** Four unrelated classes with a "name" property, read by a getter, a record accessor and a field. */
+  /**
+   * Four unrelated classes with a "name" property, read by a getter, a record accessor and a field.
+   */
   public static final class BeanName {
     private final String name;
 
@@ -54,7 +56,8 @@ class KeyExpressionConcurrencyTest {
 
   @Test
   void polymorphicReceiversFromSeveralThreads() throws Exception {
-    KeyExpression expression = KeyExpression.compile("'k:' + #p0.name + ':' + #p1", new String[] {"a", "b"});
+    KeyExpression expression =
+        KeyExpression.compile("'k:' + #p0.name + ':' + #p1", new String[] {"a", "b"});
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     try {
       CountDownLatch start = new CountDownLatch(1);
@@ -92,7 +95,8 @@ class KeyExpressionConcurrencyTest {
   void firstResolutionRacesFromManyThreads() throws Exception {
     // fresh property names, so every thread races to resolve the same members at the same time
     KeyExpression expression =
-        KeyExpression.compile("#p0.customer.address.city + #p0.items.size() + #p0.attributes['channel']",
+        KeyExpression.compile(
+            "#p0.customer.address.city + #p0.items.size() + #p0.attributes['channel']",
             new String[] {"o"});
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     try {

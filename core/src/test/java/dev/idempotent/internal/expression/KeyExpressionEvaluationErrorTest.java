@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class KeyExpressionEvaluationErrorTest {
   private static final String[] ORDER = {"order"};
 
-  private static ExpressionEvaluationException failure(String source, String[] names, Object... args) {
+  private static ExpressionEvaluationException failure(
+      String source, String[] names, Object... args) {
     KeyExpression expression = KeyExpression.compile(source, names);
     try {
       Object value = expression.evaluate(args);
@@ -32,7 +33,8 @@ class KeyExpressionEvaluationErrorTest {
 
   @Test
   void nullReceiverWithoutSafeNavigation() {
-    ExpressionEvaluationException e = failure("#order.customer.name", ORDER, orderWithoutCustomer());
+    ExpressionEvaluationException e =
+        failure("#order.customer.name", ORDER, orderWithoutCustomer());
     assertThat(e.getMessage())
         .startsWith("'#order.customer' is null at column 16; use ?. to allow null")
         .contains("'#order.customer.name'");
@@ -48,7 +50,8 @@ class KeyExpressionEvaluationErrorTest {
   void nullReceiverOfAMethodCallAndOfAnIndex() {
     assertThat(failure("#order.customer.toString()", ORDER, orderWithoutCustomer()).getMessage())
         .startsWith("'#order.customer' is null at column 16; use ?. to allow null");
-    assertThat(failure("#order.attributes['k'].length()", ORDER, orderWithoutCustomer()).getMessage())
+    assertThat(
+            failure("#order.attributes['k'].length()", ORDER, orderWithoutCustomer()).getMessage())
         .startsWith("'#order.attributes['k']' is null at column 23; use ?. to allow null");
     assertThat(failure("#p0[0]", ORDER, (Object) null).getMessage())
         .startsWith("'#p0' is null at column 4; use ?.[ to allow null");
@@ -57,7 +60,8 @@ class KeyExpressionEvaluationErrorTest {
   @Test
   void safeNavigationAppliesToOneStepOnly() {
     Order order = orderWithoutCustomer();
-    assertThat(KeyExpression.compile("#order?.customer", ORDER).evaluate(new Object[] {order})).isNull();
+    assertThat(KeyExpression.compile("#order?.customer", ORDER).evaluate(new Object[] {order}))
+        .isNull();
     // #order.customer is null and ".name" has no "?": an error, as in SpEL
     assertThat(failure("#order?.customer.name", ORDER, order).getMessage())
         .startsWith("'#order?.customer' is null at column 17; use ?. to allow null");
@@ -67,13 +71,17 @@ class KeyExpressionEvaluationErrorTest {
   void propertyNotFoundNamesPropertyAndClassAndListsReadableOnes() {
     ExpressionEvaluationException e = failure("#order.customer.nmae", ORDER, Fixtures.order(1));
     assertThat(e.getMessage())
-        .startsWith("property 'nmae' not found on " + Customer.class.getName() + " at column 16 in '#order.customer.nmae'")
+        .startsWith(
+            "property 'nmae' not found on "
+                + Customer.class.getName()
+                + " at column 16 in '#order.customer.nmae'")
         .contains("readable properties: address, name, vip");
   }
 
   @Test
   void propertyNotFoundOnAMapSuggestsAnIndex() {
-    ExpressionEvaluationException e = failure("#p0.channel", ORDER, new HashMap<>(Map.of("channel", "web")));
+    ExpressionEvaluationException e =
+        failure("#p0.channel", ORDER, new HashMap<>(Map.of("channel", "web")));
     assertThat(e.getMessage())
         .contains("property 'channel' not found on java.util.HashMap")
         .contains("for a map entry write ['channel']");
@@ -82,7 +90,8 @@ class KeyExpressionEvaluationErrorTest {
   @Test
   void propertyNotFoundNamesTheRuntimeClassNotTheDeclaredOne() {
     KeyExpression expression = KeyExpression.compile("#p0.name", ORDER);
-    assertThat(expression.evaluate(new Object[] {Fixtures.order(1).getCustomer()})).isEqualTo("Ada");
+    assertThat(expression.evaluate(new Object[] {Fixtures.order(1).getCustomer()}))
+        .isEqualTo("Ada");
     assertThatThrownBy(() -> expression.evaluate(new Object[] {42}))
         .isInstanceOf(ExpressionEvaluationException.class)
         .hasMessageContaining("property 'name' not found on java.lang.Integer at column 4");
@@ -117,7 +126,9 @@ class KeyExpressionEvaluationErrorTest {
   void indexOutOfRange() {
     Order order = Fixtures.order(1);
     assertThat(failure("#order.items[2]", ORDER, order).getMessage())
-        .isEqualTo("index 2 is out of range for '#order.items' (size 2) at column 13 in '#order.items[2]'");
+        .isEqualTo(
+            "index 2 is out of range for '#order.items' (size 2) at column 13 in"
+                + " '#order.items[2]'");
     assertThat(failure("#order.quantities[5]", ORDER, order).getMessage())
         .startsWith("index 5 is out of range for '#order.quantities' (length 2) at column 18");
     assertThat(failure("#p0[#p1]", new String[] {"a", "i"}, new Object[] {"x"}, -1).getMessage())
@@ -148,7 +159,9 @@ class KeyExpressionEvaluationErrorTest {
   void mapThatRejectsTheKey() {
     Map<String, String> sorted = new TreeMap<>(Map.of("a", "b"));
     ExpressionEvaluationException e = failure("#p0[#p1]", new String[] {"m", "k"}, sorted, 1);
-    assertThat(e.getMessage()).startsWith("reading '#p0[#p1]' at column 4").contains("ClassCastException");
+    assertThat(e.getMessage())
+        .startsWith("reading '#p0[#p1]' at column 4")
+        .contains("ClassCastException");
     assertThat(e.getCause()).isInstanceOf(ClassCastException.class);
   }
 
@@ -156,8 +169,12 @@ class KeyExpressionEvaluationErrorTest {
   void getterThatThrows() {
     ExpressionEvaluationException e = failure("#p0.broken", ORDER, new Fixtures.Failing());
     assertThat(e.getMessage())
-        .startsWith("reading '#p0.broken' at column 4 in '#p0.broken' threw java.lang.IllegalStateException");
-    assertThat(e.getCause()).isInstanceOf(IllegalStateException.class).hasMessage("broken on purpose");
+        .startsWith(
+            "reading '#p0.broken' at column 4 in '#p0.broken' threw"
+                + " java.lang.IllegalStateException");
+    assertThat(e.getCause())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("broken on purpose");
   }
 
   @Test
@@ -178,7 +195,8 @@ class KeyExpressionEvaluationErrorTest {
     assertThatThrownBy(() -> expression.evaluate(new Object[] {"only one"}))
         .isInstanceOf(ExpressionEvaluationException.class)
         .hasMessage("'#p1' reads 2 argument(s) but got 1");
-    assertThatThrownBy(() -> expression.evaluate(null)).hasMessage("'#p1' reads 2 argument(s) but got 0");
+    assertThatThrownBy(() -> expression.evaluate(null))
+        .hasMessage("'#p1' reads 2 argument(s) but got 0");
   }
 
   @Test

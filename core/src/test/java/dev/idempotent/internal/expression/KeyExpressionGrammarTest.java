@@ -49,7 +49,9 @@ class KeyExpressionGrammarTest {
     void argsIndexPositionAndNameReadTheSameArgument() {
       Object[] args = {"o", "u"};
       for (String source : List.of("#args[1]", "#p1", "#a1", "#user")) {
-        assertThat(KeyExpression.compile(source, ORDER_USER).evaluate(args)).as(source).isSameAs(args[1]);
+        assertThat(KeyExpression.compile(source, ORDER_USER).evaluate(args))
+            .as(source)
+            .isSameAs(args[1]);
       }
     }
 
@@ -74,7 +76,8 @@ class KeyExpressionGrammarTest {
 
     @Test
     void nullArgumentArrayMeansNoArguments() {
-      assertThat(KeyExpression.compile("'constant'", new String[0]).evaluate(null)).isEqualTo("constant");
+      assertThat(KeyExpression.compile("'constant'", new String[0]).evaluate(null))
+          .isEqualTo("constant");
     }
 
     @Test
@@ -126,7 +129,8 @@ class KeyExpressionGrammarTest {
       Precedence p = new Precedence();
       assertThat(eval("#p0.code", new String[] {"p"}, p)).isEqualTo("getter");
       assertThat(eval("#p0.flag", new String[] {"p"}, p)).isEqualTo(true);
-      // label() is not a getter and Precedence is not a record: the public field is read, label() is never called
+      // label() is not a getter and Precedence is not a record: the public field is read, label()
+      // is never called
       assertThat(eval("#p0.label", new String[] {"p"}, p)).isEqualTo("field");
       assertThat(eval("#p0.only", new String[] {"p"}, p)).isEqualTo("field");
     }
@@ -217,7 +221,8 @@ class KeyExpressionGrammarTest {
       assertThat(eval("#order.items[0]", ORDER_USER, order, null)).isEqualTo("apple");
       assertThat(eval("#order.items[1]", ORDER_USER, order, null)).isEqualTo("pear");
       assertThat(eval("#order.quantities[1]", ORDER_USER, order, null)).isEqualTo(5);
-      assertThat(eval("#p0[2]", new String[] {"a"}, (Object) new String[] {"x", "y", "z"})).isEqualTo("z");
+      assertThat(eval("#p0[2]", new String[] {"a"}, (Object) new String[] {"x", "y", "z"}))
+          .isEqualTo("z");
       assertThat(eval("#p0[0]", new String[] {"a"}, (Object) new long[] {9L})).isEqualTo(9L);
     }
 
@@ -248,7 +253,8 @@ class KeyExpressionGrammarTest {
     void indexComputedByAnExpression() {
       Map<String, String> map = Map.of("k-1", "one");
       assertThat(eval("#p0['k-' + #p1]", new String[] {"m", "n"}, map, 1)).isEqualTo("one");
-      assertThat(eval("#p0[#p1.size()]", new String[] {"l", "m"}, List.of("a", "b"), List.of(1))).isEqualTo("b");
+      assertThat(eval("#p0[#p1.size()]", new String[] {"l", "m"}, List.of("a", "b"), List.of(1)))
+          .isEqualTo("b");
     }
 
     @Test
@@ -394,7 +400,9 @@ class KeyExpressionGrammarTest {
         assertThat(expression.evaluate(new Object[] {7, order})).isEqualTo(first);
       }
       assertThat(first).isEqualTo("k:7:Ada");
-      assertThat(KeyExpression.compile("'k:' + #a + ':' + #b.customer.name", ab).evaluate(new Object[] {7, order}))
+      assertThat(
+              KeyExpression.compile("'k:' + #a + ':' + #b.customer.name", ab)
+                  .evaluate(new Object[] {7, order}))
           .isEqualTo(first);
     }
   }

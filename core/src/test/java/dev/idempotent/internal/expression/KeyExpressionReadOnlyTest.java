@@ -16,7 +16,10 @@ import java.util.Queue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The language only reads: getters, record accessors and a short list of read-only methods of value types. */
+/**
+ * The language only reads: getters, record accessors and a short list of read-only methods of value
+ * types.
+ */
 class KeyExpressionReadOnlyTest {
   private static final String[] X = {"x"};
 
@@ -55,7 +58,9 @@ class KeyExpressionReadOnlyTest {
   @Test
   void mutatorsAndReflectionAreRefusedWithoutBeingCalled() {
     Queue<String> queue = new ArrayDeque<>(List.of("m1"));
-    assertThat(refused("#x.poll()", queue).getMessage()).contains("poll()").contains("read-only methods");
+    assertThat(refused("#x.poll()", queue).getMessage())
+        .contains("poll()")
+        .contains("read-only methods");
     assertThat(queue).containsExactly("m1");
     StringBuilder text = new StringBuilder("ab");
     refused("#x.reverse()", text);
@@ -65,7 +70,8 @@ class KeyExpressionReadOnlyTest {
     refused("#x.getAndIncrement()", counter);
     assertThat(counter).hasValue(0);
     Counter bean = new Counter();
-    assertThat(refused("#x.bump()", bean).getMessage()).contains("neither a getter nor a record accessor");
+    assertThat(refused("#x.bump()", bean).getMessage())
+        .contains("neither a getter nor a record accessor");
     assertThat(bean.getValue()).isZero();
     refused("#x.name", bean);
     refused("#x.iterator()", List.of(1));
@@ -107,7 +113,8 @@ class KeyExpressionReadOnlyTest {
 
   @Test
   void mistakesInTheExpressionAreTypeErrorsAndNullsOnThePathAreNot() {
-    assertThat(refused("#x.ordreId", new Line("s", 1)).getMessage()).startsWith("property 'ordreId' not found");
+    assertThat(refused("#x.ordreId", new Line("s", 1)).getMessage())
+        .startsWith("property 'ordreId' not found");
     refused("#x.nothing()", new Line("s", 1));
     refused("#x[0]", "text");
     assertThat(refused("#x['a']", List.of("a")).getMessage()).contains("need an integer index");
@@ -135,7 +142,8 @@ class KeyExpressionReadOnlyTest {
         .isInstanceOf(ExpressionTypeException.class);
     assertThatThrownBy(() -> whole.evaluateKey(new Object[] {List.of(new Order())}))
         .isInstanceOf(ExpressionTypeException.class);
-    assertThatThrownBy(() -> eval("'k:' + #x", new Order())).isInstanceOf(ExpressionTypeException.class);
+    assertThatThrownBy(() -> eval("'k:' + #x", new Order()))
+        .isInstanceOf(ExpressionTypeException.class);
     assertThatThrownBy(() -> eval("'k:' + #x + ':' + #x + #x + #x + #x + #x + #x", new Order()))
         .isInstanceOf(ExpressionTypeException.class);
     assertThat(whole.evaluateKey(new Object[] {new Date(0)})).isEqualTo("1970-01-01T00:00:00Z");

@@ -48,7 +48,8 @@ class KeyExpressionSyntaxErrorTest {
   @Test
   void trailingInput() {
     assertColumn("#order #user", 8, "expected + or the end of the expression");
-    assertColumn("#order = 1", 8, "expected + or the end", "assignment and comparison are not supported");
+    assertColumn(
+        "#order = 1", 8, "expected + or the end", "assignment and comparison are not supported");
     assertColumn("#order == #user", 8, "assignment and comparison are not supported");
     assertColumn("#order - 1", 8, "only + is supported");
     assertColumn("#order ?: 'x'", 8, "only ?. is supported");
@@ -61,7 +62,8 @@ class KeyExpressionSyntaxErrorTest {
     assertColumn("(#order", 8, "expected ')' to close the '(' at column 1");
     assertColumn("#order[0", 9, "expected ']' to close the '[' at column 7");
     assertColumn("#order[]", 8, "expected a #parameter");
-    assertColumn("#order.[0]", 8, "expected a property or method name after '.'", "write [ without the dot");
+    assertColumn(
+        "#order.[0]", 8, "expected a property or method name after '.'", "write [ without the dot");
   }
 
   @Test
@@ -72,7 +74,10 @@ class KeyExpressionSyntaxErrorTest {
 
   @Test
   void unsupportedLanguageFeatures() {
-    assertColumn("T(java.lang.Math).random()", 1, "type references T(...) and static calls are not supported");
+    assertColumn(
+        "T(java.lang.Math).random()",
+        1,
+        "type references T(...) and static calls are not supported");
     assertColumn("new java.util.Date()", 1, "'new' is not supported");
     assertColumn("@bean.key", 1, "bean references are not supported");
     assertColumn("order.id", 1, "parameters start with #: write #order");
@@ -85,7 +90,8 @@ class KeyExpressionSyntaxErrorTest {
   @Test
   void unterminatedStrings() {
     assertColumn("'abc", 5, "expected a closing ' for the string that starts at column 1");
-    assertColumn("#order + \"abc", 14, "expected a closing \" for the string that starts at column 10");
+    assertColumn(
+        "#order + \"abc", 14, "expected a closing \" for the string that starts at column 10");
     assertColumn("'it''s", 7, "expected a closing '");
   }
 
@@ -104,8 +110,10 @@ class KeyExpressionSyntaxErrorTest {
     assertThat(nested.column()).isEqualTo(257);
     String longChain = "#order" + ".next".repeat(1001);
     ExpressionSyntaxException chain = failure(longChain, ORDER_USER);
-    assertThat(chain.getMessage()).startsWith("expression chain too long at column " + (6 + 5 * 1000 + 1));
-    KeyExpression.compile("(".repeat(255) + "#order" + ")".repeat(255) + ".next".repeat(999), ORDER_USER);
+    assertThat(chain.getMessage())
+        .startsWith("expression chain too long at column " + (6 + 5 * 1000 + 1));
+    KeyExpression.compile(
+        "(".repeat(255) + "#order" + ")".repeat(255) + ".next".repeat(999), ORDER_USER);
   }
 
   @Test
@@ -127,9 +135,11 @@ class KeyExpressionSyntaxErrorTest {
   @Test
   void unknownParameterWithoutNames() {
     ExpressionSyntaxException e = failure("#order", null, null);
-    assertThat(e.getMessage()).contains("available: no names and by position #p0 to #p1", "-parameters");
+    assertThat(e.getMessage())
+        .contains("available: no names and by position #p0 to #p1", "-parameters");
     ExpressionSyntaxException synthetic = failure("#order", "arg0");
-    assertThat(synthetic.getMessage()).contains("available: #arg0 and by position #p0;", "-parameters");
+    assertThat(synthetic.getMessage())
+        .contains("available: #arg0 and by position #p0;", "-parameters");
     ExpressionSyntaxException none = failure("#order");
     assertThat(none.getMessage()).contains("the method has no parameters");
   }
@@ -151,7 +161,8 @@ class KeyExpressionSyntaxErrorTest {
 
   @Test
   void syntaxErrorsAreExpressionExceptions() {
-    AbstractThrowableAssert<?, ?> thrown = assertThatThrownBy(() -> KeyExpression.compile("#", ORDER_USER));
+    AbstractThrowableAssert<?, ?> thrown =
+        assertThatThrownBy(() -> KeyExpression.compile("#", ORDER_USER));
     thrown.isInstanceOf(ExpressionException.class).isInstanceOf(RuntimeException.class);
   }
 

@@ -3,7 +3,6 @@ package dev.idempotent.internal.expression;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotent.internal.expression.Fixtures.Link;
-import dev.idempotent.internal.expression.Fixtures.Order;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +72,8 @@ class MemberAccessTest {
   void oneExpressionOnValuesOfChangingRuntimeClasses() {
     KeyExpression expression = KeyExpression.compile("#x.name", X);
     for (int i = 0; i < 3; i++) {
-      assertThat(expression.evaluate(new Object[] {Fixtures.hiddenNamed("a" + i)})).isEqualTo("a" + i);
+      assertThat(expression.evaluate(new Object[] {Fixtures.hiddenNamed("a" + i)}))
+          .isEqualTo("a" + i);
       assertThat(expression.evaluate(new Object[] {new Fixtures.OtherNamed()}))
           .isEqualTo(new Fixtures.OtherNamed().getName());
       Fixtures.Named lambda = () -> "lambda";
@@ -100,7 +100,8 @@ class MemberAccessTest {
       eval(source, Link.chain(3));
       throw new AssertionError("expected failure");
     } catch (ExpressionEvaluationException e) {
-      assertThat(e.getMessage()).startsWith("'#x.next.next.next' is null at column 18; use ?. to allow null");
+      assertThat(e.getMessage())
+          .startsWith("'#x.next.next.next' is null at column 18; use ?. to allow null");
     }
   }
 

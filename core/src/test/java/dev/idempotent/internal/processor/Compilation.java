@@ -19,29 +19,44 @@ import javax.tools.SimpleJavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
-/** Compiles small sources with javac and the processor into a directory, as a consumer's build would. */
+/**
+ * Compiles small sources with javac and the processor into a directory, as a consumer's build
+ * would.
+ */
 final class Compilation {
   final boolean success;
   final List<Diagnostic<? extends JavaFileObject>> diagnostics;
   final Path output;
 
-  private Compilation(boolean success, List<Diagnostic<? extends JavaFileObject>> diagnostics, Path output) {
+  private Compilation(
+      boolean success, List<Diagnostic<? extends JavaFileObject>> diagnostics, Path output) {
     this.success = success;
     this.diagnostics = diagnostics;
     this.output = output;
   }
 
-  /** Sources by binary class name, compiled with {@link IdempotentProcessor} (or none) into {@code output}. */
-  static Compilation of(Path output, Processor processor, Map<String, String> sources) throws IOException {
+  /**
+   * Sources by binary class name, compiled with {@link IdempotentProcessor} (or none) into {@code
+   * output}.
+   */
+  static Compilation of(Path output, Processor processor, Map<String, String> sources)
+      throws IOException {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> collector = new DiagnosticCollector<>();
     List<JavaFileObject> units = new ArrayList<>();
     sources.forEach((name, text) -> units.add(new Source(name, text)));
     Files.createDirectories(output);
-    try (StandardJavaFileManager files = javac.getStandardFileManager(collector, Locale.ROOT, StandardCharsets.UTF_8)) {
-      List<String> options = List.of("-d", output.toString(), "-classpath", System.getProperty("java.class.path"),
-          "-parameters");
-      JavaCompiler.CompilationTask task = javac.getTask(null, files, collector, options, null, units);
+    try (StandardJavaFileManager files =
+        javac.getStandardFileManager(collector, Locale.ROOT, StandardCharsets.UTF_8)) {
+      List<String> options =
+          List.of(
+              "-d",
+              output.toString(),
+              "-classpath",
+              System.getProperty("java.class.path"),
+              "-parameters");
+      JavaCompiler.CompilationTask task =
+          javac.getTask(null, files, collector, options, null, units);
       task.setProcessors(processor == null ? List.of() : List.of(processor));
       boolean success = task.call();
       return new Compilation(success, collector.getDiagnostics(), output);
@@ -58,20 +73,33 @@ final class Compilation {
 
   private List<Diagnostic<? extends JavaFileObject>> of(Diagnostic.Kind... kinds) {
     List<Diagnostic.Kind> wanted = List.of(kinds);
-    return diagnostics.stream().filter(d -> wanted.contains(d.getKind())).collect(Collectors.toList());
+    return diagnostics.stream()
+        .filter(d -> wanted.contains(d.getKind()))
+        .collect(Collectors.toList());
   }
 
   @Override
   public String toString() {
-    return diagnostics.stream().map(d -> d.getKind() + " " + d.getLineNumber() + ":" + d.getColumnNumber() + " "
-        + d.getMessage(Locale.ROOT)).collect(Collectors.joining("\n"));
+    return diagnostics.stream()
+        .map(
+            d ->
+                d.getKind()
+                    + " "
+                    + d.getLineNumber()
+                    + ":"
+                    + d.getColumnNumber()
+                    + " "
+                    + d.getMessage(Locale.ROOT))
+        .collect(Collectors.joining("\n"));
   }
 
   private static final class Source extends SimpleJavaFileObject {
     private final String text;
 
     Source(String binaryName, String text) {
-      super(URI.create("string:///" + binaryName.replace('.', '/') + Kind.SOURCE.extension), Kind.SOURCE);
+      super(
+          URI.create("string:///" + binaryName.replace('.', '/') + Kind.SOURCE.extension),
+          Kind.SOURCE);
       this.text = text;
     }
 

@@ -15,10 +15,17 @@ import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The processor under javac: key expressions checked at compile time, methods recorded for the weaving report. */
+/**
+ * The processor under javac: key expressions checked at compile time, methods recorded for the
+ * weaving report.
+ */
 class IdempotentProcessorTest {
-  /** Declared types the expressions below read; {@code Request} is concrete, {@code Lookup} an interface. */
-  private static final String TYPES = """
+  /**
+   * Declared types the expressions below read; {@code Request} is concrete, {@code Lookup} an
+   * interface.
+   */
+  private static final String TYPES =
+      """
       package demo;
 
       public final class Types {
@@ -46,7 +53,8 @@ class IdempotentProcessorTest {
   @TempDir Path out;
 
   private Compilation compile(String method) throws IOException {
-    String orders = """
+    String orders =
+        """
         package demo;
 
         import dev.idempotent.Idempotent;
@@ -55,8 +63,10 @@ class IdempotentProcessorTest {
         public class Orders {
         %s
         }
-        """.formatted(method);
-    return Compilation.of(out, new IdempotentProcessor(), Map.of("demo.Types", TYPES, "demo.Orders", orders));
+        """
+            .formatted(method);
+    return Compilation.of(
+        out, new IdempotentProcessor(), Map.of("demo.Types", TYPES, "demo.Orders", orders));
   }
 
   /** The line of the annotation in the Orders source above: its first line of {@code method}. */
@@ -68,10 +78,12 @@ class IdempotentProcessorTest {
 
   @Test
   void aTypoInAParameterNameIsAnErrorOnTheAnnotationWithTheColumn() throws IOException {
-    Compilation c = compile("""
-          @Idempotent(key = "#requst.orderId")
-          public String submit(Request request) { return "r"; }
-        """);
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "#requst.orderId")
+              public String submit(Request request) { return "r"; }
+            """);
 
     assertThat(c.success).as(c.toString()).isFalse();
     assertThat(c.errors()).as(c.toString()).hasSize(1);
@@ -83,60 +95,75 @@ class IdempotentProcessorTest {
 
   @Test
   void aTypoInAPropertyOfAConcreteDeclaredTypeIsAnError() throws IOException {
-    Compilation c = compile("""
-          @Idempotent(key = "'order:' + #request.ordrId")
-          public String submit(Request request) { return "r"; }
-        """);
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "'order:' + #request.ordrId")
+              public String submit(Request request) { return "r"; }
+            """);
 
     assertThat(c.success).as(c.toString()).isFalse();
     assertThat(c.errors()).as(c.toString()).hasSize(1);
     Diagnostic<? extends JavaFileObject> error = c.errors().get(0);
     assertThat(error.getLineNumber()).isEqualTo(ANNOTATION_LINE);
-    assertThat(message(error)).contains("'.ordrId' is not a property of demo.Types.Request", "column 21");
+    assertThat(message(error))
+        .contains("'.ordrId' is not a property of demo.Types.Request", "column 21");
   }
 
   @Test
   void aTypoDeeperInTheChainIsAnErrorOnTheTypeTheGetterReturns() throws IOException {
-    Compilation c = compile("""
-          @Idempotent(key = "#request.customer?.emial")
-          public String submit(Request request) { return "r"; }
-        """);
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "#request.customer?.emial")
+              public String submit(Request request) { return "r"; }
+            """);
 
     assertThat(c.errors()).as(c.toString()).hasSize(1);
-    assertThat(message(c.errors().get(0))).contains("'.emial' is not a property of demo.Types.Customer");
+    assertThat(message(c.errors().get(0)))
+        .contains("'.emial' is not a property of demo.Types.Customer");
   }
 
   @Test
   void aCallOfANonGetterOnTheApplicationsOwnClassIsAnError() throws IOException {
-    Compilation c = compile("""
-          @Idempotent(key = "#request.describe()")
-          public String submit(Request request) { return "r"; }
-        """);
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "#request.describe()")
+              public String submit(Request request) { return "r"; }
+            """);
 
     assertThat(c.errors()).as(c.toString()).hasSize(1);
-    assertThat(message(c.errors().get(0))).contains("describe() is neither a getter nor a record accessor");
+    assertThat(message(c.errors().get(0)))
+        .contains("describe() is neither a getter nor a record accessor");
   }
 
   @Test
   void aPropertyMissingOnAnInterfaceOrAbstractDeclaredTypeIsOnlyAWarning() throws IOException {
-    Compilation c = compile("""
-          @Idempotent(key = "#lookup.ordrId + #base.ordrId + #any.whatever")
-          public String submit(Lookup lookup, Base base, Object any) { return "r"; }
-        """);
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "#lookup.ordrId + #base.ordrId + #any.whatever")
+              public String submit(Lookup lookup, Base base, Object any) { return "r"; }
+            """);
 
     assertThat(c.success).as(c.toString()).isTrue();
     assertThat(c.errors()).isEmpty();
     assertThat(c.warnings()).as(c.toString()).hasSize(3);
-    assertThat(message(c.warnings().get(0))).contains("'.ordrId' is not a property of demo.Types.Lookup",
-        "checked on the runtime class at the first call");
+    assertThat(message(c.warnings().get(0)))
+        .contains(
+            "'.ordrId' is not a property of demo.Types.Lookup",
+            "checked on the runtime class at the first call");
   }
 
   @Test
   void aGrammarErrorIsAnErrorWithItsColumn() throws IOException {
-    Compilation c = compile("""
-          @Idempotent(key = "#request.orderId +")
-          public String submit(Request request) { return "r"; }
-        """);
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "#request.orderId +")
+              public String submit(Request request) { return "r"; }
+            """);
 
     assertThat(c.success).as(c.toString()).isFalse();
     assertThat(c.errors()).as(c.toString()).hasSize(1);
@@ -146,10 +173,12 @@ class IdempotentProcessorTest {
 
   @Test
   void aBadPayloadExpressionIsAnErrorToo() throws IOException {
-    Compilation c = compile("""
-          @Idempotent(key = "#request.orderId", payload = "#p1")
-          public String submit(Request request) { return "r"; }
-        """);
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "#request.orderId", payload = "#p1")
+              public String submit(Request request) { return "r"; }
+            """);
 
     assertThat(c.errors()).as(c.toString()).hasSize(1);
     assertThat(message(c.errors().get(0))).contains("payload", "'#p1' is out of range");
@@ -157,13 +186,15 @@ class IdempotentProcessorTest {
 
   @Test
   void correctExpressionsCompileWithoutDiagnostics() throws IOException {
-    Compilation c = compile("""
-          @Idempotent(key = "'o:' + #request.orderId + #request.urgent + #request.quantity + #p0.customer?.id"
-              + " + #request.customer.email.length() + #request.items[0].email + #request.items.size()"
-              + " + #ids.length + #args[1][0] + #lookup.orderId.toUpperCase() + #n + (#request).orderId"
-              + " + \\"a.b #x\\"", payload = "#request.customer")
-          public String submit(Request request, String[] ids, Lookup lookup, int n) { return "r"; }
-        """);
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "'o:' + #request.orderId + #request.urgent + #request.quantity + #p0.customer?.id"
+                  + " + #request.customer.email.length() + #request.items[0].email + #request.items.size()"
+                  + " + #ids.length + #args[1][0] + #lookup.orderId.toUpperCase() + #n + (#request).orderId"
+                  + " + \\"a.b #x\\"", payload = "#request.customer")
+              public String submit(Request request, String[] ids, Lookup lookup, int n) { return "r"; }
+            """);
 
     assertThat(c.success).as(c.toString()).isTrue();
     assertThat(c.diagnostics).as(c.toString()).isEmpty();
@@ -171,7 +202,8 @@ class IdempotentProcessorTest {
 
   @Test
   void anAnnotationOnAnInterfaceMethodIsAnErrorBecauseItIsNeverWoven() throws IOException {
-    String api = """
+    String api =
+        """
         package demo;
 
         public interface OrderApi {
@@ -184,17 +216,21 @@ class IdempotentProcessorTest {
     assertThat(c.success).as(c.toString()).isFalse();
     assertThat(c.errors()).hasSize(1);
     assertThat(c.errors().get(0).getLineNumber()).isEqualTo(4);
-    assertThat(message(c.errors().get(0))).contains("abstract method demo.OrderApi.submit is never woven",
-        "put @Idempotent on the method that implements it");
+    assertThat(message(c.errors().get(0)))
+        .contains(
+            "abstract method demo.OrderApi.submit is never woven",
+            "put @Idempotent on the method that implements it");
   }
 
   @Test
   void suppressWarningsIdempotentTurnsTheExpressionChecksOff() throws IOException {
-    Compilation c = compile("""
-          @SuppressWarnings("idempotent")
-          @Idempotent(key = "#requst.orderId")
-          public String submit(Request request) { return "r"; }
-        """);
+    Compilation c =
+        compile(
+            """
+              @SuppressWarnings("idempotent")
+              @Idempotent(key = "#requst.orderId")
+              public String submit(Request request) { return "r"; }
+            """);
 
     assertThat(c.success).as(c.toString()).isTrue();
     assertThat(c.diagnostics).as(c.toString()).isEmpty();
@@ -202,24 +238,28 @@ class IdempotentProcessorTest {
 
   @Test
   void everyAnnotatedMethodIsRecordedInTheClassOutput() throws IOException {
-    Compilation c = compile("""
-          @Idempotent(key = "#request.orderId")
-          public String submit(Request request) { return "r"; }
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "#request.orderId")
+              public String submit(Request request) { return "r"; }
 
-          @Idempotent
-          private static int count(java.util.List<String> names, long[] ids) { return 0; }
+              @Idempotent
+              private static int count(java.util.List<String> names, long[] ids) { return 0; }
 
-          static final class Inner {
-            @Idempotent
-            void run() {}
-          }
-        """);
+              static final class Inner {
+                @Idempotent
+                void run() {}
+              }
+            """);
 
     assertThat(c.success).as(c.toString()).isTrue();
-    List<String> lines = Files.readAllLines(out.resolve(WovenMethods.RESOURCE), StandardCharsets.UTF_8);
-    assertThat(lines).containsExactly(
-        "demo.Orders\tcount\t(java.util.List, long[])",
-        "demo.Orders\tsubmit\t(demo.Types.Request)",
-        "demo.Orders$Inner\trun\t()");
+    List<String> lines =
+        Files.readAllLines(out.resolve(WovenMethods.RESOURCE), StandardCharsets.UTF_8);
+    assertThat(lines)
+        .containsExactly(
+            "demo.Orders\tcount\t(java.util.List, long[])",
+            "demo.Orders\tsubmit\t(demo.Types.Request)",
+            "demo.Orders$Inner\trun\t()");
   }
 }

@@ -4,7 +4,10 @@ import java.util.Map;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 
-/** The {@code idempotency} health component on Spring Boot 3 ({@code org.springframework.boot.actuate.health}). */
+/**
+ * The {@code idempotency} health component on Spring Boot 3 ({@code
+ * org.springframework.boot.actuate.health}).
+ */
 public final class Boot3HealthIndicator implements HealthIndicator {
   private final StoreHealth stores;
 

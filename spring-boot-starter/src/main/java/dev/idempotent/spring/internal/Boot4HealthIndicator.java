@@ -4,7 +4,10 @@ import java.util.Map;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
-/** The {@code idempotency} health component on Spring Boot 4 ({@code org.springframework.boot.health}). */
+/**
+ * The {@code idempotency} health component on Spring Boot 4 ({@code
+ * org.springframework.boot.health}).
+ */
 public final class Boot4HealthIndicator implements HealthIndicator {
   private final StoreHealth stores;
 

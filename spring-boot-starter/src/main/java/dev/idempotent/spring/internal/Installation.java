@@ -9,9 +9,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 
 /**
- * Ends what the installed {@link Idempotency} runs when the application context closes: its background threads,
- * the stores the library created from settings, and the stores the starter built on the application's beans
- * (never the beans themselves: a {@code RedissonClient} or {@code DataSource} stays the application's).
+ * Ends what the installed {@link Idempotency} runs when the application context closes: its
+ * background threads, the stores the library created from settings, and the stores the starter
+ * built on the application's beans (never the beans themselves: a {@code RedissonClient} or {@code
+ * DataSource} stays the application's).
  */
 public final class Installation implements DisposableBean {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent.spring");
@@ -23,7 +24,8 @@ public final class Installation implements DisposableBean {
 
   @Override
   public void destroy() {
-    List<IdempotencyStore> ours = built.stream().filter(s -> !PropertiesConfigLoader.created(s)).toList();
+    List<IdempotencyStore> ours =
+        built.stream().filter(s -> !PropertiesConfigLoader.created(s)).toList();
     Idempotency.shutdown();
     for (IdempotencyStore s : ours) {
       try {

@@ -6,7 +6,10 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Every listener bean (and the Micrometer one) hears every event; one that throws does not silence the others. */
+/**
+ * Every listener bean (and the Micrometer one) hears every event; one that throws does not silence
+ * the others.
+ */
 public final class Listeners implements IdempotencyListener {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent.spring");
   private final List<IdempotencyListener> listeners;
@@ -15,7 +18,10 @@ public final class Listeners implements IdempotencyListener {
     this.listeners = List.copyOf(listeners);
   }
 
-  /** One listener for {@code listeners}: {@link IdempotencyListener#NO_OP}, the only one, or all in order. */
+  /**
+   * One listener for {@code listeners}: {@link IdempotencyListener#NO_OP}, the only one, or all in
+   * order.
+   */
   public static IdempotencyListener of(List<IdempotencyListener> listeners) {
     if (listeners.isEmpty()) {
       return IdempotencyListener.NO_OP;

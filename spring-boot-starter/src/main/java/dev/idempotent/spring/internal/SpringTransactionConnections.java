@@ -7,9 +7,10 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Completions join the Spring-managed transaction of the calling thread when that transaction holds a connection
- * of the store's {@link DataSource} (so the {@code COMPLETED} record commits or rolls back with the business
- * rows); otherwise ({@code null}) the store completes on a short connection of its own from the same pool.
+ * Completions join the Spring-managed transaction of the calling thread when that transaction holds
+ * a connection of the store's {@link DataSource} (so the {@code COMPLETED} record commits or rolls
+ * back with the business rows); otherwise ({@code null}) the store completes on a short connection
+ * of its own from the same pool.
  */
 public final class SpringTransactionConnections implements ConnectionProvider {
   private final DataSource dataSource;

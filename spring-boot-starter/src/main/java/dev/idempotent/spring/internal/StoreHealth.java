@@ -7,8 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The health of each store of an {@link Idempotency}: one read of a key that is never written. The same check for
- * Spring Boot 3's and 4's health indicator types.
+ * The health of each store of an {@link Idempotency}: one read of a key that is never written. The
+ * same check for Spring Boot 3's and 4's health indicator types.
  */
 public final class StoreHealth {
   private static final RecordKey PROBE = RecordKey.of("idempotent.health", "probe");
@@ -25,14 +25,15 @@ public final class StoreHealth {
     stores.put("default", idempotency.config().defaultStore());
     stores.putAll(idempotency.config().stores());
     Map<String, String> result = new LinkedHashMap<>();
-    stores.forEach((name, store) -> {
-      try {
-        store.read(PROBE.fittedTo(store.maxKeyLength()));
-        result.put(name, "UP");
-      } catch (RuntimeException e) {
-        result.put(name, "DOWN: " + e.getMessage());
-      }
-    });
+    stores.forEach(
+        (name, store) -> {
+          try {
+            store.read(PROBE.fittedTo(store.maxKeyLength()));
+            result.put(name, "UP");
+          } catch (RuntimeException e) {
+            result.put(name, "DOWN: " + e.getMessage());
+          }
+        });
     return result;
   }
 

@@ -16,10 +16,11 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 
 /**
- * Picks the default store when the application has no {@code IdempotencyStore} bean: {@code idempotent.store}
- * with its own settings; else the application's {@code RedissonClient} (with idempotent-store-redisson); else its
- * {@code DataSource} (with idempotent-store-jdbc), joined to Spring-managed transactions; else the store module
- * found on the classpath, as without Spring (the memory store, typically).
+ * Picks the default store when the application has no {@code IdempotencyStore} bean: {@code
+ * idempotent.store} with its own settings; else the application's {@code RedissonClient} (with
+ * idempotent-store-redisson); else its {@code DataSource} (with idempotent-store-jdbc), joined to
+ * Spring-managed transactions; else the store module found on the classpath, as without Spring (the
+ * memory store, typically).
  */
 public final class StoreSelection {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent.spring");
@@ -30,20 +31,27 @@ public final class StoreSelection {
 
   private StoreSelection() {}
 
-  /** The store, and whether the library made it from settings (then {@code Idempotency.shutdown()} closes it). */
-  public static IdempotencyStore select(Map<String, String> values, ListableBeanFactory beans, ClassLoader cl) {
+  /**
+   * The store, and whether the library made it from settings (then {@code Idempotency.shutdown()}
+   * closes it).
+   */
+  public static IdempotencyStore select(
+      Map<String, String> values, ListableBeanFactory beans, ClassLoader cl) {
     StoreSettings settings = StoreSettings.of(values);
     String wanted = settings.get("idempotent.store").orElse(null);
-    boolean ownRedis = settings.get("idempotent.redisson.address").isPresent()
-        || settings.get("idempotent.redisson.config").isPresent();
+    boolean ownRedis =
+        settings.get("idempotent.redisson.address").isPresent()
+            || settings.get("idempotent.redisson.config").isPresent();
     boolean ownDatabase = settings.get("idempotent.jdbc.url").isPresent();
-    if ((wanted == null || wanted.equals("redisson") && !ownRedis) && present(cl, REDISSON_STORE, REDISSON_CLIENT)) {
+    if ((wanted == null || wanted.equals("redisson") && !ownRedis)
+        && present(cl, REDISSON_STORE, REDISSON_CLIENT)) {
       IdempotencyStore s = Redis.onClientBean(settings, beans);
       if (s != null) {
         return s;
       }
     }
-    if ((wanted == null || wanted.equals("jdbc") && !ownDatabase) && present(cl, JDBC_STORE, SPRING_JDBC)) {
+    if ((wanted == null || wanted.equals("jdbc") && !ownDatabase)
+        && present(cl, JDBC_STORE, SPRING_JDBC)) {
       IdempotencyStore s = Database.onDataSourceBean(settings, beans);
       if (s != null) {
         return s;
@@ -81,13 +89,20 @@ public final class StoreSelection {
       if (prefix != null) {
         b = b.keyPrefix(prefix);
       }
-      int replicas = settings.get("idempotent.redisson.sync-replicas").map(Integer::parseInt).orElse(0);
+      int replicas =
+          settings.get("idempotent.redisson.sync-replicas").map(Integer::parseInt).orElse(0);
       if (replicas > 0) {
-        b = b.syncReplicas(replicas, settings.duration("idempotent.redisson.sync-timeout").orElse(Duration.ofSeconds(1)));
+        b =
+            b.syncReplicas(
+                replicas,
+                settings
+                    .duration("idempotent.redisson.sync-timeout")
+                    .orElse(Duration.ofSeconds(1)));
       }
       try {
         IdempotencyStore store = b.build();
-        LOG.info("Idempotency records in Redis through the application's RedissonClient ({})", store);
+        LOG.info(
+            "Idempotency records in Redis through the application's RedissonClient ({})", store);
         return store;
       } catch (IllegalArgumentException e) {
         throw new IdempotencyConfigurationException("idempotent.redisson.*: " + e.getMessage(), e);
@@ -104,12 +119,17 @@ public final class StoreSelection {
       if (dataSource == null) {
         return null;
       }
-      JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(dataSource)
-          .connectionProvider(new SpringTransactionConnections(dataSource));
+      JdbcIdempotencyStore.Builder b =
+          JdbcIdempotencyStore.builder(dataSource)
+              .connectionProvider(new SpringTransactionConnections(dataSource));
       settings.get("idempotent.jdbc.table").ifPresent(b::table);
-      settings.get("idempotent.jdbc.create-table").ifPresent(v -> b.createTable(Boolean.parseBoolean(v)));
+      settings
+          .get("idempotent.jdbc.create-table")
+          .ifPresent(v -> b.createTable(Boolean.parseBoolean(v)));
       settings.duration("idempotent.jdbc.query-timeout").ifPresent(b::queryTimeout);
-      settings.duration("idempotent.jdbc.purge-every").ifPresent(every -> b.purgeEvery(every, 1000));
+      settings
+          .duration("idempotent.jdbc.purge-every")
+          .ifPresent(every -> b.purgeEvery(every, 1000));
       IdempotencyStore store = b.build();
       LOG.info("Idempotency records in the application's DataSource ({})", store);
       return store;

@@ -11,15 +11,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The statements of one dialect for one table, and nothing else: for each operation its SQL text, whose named
- * parameters ({@code :scope}, {@code :lease}, ...) give its bind order, how scopes and keys are bound, and what
- * the fresh-key insert answered. {@link IdempotencyTable} runs them. All lease and expiry arithmetic happens in
- * SQL on the database clock; durations are bound as microseconds.
+ * The statements of one dialect for one table, and nothing else: for each operation its SQL text,
+ * whose named parameters ({@code :scope}, {@code :lease}, ...) give its bind order, how scopes and
+ * keys are bound, and what the fresh-key insert answered. {@link IdempotencyTable} runs them. All
+ * lease and expiry arithmetic happens in SQL on the database clock; durations are bound as
+ * microseconds.
  *
- * <p>Two table layouts ({@link Layout}): the compact one of the shipped DDL, {@code scope_id, idem_key, status,
- * owner, fingerprint, outcome, expires_at} with the scope text once per scope in {@code <table>_scope}, and the
- * layout of earlier versions, {@code scope, idem_key, status, owner, fingerprint, outcome, expires_at, created_at,
- * updated_at}, which the store keeps using where it finds it.
+ * <p>Two table layouts ({@link Layout}): the compact one of the shipped DDL, {@code scope_id,
+ * idem_key, status, owner, fingerprint, outcome, expires_at} with the scope text once per scope in
+ * {@code <table>_scope}, and the layout of earlier versions, {@code scope, idem_key, status, owner,
+ * fingerprint, outcome, expires_at, created_at, updated_at}, which the store keeps using where it
+ * finds it.
  */
 public abstract class DialectStatements {
   /** The status of a claim. */
@@ -36,21 +38,36 @@ public abstract class DialectStatements {
   }
 
   /** A value a statement binds. {@code LEASE} and {@code TTL} are microseconds. */
-  public enum Param { SCOPE, SCOPE_ID, KEY, OWNER, FINGERPRINT, LEASE, TTL, OUTCOME, PREVIOUS_OWNER, LIMIT }
+  public enum Param {
+    SCOPE,
+    SCOPE_ID,
+    KEY,
+    OWNER,
+    FINGERPRINT,
+    LEASE,
+    TTL,
+    OUTCOME,
+    PREVIOUS_OWNER,
+    LIMIT
+  }
 
   /** The layout of a record table. */
   public enum Layout {
     /**
-     * The shipped DDL: the scope as a {@link ScopeIds 64-bit id} in every row and in the primary key, its text
-     * once in {@code <table>_scope}; the status as a code ({@value #IN_PROGRESS_CODE} in progress,
-     * {@value #COMPLETED_CODE} completed); no creation or update times.
+     * The shipped DDL: the scope as a {@link ScopeIds 64-bit id} in every row and in the primary
+     * key, its text once in {@code <table>_scope}; the status as a code ({@value #IN_PROGRESS_CODE}
+     * in progress, {@value #COMPLETED_CODE} completed); no creation or update times.
      */
     COMPACT,
-    /** Earlier versions: the scope text in every row and in the primary key, status names, two more times. */
+    /**
+     * Earlier versions: the scope text in every row and in the primary key, status names, two more
+     * times.
+     */
     LEGACY;
 
     /** The status code of a claim in the compact layout. */
     public static final int IN_PROGRESS_CODE = 1;
+
     /** The status code of a completed record in the compact layout. */
     public static final int COMPLETED_CODE = 2;
   }
@@ -59,7 +76,10 @@ public abstract class DialectStatements {
   public record Sql(String text, List<Param> params) {
     private static final Pattern NAMED = Pattern.compile("(?<![:\\w]):([a-z_]+)");
 
-    /** The statement written with named parameters ({@code :scope}), each one turned into a {@code ?}. */
+    /**
+     * The statement written with named parameters ({@code :scope}), each one turned into a {@code
+     * ?}.
+     */
     static Sql of(String named) {
       List<Param> params = new ArrayList<>();
       Matcher m = NAMED.matcher(named);
@@ -87,34 +107,69 @@ public abstract class DialectStatements {
   private final Sql insertScope;
   private final Sql readScope;
 
-  /** Builds every statement once; the fragment methods below are called here, so they read no subclass field. */
+  /**
+   * Builds every statement once; the fragment methods below are called here, so they read no
+   * subclass field.
+   */
   protected DialectStatements(String table, Layout layout) {
     this.table = table;
     this.layout = layout;
     boolean legacy = layout == Layout.LEGACY;
-    String byKey = legacy ? " WHERE scope = :scope AND idem_key = :key"
-        : " WHERE scope_id = :scope_id AND idem_key = :key";
+    String byKey =
+        legacy
+            ? " WHERE scope = :scope AND idem_key = :key"
+            : " WHERE scope_id = :scope_id AND idem_key = :key";
     String stamp = legacy ? ", updated_at = " + now() : "";
     String owned = byKey + " AND owner = :owner AND status = " + inProgress() + " AND " + live();
     this.insertClaim = Sql.of(insertClaimText());
-    this.read = Sql.of("SELECT status, owner, fingerprint, outcome, " + microsUntil("expires_at") + " FROM " + table
-        + byKey);
-    String takeOverSet = "UPDATE " + table + " SET status = " + inProgress() + ", owner = :owner,"
-        + " fingerprint = :fingerprint, outcome = NULL, expires_at = " + nowPlus(":lease")
-        + (legacy ? ", created_at = " + now() : "") + stamp + byKey;
+    this.read =
+        Sql.of(
+            "SELECT status, owner, fingerprint, outcome, "
+                + microsUntil("expires_at")
+                + " FROM "
+                + table
+                + byKey);
+    String takeOverSet =
+        "UPDATE "
+            + table
+            + " SET status = "
+            + inProgress()
+            + ", owner = :owner,"
+            + " fingerprint = :fingerprint, outcome = NULL, expires_at = "
+            + nowPlus(":lease")
+            + (legacy ? ", created_at = " + now() : "")
+            + stamp
+            + byKey;
     this.takeOver = Sql.of(takeOverSet + " AND owner = :previous_owner AND " + expired());
-    // the compact layout keeps no owner in a completed row (the contract allows it): it is claimed again by the
+    // the compact layout keeps no owner in a completed row (the contract allows it): it is claimed
+    // again by the
     // one update that still finds it completed, ownerless and expired
-    this.takeOverCompleted = Sql.of(takeOverSet + " AND owner IS NULL AND status = "
-        + (legacy ? "'COMPLETED'" : Layout.COMPLETED_CODE) + " AND " + expired());
-    this.complete = Sql.of("UPDATE " + table + " SET status = " + (legacy ? "'COMPLETED'" : Layout.COMPLETED_CODE)
-        + (legacy ? "" : ", owner = NULL") + ", outcome = :outcome, expires_at = " + nowPlus(":ttl") + stamp + owned);
+    this.takeOverCompleted =
+        Sql.of(
+            takeOverSet
+                + " AND owner IS NULL AND status = "
+                + (legacy ? "'COMPLETED'" : Layout.COMPLETED_CODE)
+                + " AND "
+                + expired());
+    this.complete =
+        Sql.of(
+            "UPDATE "
+                + table
+                + " SET status = "
+                + (legacy ? "'COMPLETED'" : Layout.COMPLETED_CODE)
+                + (legacy ? "" : ", owner = NULL")
+                + ", outcome = :outcome, expires_at = "
+                + nowPlus(":ttl")
+                + stamp
+                + owned);
     this.release = Sql.of("DELETE FROM " + table + owned);
-    this.renew = Sql.of("UPDATE " + table + " SET expires_at = " + nowPlus(":lease") + stamp + owned);
+    this.renew =
+        Sql.of("UPDATE " + table + " SET expires_at = " + nowPlus(":lease") + stamp + owned);
     this.delete = Sql.of("DELETE FROM " + table + byKey + " AND " + live());
     this.purgeBatch = Sql.of(purgeBatchText());
     this.insertScope = Sql.of(insertScopeText());
-    this.readScope = Sql.of("SELECT scope FROM " + scopeTable(table) + " WHERE scope_id = :scope_id");
+    this.readScope =
+        Sql.of("SELECT scope FROM " + scopeTable(table) + " WHERE scope_id = :scope_id");
   }
 
   /** The compact layout's statements for {@code table}. */
@@ -131,7 +186,9 @@ public abstract class DialectStatements {
     };
   }
 
-  /** The table holding each scope's text once, next to the record table {@code table} (same schema). */
+  /**
+   * The table holding each scope's text once, next to the record table {@code table} (same schema).
+   */
   public static String scopeTable(String table) {
     return table + "_scope";
   }
@@ -143,7 +200,8 @@ public abstract class DialectStatements {
 
   /** Whether {@code status}, as read by {@link #read()}, is that of a claim in progress. */
   public boolean isInProgress(String status) {
-    return layout == Layout.LEGACY ? IN_PROGRESS.equals(status)
+    return layout == Layout.LEGACY
+        ? IN_PROGRESS.equals(status)
         : String.valueOf(Layout.IN_PROGRESS_CODE).equals(status);
   }
 
@@ -157,7 +215,9 @@ public abstract class DialectStatements {
     return layout == Layout.LEGACY ? "scope, idem_key" : "scope_id, idem_key";
   }
 
-  /** Compact layout: writes a scope's text unless its id is there already. Binds scope id, scope. */
+  /**
+   * Compact layout: writes a scope's text unless its id is there already. Binds scope id, scope.
+   */
   public Sql insertScope() {
     return insertScope;
   }
@@ -168,30 +228,34 @@ public abstract class DialectStatements {
   }
 
   /**
-   * Inserts a new claim of a key whose record is missing, and writes nothing when the key is taken. Binds
-   * scope, key, owner, fingerprint, lease.
+   * Inserts a new claim of a key whose record is missing, and writes nothing when the key is taken.
+   * Binds scope, key, owner, fingerprint, lease.
    */
   public Sql insertClaim() {
     return insertClaim;
   }
 
   /**
-   * Status, owner, fingerprint, outcome and microseconds left (negative once expired) of the record, live or
-   * not. Binds scope, key.
+   * Status, owner, fingerprint, outcome and microseconds left (negative once expired) of the
+   * record, live or not. Binds scope, key.
    */
   public Sql read() {
     return read;
   }
 
   /**
-   * Replaces an expired record, found by its owner as read, by a new claim; changes one row or none, whatever
-   * the driver counts, since the owner changes. Binds owner, fingerprint, lease, scope, key, previous owner.
+   * Replaces an expired record, found by its owner as read, by a new claim; changes one row or
+   * none, whatever the driver counts, since the owner changes. Binds owner, fingerprint, lease,
+   * scope, key, previous owner.
    */
   public Sql takeOver() {
     return takeOver;
   }
 
-  /** The takeover of an expired completed row that keeps no owner (the compact layout's completed rows). */
+  /**
+   * The takeover of an expired completed row that keeps no owner (the compact layout's completed
+   * rows).
+   */
   public Sql takeOverCompleted() {
     return takeOverCompleted;
   }
@@ -211,7 +275,9 @@ public abstract class DialectStatements {
     return renew;
   }
 
-  /** The administrative delete of the live record, whatever its status and owner. Binds scope, key. */
+  /**
+   * The administrative delete of the live record, whatever its status and owner. Binds scope, key.
+   */
   public Sql delete() {
     return delete;
   }
@@ -231,10 +297,16 @@ public abstract class DialectStatements {
     return false;
   }
 
-  /** The answer of a fresh-key insert that changed {@code rowCount} rows and reported {@code code} (-1: none). */
+  /**
+   * The answer of a fresh-key insert that changed {@code rowCount} rows and reported {@code code}
+   * (-1: none).
+   */
   public abstract Inserted inserted(int rowCount, long code);
 
-  /** Whether the fresh-key insert failed with {@code e} because the key is taken. By default it never does. */
+  /**
+   * Whether the fresh-key insert failed with {@code e} because the key is taken. By default it
+   * never does.
+   */
   public boolean isDuplicateKey(SQLException e) {
     return false;
   }
@@ -267,21 +339,40 @@ public abstract class DialectStatements {
   /** The text of {@link #insertScope()}. */
   protected abstract String insertScopeText();
 
-  /** {@code INSERT} of a new claim whose status column is {@code status}; a dialect appends its conflict clause. */
+  /**
+   * {@code INSERT} of a new claim whose status column is {@code status}; a dialect appends its
+   * conflict clause.
+   */
   protected String insertInto(String status) {
     if (layout == Layout.LEGACY) {
-      return "INSERT INTO " + table + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
-          + " created_at, updated_at) VALUES (:scope, :key, " + status + ", :owner, :fingerprint, NULL, "
-          + nowPlus(":lease") + ", " + now() + ", " + now() + ")";
+      return "INSERT INTO "
+          + table
+          + " (scope, idem_key, status, owner, fingerprint, outcome, expires_at,"
+          + " created_at, updated_at) VALUES (:scope, :key, "
+          + status
+          + ", :owner, :fingerprint, NULL, "
+          + nowPlus(":lease")
+          + ", "
+          + now()
+          + ", "
+          + now()
+          + ")";
     }
-    return "INSERT INTO " + table + " (scope_id, idem_key, status, owner, fingerprint, expires_at) VALUES"
-        + " (:scope_id, :key, " + status + ", :owner, :fingerprint, " + nowPlus(":lease") + ")";
+    return "INSERT INTO "
+        + table
+        + " (scope_id, idem_key, status, owner, fingerprint, expires_at) VALUES"
+        + " (:scope_id, :key, "
+        + status
+        + ", :owner, :fingerprint, "
+        + nowPlus(":lease")
+        + ")";
   }
 
   /**
-   * PostgreSQL: {@code INSERT ... ON CONFLICT DO NOTHING}, one row when it won and none when the key is taken
-   * (no error, so a caller's transaction would stay usable). {@code statement_timestamp()} is the database time
-   * at the start of the statement, also inside a transaction.
+   * PostgreSQL: {@code INSERT ... ON CONFLICT DO NOTHING}, one row when it won and none when the
+   * key is taken (no error, so a caller's transaction would stay usable). {@code
+   * statement_timestamp()} is the database time at the start of the statement, also inside a
+   * transaction.
    */
   static final class Postgres extends DialectStatements {
     Postgres(String table, Layout layout) {
@@ -305,7 +396,9 @@ public abstract class DialectStatements {
 
     @Override
     protected String microsUntil(String column) {
-      return "CAST(EXTRACT(EPOCH FROM (" + column + " - statement_timestamp())) * 1000000 AS BIGINT)";
+      return "CAST(EXTRACT(EPOCH FROM ("
+          + column
+          + " - statement_timestamp())) * 1000000 AS BIGINT)";
     }
 
     @Override
@@ -314,19 +407,33 @@ public abstract class DialectStatements {
     }
 
     /**
-     * {@code ctid = ANY(ARRAY(...))} is a TID scan; the outer condition skips rows renewed since the inner select.
-     * The compact layout indexes the expiry by the second ({@link #EXPIRY_SECOND}), so that one index entry,
-     * deduplicated, serves all the rows that expire in the same second; the inner select finds them by it, oldest
-     * first (the order makes the planner read the index even where its statistics overestimate the expired rows,
-     * where it would otherwise scan the table until it found enough).
+     * {@code ctid = ANY(ARRAY(...))} is a TID scan; the outer condition skips rows renewed since
+     * the inner select. The compact layout indexes the expiry by the second ({@link
+     * #EXPIRY_SECOND}), so that one index entry, deduplicated, serves all the rows that expire in
+     * the same second; the inner select finds them by it, oldest first (the order makes the planner
+     * read the index even where its statistics overestimate the expired rows, where it would
+     * otherwise scan the table until it found enough).
      */
     @Override
     protected String purgeBatchText() {
-      String expiredHere = layout == Layout.LEGACY ? "expires_at <= " + now()
-          : EXPIRY_SECOND + " <= date_trunc('second', " + now() + " AT TIME ZONE 'UTC') AND expires_at <= " + now()
-              + " ORDER BY " + EXPIRY_SECOND;
-      return "DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + table + " WHERE " + expiredHere
-          + " LIMIT :limit)) AND expires_at <= " + now();
+      String expiredHere =
+          layout == Layout.LEGACY
+              ? "expires_at <= " + now()
+              : EXPIRY_SECOND
+                  + " <= date_trunc('second', "
+                  + now()
+                  + " AT TIME ZONE 'UTC') AND expires_at <= "
+                  + now()
+                  + " ORDER BY "
+                  + EXPIRY_SECOND;
+      return "DELETE FROM "
+          + table
+          + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM "
+          + table
+          + " WHERE "
+          + expiredHere
+          + " LIMIT :limit)) AND expires_at <= "
+          + now();
     }
 
     /** The indexed expression of the compact layout's expiry index (see schema-postgresql.sql). */
@@ -334,32 +441,37 @@ public abstract class DialectStatements {
 
     @Override
     protected String insertScopeText() {
-      return "INSERT INTO " + scopeTable(table) + " (scope_id, scope) VALUES (:scope_id, :scope)"
+      return "INSERT INTO "
+          + scopeTable(table)
+          + " (scope_id, scope) VALUES (:scope_id, :scope)"
           + " ON CONFLICT (scope_id) DO NOTHING";
     }
   }
 
   /**
-   * MySQL 8+ and MariaDB 10.6+. The fresh-key insert is an {@code INSERT ... ON DUPLICATE KEY UPDATE} whose
-   * update clause changes nothing, so a taken key raises no error (a duplicate-key error would be logged, key
-   * and all, by the MariaDB driver). Its row count cannot tell a duplicate from an insert on connections that
-   * count found rows (both drivers' default), so it says what it did through {@code LAST_INSERT_ID(expr)},
-   * which the server returns in the OK packet and JDBC as the generated key: its values set
-   * {@link #INSERTED_CODE}, and its update clause, which runs only on a duplicate, overrides it with
-   * {@link #EXISTS_CODE}. Won only on the inserted code with one row; taken on the exists code or on 0 rows
-   * (nothing was inserted, whatever the setting); anything else, as where a proxy drops the code, is unknown.
+   * MySQL 8+ and MariaDB 10.6+. The fresh-key insert is an {@code INSERT ... ON DUPLICATE KEY
+   * UPDATE} whose update clause changes nothing, so a taken key raises no error (a duplicate-key
+   * error would be logged, key and all, by the MariaDB driver). Its row count cannot tell a
+   * duplicate from an insert on connections that count found rows (both drivers' default), so it
+   * says what it did through {@code LAST_INSERT_ID(expr)}, which the server returns in the OK
+   * packet and JDBC as the generated key: its values set {@link #INSERTED_CODE}, and its update
+   * clause, which runs only on a duplicate, overrides it with {@link #EXISTS_CODE}. Won only on the
+   * inserted code with one row; taken on the exists code or on 0 rows (nothing was inserted,
+   * whatever the setting); anything else, as where a proxy drops the code, is unknown.
    *
    * <p>Keyed statements test expiry as {@code TIMESTAMPDIFF(...)}, which no index serves: given
-   * {@code expires_at > now}, the optimizer estimates that open range on the expiry index on every statement
-   * before it settles on the primary key. Scope and key are {@code VARBINARY} bound as UTF-8 bytes, so
-   * comparisons are exact.
+   * {@code expires_at > now}, the optimizer estimates that open range on the expiry index on every
+   * statement before it settles on the primary key. Scope and key are {@code VARBINARY} bound as
+   * UTF-8 bytes, so comparisons are exact.
    */
   static final class MySql extends DialectStatements {
     /**
-     * The codes of a fresh-key insert that inserted, and that found the key taken. Far above any value an
-     * {@code AUTO_INCREMENT} column added to the table could reach, so an insert id is never taken for either.
+     * The codes of a fresh-key insert that inserted, and that found the key taken. Far above any
+     * value an {@code AUTO_INCREMENT} column added to the table could reach, so an insert id is
+     * never taken for either.
      */
     static final long INSERTED_CODE = 0x7E5A_1D3C_0000_0002L;
+
     static final long EXISTS_CODE = 0x7E5A_1D3C_0000_0001L;
 
     MySql(String table, Layout layout) {
@@ -412,14 +524,30 @@ public abstract class DialectStatements {
     @Override
     protected String insertClaimText() {
       String unchanged = layout == Layout.LEGACY ? "updated_at" : "expires_at";
-      return insertInto("IF(LAST_INSERT_ID(" + INSERTED_CODE + ") > 0, " + inProgress() + ", " + inProgress() + ")")
-          + " ON DUPLICATE KEY UPDATE " + unchanged + " = IF(LAST_INSERT_ID(" + EXISTS_CODE + ") = 0, " + unchanged
-          + ", " + unchanged + ")";
+      return insertInto(
+              "IF(LAST_INSERT_ID("
+                  + INSERTED_CODE
+                  + ") > 0, "
+                  + inProgress()
+                  + ", "
+                  + inProgress()
+                  + ")")
+          + " ON DUPLICATE KEY UPDATE "
+          + unchanged
+          + " = IF(LAST_INSERT_ID("
+          + EXISTS_CODE
+          + ") = 0, "
+          + unchanged
+          + ", "
+          + unchanged
+          + ")";
     }
 
     @Override
     protected String insertScopeText() {
-      return "INSERT INTO " + scopeTable(table) + " (scope_id, scope) VALUES (:scope_id, :scope)"
+      return "INSERT INTO "
+          + scopeTable(table)
+          + " (scope_id, scope) VALUES (:scope_id, :scope)"
           + " ON DUPLICATE KEY UPDATE scope_id = scope_id";
     }
 
@@ -429,7 +557,10 @@ public abstract class DialectStatements {
     }
   }
 
-  /** H2 2.x, for tests and demos: a plain insert, whose duplicate-key error (SQLState 23505) says "taken". */
+  /**
+   * H2 2.x, for tests and demos: a plain insert, whose duplicate-key error (SQLState 23505) says
+   * "taken".
+   */
   static final class H2 extends DialectStatements {
     H2(String table, Layout layout) {
       super(table, layout);
@@ -465,7 +596,10 @@ public abstract class DialectStatements {
       return insertInto(inProgress());
     }
 
-    /** A plain insert: its duplicate-key error, which {@link #isDuplicateKey} recognises, means already there. */
+    /**
+     * A plain insert: its duplicate-key error, which {@link #isDuplicateKey} recognises, means
+     * already there.
+     */
     @Override
     protected String insertScopeText() {
       return "INSERT INTO " + scopeTable(table) + " (scope_id, scope) VALUES (:scope_id, :scope)";
@@ -473,7 +607,11 @@ public abstract class DialectStatements {
 
     @Override
     protected String purgeBatchText() {
-      return "DELETE FROM " + table + " WHERE expires_at <= " + now() + " FETCH FIRST :limit ROWS ONLY";
+      return "DELETE FROM "
+          + table
+          + " WHERE expires_at <= "
+          + now()
+          + " FETCH FIRST :limit ROWS ONLY";
     }
   }
 }

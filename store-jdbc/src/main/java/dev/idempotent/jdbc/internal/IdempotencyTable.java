@@ -30,20 +30,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The JDBC store's whole algorithm, on one table, in the {@link DialectStatements statements} of its dialect.
+ * The JDBC store's whole algorithm, on one table, in the {@link DialectStatements statements} of
+ * its dialect.
  *
  * <ul>
- *   <li><b>Claim</b>: the fresh-key insert. Won: acquired, in one statement. Otherwise read the record: a live
- *       one is the answer (or, when the insert did not say what it did, this caller's own claim); an expired
- *       one is taken over by one update that matches only that record (its owner as read) while it is still
- *       expired, a takeover when it was in progress. When the record was released, purged or taken over
- *       between two statements, start again, at most {@value #MAX_CLAIM_ATTEMPTS} times.</li>
- *   <li><b>Complete, release, renew</b>: one statement that matches only the caller's own live claim. A
- *       completion runs on the caller's transaction when the {@link ConnectionProvider} gives one; it then
- *       fails the call rather than being written anywhere else, then or later. An outcome larger than the
- *       database accepts releases the key.</li>
- *   <li><b>Delete</b> (administrative): one statement that deletes the live record of any owner.</li>
- *   <li><b>Purge</b>: bounded batches of expired rows, each its own short transaction.</li>
+ *   <li><b>Claim</b>: the fresh-key insert. Won: acquired, in one statement. Otherwise read the
+ *       record: a live one is the answer (or, when the insert did not say what it did, this
+ *       caller's own claim); an expired one is taken over by one update that matches only that
+ *       record (its owner as read) while it is still expired, a takeover when it was in progress.
+ *       When the record was released, purged or taken over between two statements, start again, at
+ *       most {@value #MAX_CLAIM_ATTEMPTS} times.
+ *   <li><b>Complete, release, renew</b>: one statement that matches only the caller's own live
+ *       claim. A completion runs on the caller's transaction when the {@link ConnectionProvider}
+ *       gives one; it then fails the call rather than being written anywhere else, then or later.
+ *       An outcome larger than the database accepts releases the key.
+ *   <li><b>Delete</b> (administrative): one statement that deletes the live record of any owner.
+ *   <li><b>Purge</b>: bounded batches of expired rows, each its own short transaction.
  * </ul>
  */
 public final class IdempotencyTable {
@@ -52,46 +54,71 @@ public final class IdempotencyTable {
   private static final int MAX_PURGE_BATCHES = 10_000;
   private static final int MAX_REMEMBERED_FAILURES = 10_000;
   private static final long NO_CODE = -1;
+
   /** SQLStates of a column that is not there: PostgreSQL, MySQL/MariaDB, H2. */
   private static final Set<String> UNDEFINED_COLUMN_STATES = Set.of("42703", "42S22", "42122");
 
   private final String table;
   private final JdbcDialect dialect;
-  /** The statements for the table's layout, found on first use ({@link #statements}); {@code null} until then. */
+
+  /**
+   * The statements for the table's layout, found on first use ({@link #statements}); {@code null}
+   * until then.
+   */
   private volatile DialectStatements sql;
+
   /** The ids of the scopes whose text this store has seen written to the scope table. */
   private final Set<Long> registeredScopes = ConcurrentHashMap.newKeySet();
+
   private final StoreConnections connections;
   private final ConnectionProvider connectionProvider;
   private volatile boolean warnedNoCode;
-  /** MySQL/MariaDB: the server's max_allowed_packet as last read, 0 until read (see {@link #packetLimit}). */
-  private volatile long maxAllowedPacket;
-  /**
-   * With a connection provider: owners whose completion failed, and where it belongs. Only failures are kept,
-   * at most {@link #MAX_REMEMBERED_FAILURES} (the oldest are forgotten first).
-   */
-  private final Map<String, Belongs> failedCompletions = Collections.synchronizedMap(
-      new LinkedHashMap<String, Belongs>() {
-        private static final long serialVersionUID = 1L;
 
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Belongs> eldest) {
-          return size() > MAX_REMEMBERED_FAILURES;
-        }
-      });
+  /**
+   * MySQL/MariaDB: the server's max_allowed_packet as last read, 0 until read (see {@link
+   * #packetLimit}).
+   */
+  private volatile long maxAllowedPacket;
+
+  /**
+   * With a connection provider: owners whose completion failed, and where it belongs. Only failures
+   * are kept, at most {@link #MAX_REMEMBERED_FAILURES} (the oldest are forgotten first).
+   */
+  private final Map<String, Belongs> failedCompletions =
+      Collections.synchronizedMap(
+          new LinkedHashMap<String, Belongs>() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Belongs> eldest) {
+              return size() > MAX_REMEMBERED_FAILURES;
+            }
+          });
 
   /** Where a completion that failed belongs, so that trying it again never switches connections. */
-  private enum Belongs { CALLER_TRANSACTION, OWN_CONNECTION }
+  private enum Belongs {
+    CALLER_TRANSACTION,
+    OWN_CONNECTION
+  }
 
   /** The values a statement may bind; {@link Param} says which it takes, in what order. */
-  private record Values(RecordKey key, String owner, String fingerprint, long micros, byte[] outcome,
-      String previousOwner, int limit) {
+  private record Values(
+      RecordKey key,
+      String owner,
+      String fingerprint,
+      long micros,
+      byte[] outcome,
+      String previousOwner,
+      int limit) {
     static Values of(RecordKey key, String owner) {
       return new Values(key, owner, null, 0, null, null, 0);
     }
   }
 
-  public IdempotencyTable(String table, JdbcDialect dialect, StoreConnections connections,
+  public IdempotencyTable(
+      String table,
+      JdbcDialect dialect,
+      StoreConnections connections,
       ConnectionProvider connectionProvider) {
     this.table = table;
     this.dialect = dialect;
@@ -101,43 +128,58 @@ public final class IdempotencyTable {
 
   public ClaimResult claim(RecordKey key, String owner, String fingerprint, long leaseMicros) {
     Values claim = new Values(key, owner, fingerprint, leaseMicros, null, null, 0);
-    return connections.run("claim", key, (c, t) -> {
-      DialectStatements sql = statements(c);
-      registerScope(c, t, sql, key.scope());
-      for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
-        Inserted inserted = insert(c, t, claim);
-        if (inserted == Inserted.WON) {
-          return ClaimResult.acquired();
-        }
-        Stored stored = readStored(c, t, key);
-        if (stored == null) {
-          continue; // released or purged since the insert: the key is free
-        }
-        if (inserted == Inserted.UNKNOWN && stored.inProgress() && stored.owner().equals(owner)) {
-          return ClaimResult.acquired();
-        }
-        if (stored.microsLeft() > 0) {
-          return ClaimResult.existing(stored.record(key));
-        }
-        Values takeOver = new Values(key, owner, fingerprint, leaseMicros, null, stored.owner(), 0);
-        Sql takeOverSql = stored.owner() == null ? sql.takeOverCompleted() : sql.takeOver();
-        if (update(c, t, takeOverSql, takeOver) == 1) {
-          if (stored.inProgress()) {
-            LOG.debug("took over the expired claim of {}", key);
-            return ClaimResult.tookOver();
+    return connections.run(
+        "claim",
+        key,
+        (c, t) -> {
+          DialectStatements sql = statements(c);
+          registerScope(c, t, sql, key.scope());
+          for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
+            Inserted inserted = insert(c, t, claim);
+            if (inserted == Inserted.WON) {
+              return ClaimResult.acquired();
+            }
+            Stored stored = readStored(c, t, key);
+            if (stored == null) {
+              continue; // released or purged since the insert: the key is free
+            }
+            if (inserted == Inserted.UNKNOWN
+                && stored.inProgress()
+                && stored.owner().equals(owner)) {
+              return ClaimResult.acquired();
+            }
+            if (stored.microsLeft() > 0) {
+              return ClaimResult.existing(stored.record(key));
+            }
+            Values takeOver =
+                new Values(key, owner, fingerprint, leaseMicros, null, stored.owner(), 0);
+            Sql takeOverSql = stored.owner() == null ? sql.takeOverCompleted() : sql.takeOver();
+            if (update(c, t, takeOverSql, takeOver) == 1) {
+              if (stored.inProgress()) {
+                LOG.debug("took over the expired claim of {}", key);
+                return ClaimResult.tookOver();
+              }
+              return ClaimResult.acquired();
+            }
+            // Another caller took the expired record over, or it was released, since it was read:
+            // claim again.
           }
-          return ClaimResult.acquired();
-        }
-        // Another caller took the expired record over, or it was released, since it was read: claim again.
-      }
-      throw new SQLException("the record changed under every one of " + MAX_CLAIM_ATTEMPTS + " claim attempts");
-    });
+          throw new SQLException(
+              "the record changed under every one of " + MAX_CLAIM_ATTEMPTS + " claim attempts");
+        });
   }
 
   /** Runs the fresh-key insert on {@code c} and says what it did, by the dialect's rule. */
-  public Inserted insert(Connection c, int statementTimeout, RecordKey key, String owner, String fingerprint,
-      long leaseMicros) throws SQLException {
-    return insert(c, statementTimeout, new Values(key, owner, fingerprint, leaseMicros, null, null, 0));
+  public Inserted insert(
+      Connection c,
+      int statementTimeout,
+      RecordKey key,
+      String owner,
+      String fingerprint,
+      long leaseMicros)
+      throws SQLException {
+    return insert(
+        c, statementTimeout, new Values(key, owner, fingerprint, leaseMicros, null, null, 0));
   }
 
   private Inserted insert(Connection c, int statementTimeout, Values values) throws SQLException {
@@ -162,31 +204,42 @@ public final class IdempotencyTable {
       Inserted inserted = sql.inserted(count, reported);
       if (inserted == Inserted.UNKNOWN && !warnedNoCode) {
         warnedNoCode = true;
-        LOG.warn("a claim on {} got no LAST_INSERT_ID code back (a proxy between the driver and the server may be"
-            + " dropping it), so such claims read their row back to see whose it is (one more statement)", table);
+        LOG.warn(
+            "a claim on {} got no LAST_INSERT_ID code back (a proxy between the driver and the"
+                + " server may be dropping it), so such claims read their row back to see whose it"
+                + " is (one more statement)",
+            table);
       }
       return inserted;
     }
   }
 
   /** A record as stored, live or expired. */
-  private record Stored(boolean inProgress, String owner, String fingerprint, byte[] outcome, long microsLeft) {
+  private record Stored(
+      boolean inProgress, String owner, String fingerprint, byte[] outcome, long microsLeft) {
 
     IdempotencyRecord record(RecordKey key) {
       Duration left = Duration.of(microsLeft, ChronoUnit.MICROS);
-      return inProgress() ? IdempotencyRecord.inProgress(key, owner, fingerprint, left)
-          : IdempotencyRecord.completed(key, owner, fingerprint, outcome == null ? new byte[0] : outcome, left);
+      return inProgress()
+          ? IdempotencyRecord.inProgress(key, owner, fingerprint, left)
+          : IdempotencyRecord.completed(
+              key, owner, fingerprint, outcome == null ? new byte[0] : outcome, left);
     }
   }
 
   private Stored readStored(Connection c, int statementTimeout, RecordKey key) throws SQLException {
     DialectStatements sql = statements(c);
-    try (PreparedStatement ps = prepare(c, sql.read(), Values.of(key, null), statementTimeout, false);
+    try (PreparedStatement ps =
+            prepare(c, sql.read(), Values.of(key, null), statementTimeout, false);
         ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;
       }
-      return new Stored(sql.isInProgress(rs.getString(1)), rs.getString(2), rs.getString(3), rs.getBytes(4),
+      return new Stored(
+          sql.isInProgress(rs.getString(1)),
+          rs.getString(2),
+          rs.getString(3),
+          rs.getBytes(4),
           rs.getLong(5));
     } catch (SQLException e) {
       throw layoutMayHaveChanged(e);
@@ -194,14 +247,21 @@ public final class IdempotencyTable {
   }
 
   public Optional<IdempotencyRecord> read(RecordKey key) {
-    return connections.run("read", key, (c, t) -> {
-      Stored stored = readStored(c, t, key);
-      return stored == null || stored.microsLeft() <= 0 ? Optional.empty() : Optional.of(stored.record(key));
-    });
+    return connections.run(
+        "read",
+        key,
+        (c, t) -> {
+          Stored stored = readStored(c, t, key);
+          return stored == null || stored.microsLeft() <= 0
+              ? Optional.empty()
+              : Optional.of(stored.record(key));
+        });
   }
 
   public boolean release(RecordKey key, String owner) {
-    return connections.run("release", key,
+    return connections.run(
+        "release",
+        key,
         (c, t) -> update(c, t, statements(c).release(), Values.of(key, owner)) == 1);
   }
 
@@ -211,36 +271,38 @@ public final class IdempotencyTable {
   }
 
   /**
-   * The administrative delete: the live record, whatever its status and owner, in one statement on the store's
-   * own connection (never in a caller's transaction); an expired one is left for the purge.
+   * The administrative delete: the live record, whatever its status and owner, in one statement on
+   * the store's own connection (never in a caller's transaction); an expired one is left for the
+   * purge.
    */
   public boolean delete(RecordKey key) {
-    return connections.run("delete", key,
-        (c, t) -> update(c, t, statements(c).delete(), Values.of(key, null)) > 0);
+    return connections.run(
+        "delete", key, (c, t) -> update(c, t, statements(c).delete(), Values.of(key, null)) > 0);
   }
 
   /**
-   * Records the outcome. With a connection provider that returns the caller's connection, the update runs
-   * there, and any failure, or finding the claim no longer this caller's, is an
-   * {@link OutcomeNotRecordedException} that fails the call; such owners are remembered, so that a repeated
-   * completion for one is refused too. A completion that failed on the store's own connection stays on the
-   * store's own connections when it is tried again. An outcome larger than the database accepts is an
-   * {@link OutcomeNotRecordedException} that releases the key.
+   * Records the outcome. With a connection provider that returns the caller's connection, the
+   * update runs there, and any failure, or finding the claim no longer this caller's, is an {@link
+   * OutcomeNotRecordedException} that fails the call; such owners are remembered, so that a
+   * repeated completion for one is refused too. A completion that failed on the store's own
+   * connection stays on the store's own connections when it is tried again. An outcome larger than
+   * the database accepts is an {@link OutcomeNotRecordedException} that releases the key.
    */
   public boolean complete(RecordKey key, String owner, byte[] outcome, long ttlMicros) {
     Values values = new Values(key, owner, null, ttlMicros, outcome, null, 0);
-    StoreConnections.Work<Boolean> work = (c, t) -> {
-      long limit = packetLimit(c, outcome.length);
-      try {
-        return update(c, t, statements(c).complete(), values) == 1;
-      } catch (SQLException e) {
-        OutcomeNotRecordedException tooLarge = tooLarge(key, outcome, limit, e);
-        if (tooLarge != null) {
-          throw tooLarge;
-        }
-        throw e;
-      }
-    };
+    StoreConnections.Work<Boolean> work =
+        (c, t) -> {
+          long limit = packetLimit(c, outcome.length);
+          try {
+            return update(c, t, statements(c).complete(), values) == 1;
+          } catch (SQLException e) {
+            OutcomeNotRecordedException tooLarge = tooLarge(key, outcome, limit, e);
+            if (tooLarge != null) {
+              throw tooLarge;
+            }
+            throw e;
+          }
+        };
     if (connectionProvider == null) {
       return connections.run("complete", key, work);
     }
@@ -249,13 +311,18 @@ public final class IdempotencyTable {
       return completeOnOwnConnection(key, owner, work);
     }
     if (earlier == Belongs.CALLER_TRANSACTION) {
-      throw OutcomeNotRecordedException.failingTheCall("the outcome of " + key + " belongs to the caller's"
-          + " transaction, where recording it already failed; it is never recorded on another connection", null);
+      throw OutcomeNotRecordedException.failingTheCall(
+          "the outcome of "
+              + key
+              + " belongs to the caller's transaction, where recording it already failed; it is"
+              + " never recorded on another connection",
+          null);
     }
     return completeInCallerTransaction(key, owner, work);
   }
 
-  private boolean completeOnOwnConnection(RecordKey key, String owner, StoreConnections.Work<Boolean> work) {
+  private boolean completeOnOwnConnection(
+      RecordKey key, String owner, StoreConnections.Work<Boolean> work) {
     try {
       boolean done = connections.run("complete", key, work);
       failedCompletions.remove(owner);
@@ -269,7 +336,8 @@ public final class IdempotencyTable {
     }
   }
 
-  private boolean completeInCallerTransaction(RecordKey key, String owner, StoreConnections.Work<Boolean> work) {
+  private boolean completeInCallerTransaction(
+      RecordKey key, String owner, StoreConnections.Work<Boolean> work) {
     Connection c;
     try {
       c = connectionProvider.connection();
@@ -299,20 +367,28 @@ public final class IdempotencyTable {
     }
     if (failure != null || !done) {
       failedCompletions.put(owner, Belongs.CALLER_TRANSACTION);
-      throw notInCallerTransaction(key, failure != null ? "the update failed"
-          : "the claim is no longer this call's (its lease ended and another caller took the key over, or the"
-              + " transaction's snapshot is older than the claim)", failure);
+      throw notInCallerTransaction(
+          key,
+          failure != null
+              ? "the update failed"
+              : "the claim is no longer this call's (its lease ended and another caller took the"
+                  + " key over, or the transaction's snapshot is older than the claim)",
+          failure);
     }
     return true;
   }
 
-  private OutcomeNotRecordedException notInCallerTransaction(RecordKey key, String why, Exception failure) {
+  private OutcomeNotRecordedException notInCallerTransaction(
+      RecordKey key, String why, Exception failure) {
     Throwable cause;
     String detail;
     if (failure instanceof SQLException s) {
       cause = connections.failure("complete (in the caller's transaction)", key, s);
-      detail = " (" + (s.getSQLState() == null ? "" : "[" + s.getSQLState() + "] ")
-          + RedactedSqlErrors.message(s.getMessage(), key) + ")";
+      detail =
+          " ("
+              + (s.getSQLState() == null ? "" : "[" + s.getSQLState() + "] ")
+              + RedactedSqlErrors.message(s.getMessage(), key)
+              + ")";
     } else if (failure instanceof OutcomeNotRecordedException n) {
       cause = n;
       detail = " (" + n.getMessage() + ")";
@@ -320,15 +396,22 @@ public final class IdempotencyTable {
       cause = failure == null ? null : RedactedSqlErrors.copyOfAny(failure, key);
       detail = cause == null ? "" : " (" + cause.getMessage() + ")";
     }
-    return OutcomeNotRecordedException.failingTheCall("the outcome of " + key + " was not recorded in the caller's"
-        + " transaction: " + why + detail + "; roll the transaction back: the outcome is never recorded on another"
-        + " connection, and the claim frees itself when its lease ends", cause);
+    return OutcomeNotRecordedException.failingTheCall(
+        "the outcome of "
+            + key
+            + " was not recorded in the caller's"
+            + " transaction: "
+            + why
+            + detail
+            + "; roll the transaction back: the outcome is never recorded on another"
+            + " connection, and the claim frees itself when its lease ends",
+        cause);
   }
 
   /**
-   * MySQL/MariaDB only, for outcomes of 64 KiB or more: the server's {@code max_allowed_packet}, read on
-   * {@code c} when unknown and again whenever the outcome is at least half the last value read (it may have been
-   * raised); 0 when not known.
+   * MySQL/MariaDB only, for outcomes of 64 KiB or more: the server's {@code max_allowed_packet},
+   * read on {@code c} when unknown and again whenever the outcome is at least half the last value
+   * read (it may have been raised); 0 when not known.
    */
   private long packetLimit(Connection c, int outcomeLength) throws SQLException {
     if (dialect != JdbcDialect.MYSQL || outcomeLength < 64 * 1024) {
@@ -338,7 +421,8 @@ public final class IdempotencyTable {
     if (known > 0 && outcomeLength < known / 2) {
       return known;
     }
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT @@max_allowed_packet")) {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT @@max_allowed_packet")) {
       known = rs.next() ? rs.getLong(1) : 0;
     }
     maxAllowedPacket = known;
@@ -346,18 +430,21 @@ public final class IdempotencyTable {
   }
 
   /**
-   * The failure of a completion whose outcome is larger than the database accepts, or {@code null} when
-   * {@code e} is something else: a value too long for its column (SQLState 22001) or a limit (54000), a packet
-   * error that names {@code max_allowed_packet}, or, on MySQL/MariaDB, a connection the server dropped while
-   * receiving an outcome whose statement is at least {@code max_allowed_packet}.
+   * The failure of a completion whose outcome is larger than the database accepts, or {@code null}
+   * when {@code e} is something else: a value too long for its column (SQLState 22001) or a limit
+   * (54000), a packet error that names {@code max_allowed_packet}, or, on MySQL/MariaDB, a
+   * connection the server dropped while receiving an outcome whose statement is at least {@code
+   * max_allowed_packet}.
    */
-  private OutcomeNotRecordedException tooLarge(RecordKey key, byte[] outcome, long limit, SQLException e) {
+  private OutcomeNotRecordedException tooLarge(
+      RecordKey key, byte[] outcome, long limit, SQLException e) {
     boolean columnTooSmall = false;
     boolean tooLarge = false;
     for (Throwable t = e; t != null && !tooLarge && !columnTooSmall; t = t.getCause()) {
       if (t instanceof SQLException s) {
         columnTooSmall = "22001".equals(s.getSQLState()) || s.getErrorCode() == 1406;
-        tooLarge = "54000".equals(s.getSQLState()) || s.getErrorCode() == 1153 || s.getErrorCode() == 1301;
+        tooLarge =
+            "54000".equals(s.getSQLState()) || s.getErrorCode() == 1153 || s.getErrorCode() == 1301;
       }
       String m = t.getMessage();
       tooLarge |= m != null && m.toLowerCase(Locale.ROOT).contains("max_allowed_packet");
@@ -365,7 +452,11 @@ public final class IdempotencyTable {
         break;
       }
     }
-    if (!tooLarge && !columnTooSmall && limit > 0 && e.getSQLState() != null && e.getSQLState().startsWith("08")) {
+    if (!tooLarge
+        && !columnTooSmall
+        && limit > 0
+        && e.getSQLState() != null
+        && e.getSQLState().startsWith("08")) {
       tooLarge = statementSize(key, outcome) >= limit;
     }
     if (!tooLarge && !columnTooSmall) {
@@ -374,27 +465,45 @@ public final class IdempotencyTable {
     String size = outcome.length + " bytes";
     String fix;
     if (columnTooSmall) {
-      fix = "the outcome column of table " + table + " is too small for it: give it the type in "
-          + dialect.schemaResource();
+      fix =
+          "the outcome column of table "
+              + table
+              + " is too small for it: give it the type in "
+              + dialect.schemaResource();
     } else if (dialect == JdbcDialect.MYSQL) {
-      fix = "that is more than the server's max_allowed_packet" + (limit > 0 ? " (" + limit + " bytes)" : "")
-          + " lets through: raise max_allowed_packet on the server (and the driver's maxAllowedPacket, if set)"
-          + " above " + statementSize(key, outcome) + " bytes, or return a smaller result";
+      fix =
+          "that is more than the server's max_allowed_packet"
+              + (limit > 0 ? " (" + limit + " bytes)" : "")
+              + " lets through: raise max_allowed_packet on the server (and the driver's"
+              + " maxAllowedPacket, if set) above "
+              + statementSize(key, outcome)
+              + " bytes, or return a smaller result";
     } else {
       fix = "that is more than the database takes in one value: return a smaller result";
     }
-    return OutcomeNotRecordedException.releasingTheKey("the outcome of " + key + " is " + size + ", and " + fix
-        + " (" + RedactedSqlErrors.message(e.getMessage(), key) + ")", RedactedSqlErrors.copyOf(e, key));
+    return OutcomeNotRecordedException.releasingTheKey(
+        "the outcome of "
+            + key
+            + " is "
+            + size
+            + ", and "
+            + fix
+            + " ("
+            + RedactedSqlErrors.message(e.getMessage(), key)
+            + ")",
+        RedactedSqlErrors.copyOf(e, key));
   }
 
   /**
-   * The size of the completion statement as MySQL/MariaDB drivers send it as text: the outcome with the bytes
-   * they escape counted twice, the key parts likewise, and the rest of the statement.
+   * The size of the completion statement as MySQL/MariaDB drivers send it as text: the outcome with
+   * the bytes they escape counted twice, the key parts likewise, and the rest of the statement.
    */
   private int statementSize(RecordKey key, byte[] outcome) {
     DialectStatements known = sql;
-    long size = (known == null ? 0 : known.complete().text().length()) + 512L
-        + 2L * (key.scope().length() + key.key().length()) * 4;
+    long size =
+        (known == null ? 0 : known.complete().text().length())
+            + 512L
+            + 2L * (key.scope().length() + key.key().length()) * 4;
     for (byte b : outcome) {
       size += b == 0 || b == '\'' || b == '"' || b == '\\' ? 2 : 1;
     }
@@ -402,8 +511,9 @@ public final class IdempotencyTable {
   }
 
   /**
-   * Deletes expired records in batches of at most {@code batchSize} rows, each in its own short transaction,
-   * until a batch finds fewer than {@code batchSize}; returns how many rows were deleted.
+   * Deletes expired records in batches of at most {@code batchSize} rows, each in its own short
+   * transaction, until a batch finds fewer than {@code batchSize}; returns how many rows were
+   * deleted.
    */
   public int purgeExpired(int batchSize) {
     int total = 0;
@@ -414,7 +524,10 @@ public final class IdempotencyTable {
         return total;
       }
     }
-    LOG.warn("purge of {} stopped after {} batches ({} rows); the next purge continues", table, MAX_PURGE_BATCHES,
+    LOG.warn(
+        "purge of {} stopped after {} batches ({} rows); the next purge continues",
+        table,
+        MAX_PURGE_BATCHES,
         total);
     return total;
   }
@@ -422,14 +535,15 @@ public final class IdempotencyTable {
   /** Deletes at most {@code batchSize} expired rows in one statement. */
   public int purgeBatch(int batchSize) {
     Values purge = new Values(null, null, null, 0, null, null, batchSize);
-    return connections.runWithQueryTimeout("purge", null,
-        (c, t) -> update(c, t, statements(c).purgeBatch(), purge));
+    return connections.runWithQueryTimeout(
+        "purge", null, (c, t) -> update(c, t, statements(c).purgeBatch(), purge));
   }
 
   /**
-   * The statements for the table's layout, found once from its columns on {@code c}: the compact layout of the
-   * shipped DDL, or, where the table has a {@code scope} column, the layout of earlier versions, which keeps
-   * working as it is (logged once, with the migration that shrinks it).
+   * The statements for the table's layout, found once from its columns on {@code c}: the compact
+   * layout of the shipped DDL, or, where the table has a {@code scope} column, the layout of
+   * earlier versions, which keeps working as it is (logged once, with the migration that shrinks
+   * it).
    */
   private DialectStatements statements(Connection c) throws SQLException {
     DialectStatements known = sql;
@@ -451,9 +565,11 @@ public final class IdempotencyTable {
         }
       }
       if (layout == DialectStatements.Layout.LEGACY) {
-        LOG.warn("table {} has the record layout of earlier versions (the scope text in every row); the store"
-            + " keeps using it as it is. To shrink its rows, migrate it as docs/stores/jdbc.md shows (\"Upgrading"
-            + " from the earlier table layout\")", table);
+        LOG.warn(
+            "table {} has the record layout of earlier versions (the scope text in every row); the"
+                + " store keeps using it as it is. To shrink its rows, migrate it as"
+                + " docs/stores/jdbc.md shows (\"Upgrading from the earlier table layout\")",
+            table);
       }
       known = DialectStatements.of(dialect, table, layout);
       sql = known;
@@ -462,11 +578,11 @@ public final class IdempotencyTable {
   }
 
   /**
-   * Compact layout: writes the text of {@code scope} to the scope table once per scope and store, and fails
-   * when another scope's text is stored under its id.
+   * Compact layout: writes the text of {@code scope} to the scope table once per scope and store,
+   * and fails when another scope's text is stored under its id.
    */
-  private void registerScope(Connection c, int statementTimeout, DialectStatements sql, String scope)
-      throws SQLException {
+  private void registerScope(
+      Connection c, int statementTimeout, DialectStatements sql, String scope) throws SQLException {
     long id = ScopeIds.of(scope);
     if (sql.layout() != DialectStatements.Layout.COMPACT || registeredScopes.contains(id)) {
       return;
@@ -485,8 +601,13 @@ public final class IdempotencyTable {
       stored = rs.next() ? readScopeText(rs) : null;
     }
     if (stored != null && !stored.equals(scope)) {
-      throw new SQLException("scope id " + id + " in " + DialectStatements.scopeTable(table) + " stands for another"
-          + " scope; two scopes share the first 64 bits of their SHA-256: rename one of them");
+      throw new SQLException(
+          "scope id "
+              + id
+              + " in "
+              + DialectStatements.scopeTable(table)
+              + " stands for another"
+              + " scope; two scopes share the first 64 bits of their SHA-256: rename one of them");
     }
     registeredScopes.add(id);
   }
@@ -499,7 +620,8 @@ public final class IdempotencyTable {
     return rs.getString(1);
   }
 
-  private int update(Connection c, int statementTimeout, Sql statement, Values values) throws SQLException {
+  private int update(Connection c, int statementTimeout, Sql statement, Values values)
+      throws SQLException {
     try (PreparedStatement ps = prepare(c, statement, values, statementTimeout, false)) {
       return ps.executeUpdate();
     } catch (SQLException e) {
@@ -508,15 +630,18 @@ public final class IdempotencyTable {
   }
 
   /**
-   * Forgets the table's layout, and the scopes written, when {@code e} says a column or the table is not there
-   * (as after the table was migrated to the compact layout while the store ran), so that the next operation
-   * finds them again; returns {@code e}.
+   * Forgets the table's layout, and the scopes written, when {@code e} says a column or the table
+   * is not there (as after the table was migrated to the compact layout while the store ran), so
+   * that the next operation finds them again; returns {@code e}.
    */
   private SQLException layoutMayHaveChanged(SQLException e) {
     if ((e.getSQLState() != null && UNDEFINED_COLUMN_STATES.contains(e.getSQLState()))
         || StoreConnections.isMissingTable(e)) {
       if (sql != null) {
-        LOG.info("table {} or one of its columns is missing; its layout is looked up again on the next call", table);
+        LOG.info(
+            "table {} or one of its columns is missing; its layout is looked up again on the next"
+                + " call",
+            table);
       }
       sql = null;
       registeredScopes.clear();
@@ -525,13 +650,16 @@ public final class IdempotencyTable {
   }
 
   /**
-   * Prepares {@code statement} with its values bound and {@code statementTimeout} seconds set (0: none), asking
-   * for the generated key when {@code returnKey}.
+   * Prepares {@code statement} with its values bound and {@code statementTimeout} seconds set (0:
+   * none), asking for the generated key when {@code returnKey}.
    */
-  private PreparedStatement prepare(Connection c, Sql statement, Values values, int statementTimeout,
-      boolean returnKey) throws SQLException {
-    PreparedStatement ps = returnKey ? c.prepareStatement(statement.text(), Statement.RETURN_GENERATED_KEYS)
-        : c.prepareStatement(statement.text());
+  private PreparedStatement prepare(
+      Connection c, Sql statement, Values values, int statementTimeout, boolean returnKey)
+      throws SQLException {
+    PreparedStatement ps =
+        returnKey
+            ? c.prepareStatement(statement.text(), Statement.RETURN_GENERATED_KEYS)
+            : c.prepareStatement(statement.text());
     try {
       if (statementTimeout > 0) {
         ps.setQueryTimeout(statementTimeout);

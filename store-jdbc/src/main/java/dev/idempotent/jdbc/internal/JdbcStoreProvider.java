@@ -14,10 +14,11 @@ import javax.sql.DataSource;
  * {@code idempotent.store=jdbc}: a {@link JdbcIdempotencyStore} on its own HikariCP pool.
  *
  * <ul>
- *   <li>{@code idempotent.jdbc.url} (required), {@code .username}, {@code .password}</li>
- *   <li>{@code idempotent.jdbc.table} (default {@code idempotency_record}), {@code .create-table} ({@code false})</li>
- *   <li>{@code idempotent.jdbc.pool-size} (10), {@code .query-timeout} (5s),
- *       {@code .purge-every} (off; purges 1000 rows per statement)</li>
+ *   <li>{@code idempotent.jdbc.url} (required), {@code .username}, {@code .password}
+ *   <li>{@code idempotent.jdbc.table} (default {@code idempotency_record}), {@code .create-table}
+ *       ({@code false})
+ *   <li>{@code idempotent.jdbc.pool-size} (10), {@code .query-timeout} (5s), {@code .purge-every}
+ *       (off; purges 1000 rows per statement)
  * </ul>
  */
 public final class JdbcStoreProvider implements IdempotencyStoreProvider {
@@ -40,19 +41,26 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
     Optional<Duration> queryTimeout = settings.duration(PREFIX + "query-timeout");
     Optional<Duration> purgeEvery = settings.duration(PREFIX + "purge-every");
     if (!url.startsWith("jdbc:")) {
-      throw new IllegalArgumentException("setting " + PREFIX + "url must be a JDBC URL such as"
-          + " jdbc:postgresql://host:5432/db; was " + JdbcUrls.withoutPassword(url));
+      throw new IllegalArgumentException(
+          "setting "
+              + PREFIX
+              + "url must be a JDBC URL such as"
+              + " jdbc:postgresql://host:5432/db; was "
+              + JdbcUrls.withoutPassword(url));
     }
     if (!hikariPresent()) {
-      throw new IdempotencyConfigurationException("idempotent.store=jdbc pools its connections with HikariCP: add the "
-          + "dependency com.zaxxer:HikariCP, or build JdbcIdempotencyStore yourself on your own DataSource");
+      throw new IdempotencyConfigurationException(
+          "idempotent.store=jdbc pools its connections with HikariCP: add the dependency"
+              + " com.zaxxer:HikariCP, or build JdbcIdempotencyStore yourself on your own"
+              + " DataSource");
     }
     DataSource pool = openPool(url, username, password, poolSize);
     try {
-      JdbcIdempotencyStore.Builder builder = JdbcIdempotencyStore.builder(pool)
-          .table(table)
-          .createTable(createTable)
-          .closing((AutoCloseable) pool);
+      JdbcIdempotencyStore.Builder builder =
+          JdbcIdempotencyStore.builder(pool)
+              .table(table)
+              .createTable(createTable)
+              .closing((AutoCloseable) pool);
       queryTimeout.ifPresent(builder::queryTimeout);
       purgeEvery.ifPresent(interval -> builder.purgeEvery(interval, 1000));
       return builder.build();
@@ -80,18 +88,31 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
           why.append(why.length() == 0 ? "" : "; ").append(JdbcUrls.mask(m, password));
         }
       }
-      String message = "cannot connect the jdbc idempotency store to " + JdbcUrls.withoutPassword(url)
-          + (username == null ? "" : " as " + username) + " within " + HikariPools.CONNECTION_TIMEOUT_MS + " ms: " + why;
+      String message =
+          "cannot connect the jdbc idempotency store to "
+              + JdbcUrls.withoutPassword(url)
+              + (username == null ? "" : " as " + username)
+              + " within "
+              + HikariPools.CONNECTION_TIMEOUT_MS
+              + " ms: "
+              + why;
       throw new IllegalStateException(message, leaks ? null : e);
     }
   }
 
   private static boolean bool(StoreSettings settings, String name) {
-    return settings.get(name).map(v -> switch (v.toLowerCase(Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw new IllegalArgumentException("setting " + name + " must be true or false, was " + v);
-    }).orElse(false);
+    return settings
+        .get(name)
+        .map(
+            v ->
+                switch (v.toLowerCase(Locale.ROOT)) {
+                  case "true" -> true;
+                  case "false" -> false;
+                  default ->
+                      throw new IllegalArgumentException(
+                          "setting " + name + " must be true or false, was " + v);
+                })
+        .orElse(false);
   }
 
   private static int poolSize(Optional<String> value) {
@@ -106,8 +127,11 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
     } catch (NumberFormatException ignored) {
       // reported below
     }
-    throw new IllegalArgumentException("setting " + PREFIX + "pool-size must be a whole number from 1 to 1000, was "
-        + value.get());
+    throw new IllegalArgumentException(
+        "setting "
+            + PREFIX
+            + "pool-size must be a whole number from 1 to 1000, was "
+            + value.get());
   }
 
   private static boolean hikariPresent() {

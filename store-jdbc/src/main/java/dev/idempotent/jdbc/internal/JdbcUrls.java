@@ -10,7 +10,10 @@ public final class JdbcUrls {
 
   private JdbcUrls() {}
 
-  /** {@code url} with any password parameter or {@code user:password@} part replaced by {@code ****}. */
+  /**
+   * {@code url} with any password parameter or {@code user:password@} part replaced by {@code
+   * ****}.
+   */
   public static String withoutPassword(String url) {
     if (url == null) {
       return "(unknown JDBC URL)";
@@ -19,7 +22,10 @@ public final class JdbcUrls {
     return USER_INFO.matcher(masked).replaceAll("//$1:****@");
   }
 
-  /** {@code text} with every occurrence of {@code secret} replaced by {@code ****}; also masks password parameters. */
+  /**
+   * {@code text} with every occurrence of {@code secret} replaced by {@code ****}; also masks
+   * password parameters.
+   */
   public static String mask(String text, String secret) {
     if (text == null) {
       return null;

@@ -14,24 +14,33 @@ public final class PurgeSchedule implements AutoCloseable {
 
   private final ScheduledExecutorService purger;
 
-  /** Starts purging {@code table}, first after {@code interval}, {@code batchSize} rows per statement. */
+  /**
+   * Starts purging {@code table}, first after {@code interval}, {@code batchSize} rows per
+   * statement.
+   */
   public PurgeSchedule(IdempotencyTable table, String tableName, Duration interval, int batchSize) {
-    purger = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "idempotent-jdbc-purge");
-      t.setDaemon(true);
-      return t;
-    });
+    purger =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "idempotent-jdbc-purge");
+              t.setDaemon(true);
+              return t;
+            });
     long ms = interval.toMillis();
-    purger.scheduleWithFixedDelay(() -> {
-      try {
-        int n = table.purgeExpired(batchSize);
-        if (n > 0) {
-          LOG.debug("purged {} expired idempotency records from {}", n, tableName);
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("scheduled purge of {} failed: {}", tableName, e.getMessage());
-      }
-    }, ms, ms, TimeUnit.MILLISECONDS);
+    purger.scheduleWithFixedDelay(
+        () -> {
+          try {
+            int n = table.purgeExpired(batchSize);
+            if (n > 0) {
+              LOG.debug("purged {} expired idempotency records from {}", n, tableName);
+            }
+          } catch (RuntimeException e) {
+            LOG.warn("scheduled purge of {} failed: {}", tableName, e.getMessage());
+          }
+        },
+        ms,
+        ms,
+        TimeUnit.MILLISECONDS);
   }
 
   /** Stops the purge; one that is running is interrupted. */

@@ -16,14 +16,14 @@ import java.sql.SQLTransientConnectionException;
 import java.sql.SQLTransientException;
 
 /**
- * Copies of driver errors that carry no bound value. A driver's message can quote what was bound: PostgreSQL's
- * {@code Detail: Key (scope, idem_key)=(...) already exists}, MariaDB's {@code Duplicate entry '...'}, H2's
- * {@code Value too long for column ...: "'...'"}, the statement and its parameters where a driver is set to
- * dump them. A copy keeps the {@code java.sql} kind of exception, the SQLState, the vendor code and the stack
- * trace, and of the message only its first line, with every quoted or {@code =(...)} value replaced by
- * {@code …} and the key itself, should it still appear, by its redacted form. Causes, chained and suppressed
- * exceptions are copied the same way; a cause that is not an {@link SQLException} becomes one that names its
- * class.
+ * Copies of driver errors that carry no bound value. A driver's message can quote what was bound:
+ * PostgreSQL's {@code Detail: Key (scope, idem_key)=(...) already exists}, MariaDB's {@code
+ * Duplicate entry '...'}, H2's {@code Value too long for column ...: "'...'"}, the statement and
+ * its parameters where a driver is set to dump them. A copy keeps the {@code java.sql} kind of
+ * exception, the SQLState, the vendor code and the stack trace, and of the message only its first
+ * line, with every quoted or {@code =(...)} value replaced by {@code …} and the key itself, should
+ * it still appear, by its redacted form. Causes, chained and suppressed exceptions are copied the
+ * same way; a cause that is not an {@link SQLException} becomes one that names its class.
  */
 public final class RedactedSqlErrors {
   private static final int MAX_MESSAGE = 300;
@@ -32,12 +32,17 @@ public final class RedactedSqlErrors {
 
   private RedactedSqlErrors() {}
 
-  /** A copy of {@code e} and everything it links to, without bound values; {@code key} may be {@code null}. */
+  /**
+   * A copy of {@code e} and everything it links to, without bound values; {@code key} may be {@code
+   * null}.
+   */
   public static SQLException copyOf(SQLException e, RecordKey key) {
     return copy(e, key, 0);
   }
 
-  /** {@link #copyOf} for any throwable: an {@link SQLException} that names the class of {@code t}. */
+  /**
+   * {@link #copyOf} for any throwable: an {@link SQLException} that names the class of {@code t}.
+   */
   public static SQLException copyOfAny(Throwable t, RecordKey key) {
     return copyOfAny(t, key, 0);
   }
@@ -64,17 +69,20 @@ public final class RedactedSqlErrors {
   }
 
   /**
-   * Replaces the inside of every '...', "..." and =(...) by an ellipsis; an unclosed one runs to the end. A quote
-   * right after a letter or digit is an apostrophe, not the start of a value.
+   * Replaces the inside of every '...', "..." and =(...) by an ellipsis; an unclosed one runs to
+   * the end. A quote right after a letter or digit is an apostrophe, not the start of a value.
    */
   static String withoutValues(String line) {
     StringBuilder out = new StringBuilder(line.length());
     int i = 0;
     while (i < line.length()) {
       char ch = line.charAt(i);
-      boolean wordInside = i > 0 && Character.isLetterOrDigit(line.charAt(i - 1)); // an apostrophe: can't
-      char close = (ch == '\'' || ch == '"') && !wordInside ? ch
-          : ch == '(' && i > 0 && line.charAt(i - 1) == '=' ? ')' : 0;
+      boolean wordInside =
+          i > 0 && Character.isLetterOrDigit(line.charAt(i - 1)); // an apostrophe: can't
+      char close =
+          (ch == '\'' || ch == '"') && !wordInside
+              ? ch
+              : ch == '(' && i > 0 && line.charAt(i - 1) == '=' ? ')' : 0;
       if (close == 0) {
         out.append(ch);
         i++;
@@ -86,7 +94,10 @@ public final class RedactedSqlErrors {
         char c = line.charAt(i);
         if (c == '\\' && close != ')') {
           i += 2;
-        } else if (c == close && close != ')' && i + 1 < line.length() && line.charAt(i + 1) == close) {
+        } else if (c == close
+            && close != ')'
+            && i + 1 < line.length()
+            && line.charAt(i + 1) == close) {
           i += 2; // a doubled quote inside the value
         } else if (c == close) {
           break;
@@ -126,7 +137,8 @@ public final class RedactedSqlErrors {
     if (t instanceof SQLException s) {
       return copy(s, key, depth);
     }
-    SQLException copy = new SQLException(message(t.getMessage(), key) + " (" + t.getClass().getName() + ")");
+    SQLException copy =
+        new SQLException(message(t.getMessage(), key) + " (" + t.getClass().getName() + ")");
     copy.setStackTrace(t.getStackTrace());
     if (depth < MAX_DEPTH && t.getCause() != null && t.getCause() != t) {
       copy.initCause(copyOfAny(t.getCause(), key, depth + 1));

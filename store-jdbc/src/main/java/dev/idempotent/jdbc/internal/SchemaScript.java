@@ -18,22 +18,26 @@ public final class SchemaScript {
   private SchemaScript() {}
 
   /**
-   * The statements of the dialect's DDL, without comments, for {@code table}: the table itself may be
-   * schema-qualified, the names of its constraints and indexes start with its simple name, and its scope table is
-   * {@link DialectStatements#scopeTable} in the same schema.
+   * The statements of the dialect's DDL, without comments, for {@code table}: the table itself may
+   * be schema-qualified, the names of its constraints and indexes start with its simple name, and
+   * its scope table is {@link DialectStatements#scopeTable} in the same schema.
    */
   public static List<String> statements(JdbcDialect dialect, String table) {
     return script(dialect.schemaResource(), table);
   }
 
-  /** The classpath resource that moves a table of the earlier layout into the compact one, for {@code dialect}. */
+  /**
+   * The classpath resource that moves a table of the earlier layout into the compact one, for
+   * {@code dialect}.
+   */
   public static String migrationResource(JdbcDialect dialect) {
     return dialect.schemaResource().replace("/schema-", "/migrate-");
   }
 
   /**
-   * The statements of the dialect's migration from the earlier table layout ({@link #migrationResource}), for
-   * {@code table}, as {@link #statements} names things; none for H2, whose tables are recreated.
+   * The statements of the dialect's migration from the earlier table layout ({@link
+   * #migrationResource}), for {@code table}, as {@link #statements} names things; none for H2,
+   * whose tables are recreated.
    */
   public static List<String> migration(JdbcDialect dialect, String table) {
     return dialect == JdbcDialect.H2 ? List.of() : script(migrationResource(dialect), table);
@@ -43,7 +47,8 @@ public final class SchemaScript {
     String text;
     try (InputStream in = SchemaScript.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException("missing resource " + resource + " in idempotent-store-jdbc");
+        throw new IllegalStateException(
+            "missing resource " + resource + " in idempotent-store-jdbc");
       }
       text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -57,13 +62,17 @@ public final class SchemaScript {
     }
     String simpleName = table.substring(table.lastIndexOf('.') + 1);
     String qualified = "\u0000";
-    String ddl = body.toString()
-        // tables next to the record table, in its schema (a PostgreSQL RENAME TO names the table unqualified)
-        .replaceAll("(?<!RENAME TO )\\b" + DEFAULT_TABLE + "(_scope|_earlier|_compact)\\b", qualified + "$1")
-        // constraint and index names, unqualified
-        .replaceAll("\\b" + DEFAULT_TABLE + "(_[a-z_]+)\\b", simpleName + "$1")
-        .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table)
-        .replace(qualified, table);
+    String ddl =
+        body.toString()
+            // tables next to the record table, in its schema (a PostgreSQL RENAME TO names the
+            // table unqualified)
+            .replaceAll(
+                "(?<!RENAME TO )\\b" + DEFAULT_TABLE + "(_scope|_earlier|_compact)\\b",
+                qualified + "$1")
+            // constraint and index names, unqualified
+            .replaceAll("\\b" + DEFAULT_TABLE + "(_[a-z_]+)\\b", simpleName + "$1")
+            .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table)
+            .replace(qualified, table);
     List<String> statements = new ArrayList<>();
     for (String s : ddl.split(";")) {
       if (!s.isBlank()) {
@@ -73,7 +82,10 @@ public final class SchemaScript {
     return statements;
   }
 
-  /** Runs the DDL ({@code CREATE ... IF NOT EXISTS}) on {@code c}, each statement within {@code timeoutSeconds}. */
+  /**
+   * Runs the DDL ({@code CREATE ... IF NOT EXISTS}) on {@code c}, each statement within {@code
+   * timeoutSeconds}.
+   */
   public static void create(Connection c, JdbcDialect dialect, String table, int timeoutSeconds)
       throws SQLException {
     boolean autoCommit = c.getAutoCommit();

@@ -7,9 +7,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The fixed-size id that stands for a scope in every row and in the primary key of the compact table layout:
- * the first 8 bytes of the SHA-256 of the scope's UTF-8 bytes, as a signed big-endian {@code BIGINT}. The scope
- * text itself is written once per scope into the table's {@code _scope} table.
+ * The fixed-size id that stands for a scope in every row and in the primary key of the compact
+ * table layout: the first 8 bytes of the SHA-256 of the scope's UTF-8 bytes, as a signed big-endian
+ * {@code BIGINT}. The scope text itself is written once per scope into the table's {@code _scope}
+ * table.
  */
 public final class ScopeIds {
   private static final int MAX_CACHED = 10_000;
@@ -32,7 +33,8 @@ public final class ScopeIds {
 
   private static long digest(String scope) {
     try {
-      byte[] sha = MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8));
+      byte[] sha =
+          MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8));
       return ByteBuffer.wrap(sha, 0, Long.BYTES).getLong();
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);

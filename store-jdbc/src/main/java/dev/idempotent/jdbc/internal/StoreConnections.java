@@ -15,20 +15,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The store's own connections: one from the {@link DataSource} per operation, bounded by the timeout, committed
- * or rolled back, and driver errors turned into {@link JdbcStoreException}s that carry no bound value.
+ * The store's own connections: one from the {@link DataSource} per operation, bounded by the
+ * timeout, committed or rolled back, and driver errors turned into {@link JdbcStoreException}s that
+ * carry no bound value.
  *
- * <p>On PostgreSQL and MySQL/MariaDB the timeout is the connection's network timeout, set for the operation and
- * restored after it: a hung or unreachable database, or a lock wait, fails the operation within the timeout.
- * That is a socket option, where a JDBC query timeout costs a timer task per statement (and a wake-up of the
- * driver's timer thread). On H2, where the driver does not support network timeouts, and for the purge, each
- * statement gets a query timeout instead.
+ * <p>On PostgreSQL and MySQL/MariaDB the timeout is the connection's network timeout, set for the
+ * operation and restored after it: a hung or unreachable database, or a lock wait, fails the
+ * operation within the timeout. That is a socket option, where a JDBC query timeout costs a timer
+ * task per statement (and a wake-up of the driver's timer thread). On H2, where the driver does not
+ * support network timeouts, and for the purge, each statement gets a query timeout instead.
  */
 public final class StoreConnections {
   private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
-  private static final Set<String> MISSING_TABLE_STATES = Set.of("42P01", "42S02", "42S03", "42S04");
+  private static final Set<String> MISSING_TABLE_STATES =
+      Set.of("42P01", "42S02", "42S03", "42S04");
 
-  /** Work on one connection; {@code statementTimeout} is the query timeout in seconds to set, 0 for none. */
+  /**
+   * Work on one connection; {@code statementTimeout} is the query timeout in seconds to set, 0 for
+   * none.
+   */
   @FunctionalInterface
   public interface Work<T> {
     T apply(Connection c, int statementTimeout) throws SQLException;
@@ -39,12 +44,14 @@ public final class StoreConnections {
   private final JdbcDialect dialect;
   private final int timeoutSeconds;
   private final int timeoutMillis;
+
   /** Whether operations are bounded by the connection's network timeout. */
   private volatile boolean networkTimeouts;
+
   private volatile String location;
 
-  public StoreConnections(DataSource dataSource, String table, JdbcDialect dialect, Duration timeout,
-      String location) {
+  public StoreConnections(
+      DataSource dataSource, String table, JdbcDialect dialect, Duration timeout, String location) {
     this.dataSource = dataSource;
     this.table = table;
     this.dialect = dialect;
@@ -64,12 +71,18 @@ public final class StoreConnections {
     return location == null ? "(database not reached yet)" : location;
   }
 
-  /** Runs {@code work} on its own connection, bounded by the network timeout where the driver has one. */
+  /**
+   * Runs {@code work} on its own connection, bounded by the network timeout where the driver has
+   * one.
+   */
   public <T> T run(String operation, RecordKey key, Work<T> work) {
     return run(operation, key, work, networkTimeouts);
   }
 
-  /** {@link #run} with a query timeout on every statement, for work that may take longer than one call. */
+  /**
+   * {@link #run} with a query timeout on every statement, for work that may take longer than one
+   * call.
+   */
   public <T> T runWithQueryTimeout(String operation, RecordKey key, Work<T> work) {
     return run(operation, key, work, false);
   }
@@ -121,26 +134,44 @@ public final class StoreConnections {
   }
 
   /**
-   * The store's exception for a driver error: the message names the operation, the redacted key, the URL and the
-   * table, with the SQLState and the first line of the driver's message without its values; the cause is a
-   * {@link RedactedSqlErrors copy} of the driver's error, so that no bound value (key, outcome) is carried.
+   * The store's exception for a driver error: the message names the operation, the redacted key,
+   * the URL and the table, with the SQLState and the first line of the driver's message without its
+   * values; the cause is a {@link RedactedSqlErrors copy} of the driver's error, so that no bound
+   * value (key, outcome) is carried.
    */
   public JdbcStoreException failure(String operation, RecordKey key, SQLException e) {
     String where = location();
     SQLException cause = RedactedSqlErrors.copyOf(e, key);
     if (isMissingTable(e)) {
-      return new JdbcStoreException("idempotency table " + table + " does not exist in " + where + ": run "
-          + dialect.schemaResource() + " (in idempotent-store-jdbc; replace the table name if you chose another)"
-          + " or build the store with createTable(true) / set idempotent.jdbc.create-table=true", cause);
+      return new JdbcStoreException(
+          "idempotency table "
+              + table
+              + " does not exist in "
+              + where
+              + ": run "
+              + dialect.schemaResource()
+              + " (in idempotent-store-jdbc; replace the table name if you chose another) or build"
+              + " the store with createTable(true) / set idempotent.jdbc.create-table=true",
+          cause);
     }
-    return new JdbcStoreException("idempotency store " + operation + (key == null ? "" : " of " + key) + " failed on "
-        + where + " (table " + table + "): " + (e.getSQLState() == null ? "" : "[" + e.getSQLState() + "] ")
-        + RedactedSqlErrors.message(e.getMessage(), key), cause);
+    return new JdbcStoreException(
+        "idempotency store "
+            + operation
+            + (key == null ? "" : " of " + key)
+            + " failed on "
+            + where
+            + " (table "
+            + table
+            + "): "
+            + (e.getSQLState() == null ? "" : "[" + e.getSQLState() + "] ")
+            + RedactedSqlErrors.message(e.getMessage(), key),
+        cause);
   }
 
   static boolean isMissingTable(SQLException e) {
     for (SQLException s = e; s != null; s = s.getNextException()) {
-      if ((s.getSQLState() != null && MISSING_TABLE_STATES.contains(s.getSQLState())) || s.getErrorCode() == 1146) {
+      if ((s.getSQLState() != null && MISSING_TABLE_STATES.contains(s.getSQLState()))
+          || s.getErrorCode() == 1146) {
         return true;
       }
     }

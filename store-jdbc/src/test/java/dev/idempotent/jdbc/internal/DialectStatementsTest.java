@@ -19,9 +19,9 @@ import dev.idempotent.jdbc.internal.DialectStatements.Layout;
 import dev.idempotent.jdbc.internal.DialectStatements.Sql;
 import java.sql.SQLException;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 class DialectStatementsTest {
   /** Every dialect's statements bind the same values in the same order, one per placeholder. */
@@ -43,12 +43,21 @@ class DialectStatementsTest {
       assertBinds(sql.insertScope(), SCOPE_ID, SCOPE);
       assertBinds(sql.readScope(), SCOPE_ID);
       assertThat(sql.insertScope().text()).contains("app.idem_scope");
-      assertThat(sql.insertClaim().text()).contains(layout == Layout.LEGACY ? "created_at" : "scope_id")
+      assertThat(sql.insertClaim().text())
+          .contains(layout == Layout.LEGACY ? "created_at" : "scope_id")
           .doesNotContain(layout == Layout.LEGACY ? "scope_id" : "created_at");
     }
     DialectStatements sql = DialectStatements.of(dialect, "app.idem");
-    for (Sql s : List.of(sql.insertClaim(), sql.read(), sql.takeOver(), sql.complete(), sql.release(),
-        sql.renew(), sql.delete(), sql.purgeBatch())) {
+    for (Sql s :
+        List.of(
+            sql.insertClaim(),
+            sql.read(),
+            sql.takeOver(),
+            sql.complete(),
+            sql.release(),
+            sql.renew(),
+            sql.delete(),
+            sql.purgeBatch())) {
       assertThat(s.text()).contains("app.idem").doesNotContain(":");
     }
   }
@@ -56,7 +65,8 @@ class DialectStatementsTest {
   @Test
   void anUnknownParameterNameFailsWhenTheStatementIsBuilt() {
     assertThatThrownBy(() -> Sql.of("SELECT 1 FROM t WHERE a = :scope AND b = :nope"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NOPE");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("NOPE");
   }
 
   /** The duplicate-answer rules: a row count, a duplicate-key error, a code. */
@@ -65,18 +75,26 @@ class DialectStatementsTest {
     DialectStatements postgres = DialectStatements.of(JdbcDialect.POSTGRESQL, "t");
     assertThat(postgres.inserted(1, -1)).isEqualTo(Inserted.WON);
     assertThat(postgres.inserted(0, -1)).isEqualTo(Inserted.TAKEN);
-    assertThat(postgres.isDuplicateKey(new SQLException("dup", "23505"))).as("never expected").isFalse();
+    assertThat(postgres.isDuplicateKey(new SQLException("dup", "23505")))
+        .as("never expected")
+        .isFalse();
 
     DialectStatements h2 = DialectStatements.of(JdbcDialect.H2, "t");
     assertThat(h2.inserted(1, -1)).isEqualTo(Inserted.WON);
     assertThat(h2.isDuplicateKey(new SQLException("dup", "23505"))).isTrue();
-    assertThat(h2.isDuplicateKey(new SQLException("null", "23502"))).as("another constraint").isFalse();
+    assertThat(h2.isDuplicateKey(new SQLException("null", "23502")))
+        .as("another constraint")
+        .isFalse();
 
     DialectStatements mysql = DialectStatements.of(JdbcDialect.MYSQL, "t");
     assertThat(mysql.insertReportsCode()).isTrue();
     assertThat(mysql.inserted(1, DialectStatements.MySql.INSERTED_CODE)).isEqualTo(Inserted.WON);
-    assertThat(mysql.inserted(1, DialectStatements.MySql.EXISTS_CODE)).as("found rows").isEqualTo(Inserted.TAKEN);
-    assertThat(mysql.inserted(0, DialectStatements.MySql.EXISTS_CODE)).as("affected rows").isEqualTo(Inserted.TAKEN);
+    assertThat(mysql.inserted(1, DialectStatements.MySql.EXISTS_CODE))
+        .as("found rows")
+        .isEqualTo(Inserted.TAKEN);
+    assertThat(mysql.inserted(0, DialectStatements.MySql.EXISTS_CODE))
+        .as("affected rows")
+        .isEqualTo(Inserted.TAKEN);
     assertThat(mysql.inserted(0, -1)).as("no code, nothing inserted").isEqualTo(Inserted.TAKEN);
     assertThat(mysql.inserted(1, -1)).as("no code").isEqualTo(Inserted.UNKNOWN);
     assertThat(mysql.inserted(1, 7)).as("an insert id").isEqualTo(Inserted.UNKNOWN);
@@ -84,6 +102,8 @@ class DialectStatementsTest {
 
   private static void assertBinds(Sql sql, DialectStatements.Param... params) {
     assertThat(sql.params()).as(sql.text()).containsExactly(params);
-    assertThat(sql.text().chars().filter(ch -> ch == '?').count()).as(sql.text()).isEqualTo(params.length);
+    assertThat(sql.text().chars().filter(ch -> ch == '?').count())
+        .as(sql.text())
+        .isEqualTo(params.length);
   }
 }

@@ -7,7 +7,8 @@ import dev.idempotent.spi.StoreSettings;
 
 /**
  * Builds a {@link CaffeineIdempotencyStore} from settings ({@code idempotent.store=memory}). Reads
- * {@value #MAXIMUM_SIZE}, the most completed records kept (default {@value CaffeineIdempotencyStore#DEFAULT_MAXIMUM_SIZE}).
+ * {@value #MAXIMUM_SIZE}, the most completed records kept (default {@value
+ * CaffeineIdempotencyStore#DEFAULT_MAXIMUM_SIZE}).
  */
 public final class MemoryStoreProvider implements IdempotencyStoreProvider {
   /** The setting for {@link CaffeineIdempotencyStore.Builder#maximumSize(long)}. */
@@ -42,7 +43,12 @@ public final class MemoryStoreProvider implements IdempotencyStoreProvider {
   }
 
   private static IllegalArgumentException invalid(String text) {
-    return new IllegalArgumentException("setting " + MAXIMUM_SIZE + " must be a positive whole number of records,"
-        + " for example 100000 (the default), was '" + text + "'");
+    return new IllegalArgumentException(
+        "setting "
+            + MAXIMUM_SIZE
+            + " must be a positive whole number of records,"
+            + " for example 100000 (the default), was '"
+            + text
+            + "'");
   }
 }

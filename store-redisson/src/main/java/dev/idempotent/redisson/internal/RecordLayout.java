@@ -10,51 +10,66 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where a record lives in Redis: the name of its key, the pub/sub channel its holder notifies on, and where the
- * readable scope of a name is kept.
+ * Where a record lives in Redis: the name of its key, the pub/sub channel its holder notifies on,
+ * and where the readable scope of a name is kept.
  *
- * <p>A record of scope {@code S} and key {@code K} is the Redis key
- * {@code <prefix>{<slot tag>}<scope digest>:<K>}:
+ * <p>A record of scope {@code S} and key {@code K} is the Redis key {@code <prefix>{<slot
+ * tag>}<scope digest>:<K>}:
+ *
  * <ul>
- *   <li>{@code <scope digest>} is 8 base64url characters (48 bits) of SHA-256({@code S}); the scope text itself is
- *       kept once, in the hash {@code <prefix>scopes} (digest to scope, see {@link #scopesName()}), so a name does
- *       not repeat a long method signature in every key. The digest has a fixed length, so names are
- *       unambiguous ({@code a:b}+{@code c} and {@code a}+{@code b:c} differ).</li>
- *   <li>{@code <slot tag>} is the Redis Cluster hash tag: 3 characters chosen to hash to the same cluster slot
- *       as the 16 hex digits of SHA-256({@code S} NUL {@code K}) that the earlier layout used as its tag (see
- *       {@link #legacyName}). So keys still spread evenly over all 16384 slots (a digest of scope and key, never
- *       of the scope alone), and a record and its legacy name are in one slot, which lets one script look at
- *       both in a cluster.</li>
- *   <li>the tag is the first brace pair in the name (the prefix may not contain braces), so braces inside a
- *       user's key can never change the slot;</li>
- *   <li>the channel {@code <record name>#changed} and the set {@code <record name>#released} carry the same
- *       tag, so they map to the same slot as the record (which sharded pub/sub and a script over both keys
- *       require).</li>
+ *   <li>{@code <scope digest>} is 8 base64url characters (48 bits) of SHA-256({@code S}); the scope
+ *       text itself is kept once, in the hash {@code <prefix>scopes} (digest to scope, see {@link
+ *       #scopesName()}), so a name does not repeat a long method signature in every key. The digest
+ *       has a fixed length, so names are unambiguous ({@code a:b}+{@code c} and {@code a}+{@code
+ *       b:c} differ).
+ *   <li>{@code <slot tag>} is the Redis Cluster hash tag: 3 characters chosen to hash to the same
+ *       cluster slot as the 16 hex digits of SHA-256({@code S} NUL {@code K}) that the earlier
+ *       layout used as its tag (see {@link #legacyName}). So keys still spread evenly over all
+ *       16384 slots (a digest of scope and key, never of the scope alone), and a record and its
+ *       legacy name are in one slot, which lets one script look at both in a cluster.
+ *   <li>the tag is the first brace pair in the name (the prefix may not contain braces), so braces
+ *       inside a user's key can never change the slot;
+ *   <li>the channel {@code <record name>#changed} and the set {@code <record name>#released} carry
+ *       the same tag, so they map to the same slot as the record (which sharded pub/sub and a
+ *       script over both keys require).
  * </ul>
  */
 public final class RecordLayout {
   /** Characters of a slot tag: no braces, nothing a shell or {@code redis-cli} quotes. */
   private static final char[] TAG_ALPHABET =
       "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".toCharArray();
+
   private static final int SLOTS = 16384;
-  /** For each cluster slot, the first 3-character tag (in {@link #TAG_ALPHABET} order) that hashes to it. */
+
+  /**
+   * For each cluster slot, the first 3-character tag (in {@link #TAG_ALPHABET} order) that hashes
+   * to it.
+   */
   private static final String[] SLOT_TAGS = slotTags();
+
   private static final char[] HEX = "0123456789abcdef".toCharArray();
   private static final int SCOPE_DIGEST_CHARS = 8;
-  /** Scopes are few (one per idempotent method, mostly): their digests are computed once, not on every call. */
+
+  /**
+   * Scopes are few (one per idempotent method, mostly): their digests are computed once, not on
+   * every call.
+   */
   private static final Map<String, String> SCOPE_DIGESTS = new ConcurrentHashMap<>();
+
   private static final int MAX_CACHED_SCOPE_DIGESTS = 10_000;
 
   private final String prefix;
 
-  /** @param prefix see {@link #checkPrefix(String)} */
+  /**
+   * @param prefix see {@link #checkPrefix(String)}
+   */
   public RecordLayout(String prefix) {
     this.prefix = checkPrefix(prefix);
   }
 
   /**
-   * Returns {@code prefix} when it can start record names: not null, at most 100 characters, no braces (the
-   * layout places the cluster hash tag itself).
+   * Returns {@code prefix} when it can start record names: not null, at most 100 characters, no
+   * braces (the layout places the cluster hash tag itself).
    *
    * @throws IllegalArgumentException naming the bad prefix and the fix
    */
@@ -63,11 +78,15 @@ public final class RecordLayout {
       throw new IllegalArgumentException("keyPrefix must not be null: use \"\" for no prefix");
     }
     if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-      throw new IllegalArgumentException("keyPrefix '" + prefix
-          + "' contains a brace: remove it, the store adds its own Redis Cluster hash tag after the prefix");
+      throw new IllegalArgumentException(
+          "keyPrefix '"
+              + prefix
+              + "' contains a brace: remove it, the store adds its own Redis Cluster hash tag after"
+              + " the prefix");
     }
     if (prefix.length() > 100) {
-      throw new IllegalArgumentException("keyPrefix is " + prefix.length() + " characters long: use at most 100");
+      throw new IllegalArgumentException(
+          "keyPrefix is " + prefix.length() + " characters long: use at most 100");
     }
     return prefix;
   }
@@ -79,18 +98,32 @@ public final class RecordLayout {
   /** The name of the Redis key that holds the record of {@code key}. */
   public String recordName(RecordKey key) {
     String legacyTag = legacyTag(key.scope(), key.key());
-    return prefix + '{' + SLOT_TAGS[slot(legacyTag)] + '}' + scopeDigest(key.scope()) + ':' + key.key();
+    return prefix
+        + '{'
+        + SLOT_TAGS[slot(legacyTag)]
+        + '}'
+        + scopeDigest(key.scope())
+        + ':'
+        + key.key();
   }
 
   /**
-   * The name the earlier layout gave the record of {@code key}: the hash
-   * {@code <prefix>{<16 hex of SHA-256(S NUL K)>}<length of S>:<S>:<K>}. The store still reads records kept
-   * under it (see {@code RedissonIdempotencyStore.Builder#readLegacyRecords}); it is in the same cluster slot as
+   * The name the earlier layout gave the record of {@code key}: the hash {@code <prefix>{<16 hex of
+   * SHA-256(S NUL K)>}<length of S>:<S>:<K>}. The store still reads records kept under it (see
+   * {@code RedissonIdempotencyStore.Builder#readLegacyRecords}); it is in the same cluster slot as
    * {@link #recordName}.
    */
   public String legacyName(RecordKey key) {
     String scope = key.scope();
-    return prefix + '{' + legacyTag(scope, key.key()) + '}' + scope.length() + ':' + scope + ':' + key.key();
+    return prefix
+        + '{'
+        + legacyTag(scope, key.key())
+        + '}'
+        + scope.length()
+        + ':'
+        + scope
+        + ':'
+        + key.key();
   }
 
   /** The hash that maps each scope digest of a record name to its scope text, for operators. */
@@ -106,7 +139,9 @@ public final class RecordLayout {
     }
     byte[] d = sha256().digest(scope.getBytes(StandardCharsets.UTF_8));
     String digest =
-        Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(d, SCOPE_DIGEST_CHARS * 6 / 8));
+        Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString(Arrays.copyOf(d, SCOPE_DIGEST_CHARS * 6 / 8));
     if (SCOPE_DIGESTS.size() >= MAX_CACHED_SCOPE_DIGESTS) {
       SCOPE_DIGESTS.clear();
     }
@@ -125,14 +160,17 @@ public final class RecordLayout {
   }
 
   /**
-   * The short-lived set of owner tokens whose release of the record was applied, so that a resent release is
-   * answered truthfully; same hash tag, so the same cluster slot as the record.
+   * The short-lived set of owner tokens whose release of the record was applied, so that a resent
+   * release is answered truthfully; same hash tag, so the same cluster slot as the record.
    */
   public static String releasedOf(String recordName) {
     return recordName + "#released";
   }
 
-  /** The Redis Cluster slot of a hash tag (CRC16/XMODEM of its bytes, modulo 16384), as the server computes it. */
+  /**
+   * The Redis Cluster slot of a hash tag (CRC16/XMODEM of its bytes, modulo 16384), as the server
+   * computes it.
+   */
   static int slot(String tag) {
     int crc = 0;
     for (int i = 0; i < tag.length(); i++) {
@@ -170,19 +208,25 @@ public final class RecordLayout {
       }
     }
     if (found != SLOTS) {
-      throw new IllegalStateException("3-character tags reach only " + found + " of " + SLOTS + " slots");
+      throw new IllegalStateException(
+          "3-character tags reach only " + found + " of " + SLOTS + " slots");
     }
     return tags;
   }
 
-  /** One digest per thread: {@code MessageDigest.getInstance} is a provider lookup, too slow for every call. */
-  private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
-    }
-  });
+  /**
+   * One digest per thread: {@code MessageDigest.getInstance} is a provider lookup, too slow for
+   * every call.
+   */
+  private static final ThreadLocal<MessageDigest> SHA_256 =
+      ThreadLocal.withInitial(
+          () -> {
+            try {
+              return MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+              throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+            }
+          });
 
   private static MessageDigest sha256() {
     MessageDigest sha = SHA_256.get();

@@ -8,20 +8,28 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A failed Redis command as the store reports it: an {@link IdempotencyStoreException} whose message names the
- * operation, the record's scope and redacted key, and each Redisson exception of the cause chain by type and
- * description, with the command's arguments left out. Redisson's messages list every argument
- * ({@code command: (EVALSHA), params: [sha, 1, idem:{…}8:payments:card=4111…, …]}), and a record name holds the
- * whole key, so the original exceptions are not kept as causes; only an interrupt is, as a fresh
- * {@link InterruptedException}, so that the caller can tell an interrupt from an outage. The exception's own stack
- * trace is the caller's (Redisson builds its exceptions on its I/O threads, where the stack says little).
+ * A failed Redis command as the store reports it: an {@link IdempotencyStoreException} whose
+ * message names the operation, the record's scope and redacted key, and each Redisson exception of
+ * the cause chain by type and description, with the command's arguments left out. Redisson's
+ * messages list every argument ({@code command: (EVALSHA), params: [sha, 1,
+ * idem:{…}8:payments:card=4111…, …]}), and a record name holds the whole key, so the original
+ * exceptions are not kept as causes; only an interrupt is, as a fresh {@link InterruptedException},
+ * so that the caller can tell an interrupt from an outage. The exception's own stack trace is the
+ * caller's (Redisson builds its exceptions on its I/O threads, where the stack says little).
  */
 public final class RedactedFailure {
   /** Where Redisson starts listing a command and its arguments. */
-  private static final List<String> ARGUMENT_MARKERS = List.of("command: (", "params:", "commanddata", "commandsdata");
-  /** Redisson's own closing text after the arguments of a command that got no connection in time. */
-  private static final Pattern CLIENT_AT_END = Pattern.compile("Redis client: \\[addr=([^\\[\\]\\s,]+)]\\s*$");
-  private static final Pattern RETRIES_AT_END = Pattern.compile("after (\\d+) of (\\d+) retry attempts\\s*$");
+  private static final List<String> ARGUMENT_MARKERS =
+      List.of("command: (", "params:", "commanddata", "commandsdata");
+
+  /**
+   * Redisson's own closing text after the arguments of a command that got no connection in time.
+   */
+  private static final Pattern CLIENT_AT_END =
+      Pattern.compile("Redis client: \\[addr=([^\\[\\]\\s,]+)]\\s*$");
+
+  private static final Pattern RETRIES_AT_END =
+      Pattern.compile("after (\\d+) of (\\d+) retry attempts\\s*$");
   private static final int MAX_CAUSES = 8;
   private static final int SHORTEST_REPLACED = 6;
 
@@ -30,14 +38,18 @@ public final class RedactedFailure {
   /**
    * @param operation what the store was doing, for example {@code COMPLETE}
    * @param key the record's key
-   * @param sent every text the command carried that holds the key (record name, channel names, the key)
+   * @param sent every text the command carried that holds the key (record name, channel names, the
+   *     key)
    * @param failure what Redisson threw
    */
-  public static IdempotencyStoreException of(String operation, RecordKey key, List<String> sent, Throwable failure) {
+  public static IdempotencyStoreException of(
+      String operation, RecordKey key, List<String> sent, Throwable failure) {
     StringBuilder message = new StringBuilder("Redis ").append(operation).append(" failed: ");
     InterruptedException interrupt = null;
     int depth = 0;
-    for (Throwable t = failure; t != null && depth < MAX_CAUSES; t = t.getCause() == t ? null : t.getCause()) {
+    for (Throwable t = failure;
+        t != null && depth < MAX_CAUSES;
+        t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof InterruptedException && interrupt == null) {
         interrupt = new InterruptedException("the calling thread was interrupted");
         interrupt.setStackTrace(t.getStackTrace());
@@ -51,12 +63,14 @@ public final class RedactedFailure {
         message.append(": ").append(text);
       }
     }
-    return new IdempotencyStoreException(message.toString(), key.scope(), key.redactedKey(), interrupt);
+    return new IdempotencyStoreException(
+        message.toString(), key.scope(), key.redactedKey(), interrupt);
   }
 
   /**
-   * A Redisson message without the command and its arguments: the text before them (which names the node and
-   * the timeout), and of the text after them only Redisson's closing client address and retry count.
+   * A Redisson message without the command and its arguments: the text before them (which names the
+   * node and the timeout), and of the text after them only Redisson's closing client address and
+   * retry count.
    */
   static String describe(String message, List<String> sent) {
     if (message == null || message.isBlank()) {
@@ -83,7 +97,10 @@ public final class RedactedFailure {
       }
       Matcher retries = RETRIES_AT_END.matcher(rest);
       if (retries.find()) {
-        out.append("; after ").append(retries.group(1)).append(" of ").append(retries.group(2))
+        out.append("; after ")
+            .append(retries.group(1))
+            .append(" of ")
+            .append(retries.group(2))
             .append(" retry attempts");
       }
       out.append(')');

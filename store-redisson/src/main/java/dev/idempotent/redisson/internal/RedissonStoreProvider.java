@@ -16,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds a {@link RedissonIdempotencyStore} from {@code idempotent.redisson.*} settings
- * ({@code idempotent.store=redisson}). The store owns the Redisson client it creates and shuts it down on close.
+ * Builds a {@link RedissonIdempotencyStore} from {@code idempotent.redisson.*} settings ({@code
+ * idempotent.store=redisson}). The store owns the Redisson client it creates and shuts it down on
+ * close.
  *
  * <table>
  *   <caption>Settings</caption>
@@ -35,11 +36,12 @@ import org.slf4j.LoggerFactory;
  *       records written in the layout of earlier versions are still read</td></tr>
  * </table>
  *
- * <p>Timeouts with an address (and with a YAML file when {@code idempotent.redisson.timeout} is set): connect
- * timeout and command timeout are both {@code timeout}, with one retry after 100 ms, so a command against a
- * hung or unreachable server fails after about {@code 2 × timeout + 100 ms} (6.1 s with the default 3 s), a
- * refused connection fails at once, and creating the store fails within about {@code timeout} when the server
- * is down or refuses the credentials. Messages name the address without credentials, never the password.
+ * <p>Timeouts with an address (and with a YAML file when {@code idempotent.redisson.timeout} is
+ * set): connect timeout and command timeout are both {@code timeout}, with one retry after 100 ms,
+ * so a command against a hung or unreachable server fails after about {@code 2 × timeout + 100 ms}
+ * (6.1 s with the default 3 s), a refused connection fails at once, and creating the store fails
+ * within about {@code timeout} when the server is down or refuses the credentials. Messages name
+ * the address without credentials, never the password.
  */
 public final class RedissonStoreProvider implements IdempotencyStoreProvider {
   public static final String ADDRESS = "idempotent.redisson.address";
@@ -67,12 +69,23 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     Optional<String> address = settings.get(ADDRESS);
     Optional<String> configPath = settings.get(CONFIG);
     if (address.isPresent() && configPath.isPresent()) {
-      throw new IllegalArgumentException("both " + ADDRESS + " and " + CONFIG + " are set: keep one (the address for"
-          + " a standalone server, the Redisson YAML file for Sentinel, Cluster or TLS)");
+      throw new IllegalArgumentException(
+          "both "
+              + ADDRESS
+              + " and "
+              + CONFIG
+              + " are set: keep one (the address for"
+              + " a standalone server, the Redisson YAML file for Sentinel, Cluster or TLS)");
     }
     if (address.isEmpty() && configPath.isEmpty()) {
-      throw new IllegalArgumentException("missing setting " + ADDRESS + ": set it to redis://host:port (or set "
-          + CONFIG + " to a Redisson YAML file) in idempotent.properties or as -D" + ADDRESS + "=...");
+      throw new IllegalArgumentException(
+          "missing setting "
+              + ADDRESS
+              + ": set it to redis://host:port (or set "
+              + CONFIG
+              + " to a Redisson YAML file) in idempotent.properties or as -D"
+              + ADDRESS
+              + "=...");
     }
     Optional<Duration> timeoutSetting = settings.duration(TIMEOUT);
     Optional<String> password = settings.get(PASSWORD);
@@ -91,8 +104,12 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     if (address.isPresent()) {
       where = withoutCredentials(address.get());
       if (!where.startsWith("redis://") && !where.startsWith("rediss://")) {
-        throw new IllegalArgumentException("setting " + ADDRESS + " is '" + where
-            + "': write redis://host:port, or rediss://host:port for TLS");
+        throw new IllegalArgumentException(
+            "setting "
+                + ADDRESS
+                + " is '"
+                + where
+                + "': write redis://host:port, or rediss://host:port for TLS");
       }
       config = new Config();
       BaseConfig<?> server = config.useSingleServer().setAddress(address.get());
@@ -104,8 +121,14 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
       try {
         config = Config.fromYAML(file);
       } catch (IOException | RuntimeException e) {
-        throw new IllegalArgumentException("setting " + CONFIG + ": cannot read Redisson YAML file " + file + ": "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "setting "
+                + CONFIG
+                + ": cannot read Redisson YAML file "
+                + file
+                + ": "
+                + e.getMessage(),
+            e);
       }
       BaseConfig<?> server = serverConfig(config);
       if (server != null) {
@@ -125,8 +148,11 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     }
     RedissonIdempotencyStore.Builder builder;
     try {
-      builder = RedissonIdempotencyStore.builder(client).shutdownClientOnClose(true).keyPrefix(keyPrefix)
-          .readLegacyRecords(readLegacyRecords);
+      builder =
+          RedissonIdempotencyStore.builder(client)
+              .shutdownClientOnClose(true)
+              .keyPrefix(keyPrefix)
+              .readLegacyRecords(readLegacyRecords);
       if (syncReplicas > 0) {
         builder = builder.syncReplicas(syncReplicas, syncTimeout);
       }
@@ -152,8 +178,12 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     if (value.get().equalsIgnoreCase("false")) {
       return false;
     }
-    throw new IllegalArgumentException("setting " + READ_LEGACY_RECORDS + " is '" + value.get()
-        + "': write true (read records of earlier versions too, the default) or false");
+    throw new IllegalArgumentException(
+        "setting "
+            + READ_LEGACY_RECORDS
+            + " is '"
+            + value.get()
+            + "': write true (read records of earlier versions too, the default) or false");
   }
 
   private static int syncReplicas(StoreSettings settings) {
@@ -168,8 +198,13 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
       }
       return n;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("setting " + SYNC_REPLICAS + " is '" + value.get()
-          + "': write the number of replicas that must acknowledge each write, for example 1 (0 = do not wait)");
+      throw new IllegalArgumentException(
+          "setting "
+              + SYNC_REPLICAS
+              + " is '"
+              + value.get()
+              + "': write the number of replicas that must acknowledge each write, for example 1 (0"
+              + " = do not wait)");
     }
   }
 
@@ -194,8 +229,8 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     return null;
   }
 
-  private static RuntimeException unreachable(String where, Optional<String> address, Optional<String> password,
-      RuntimeException e) {
+  private static RuntimeException unreachable(
+      String where, Optional<String> address, Optional<String> password, RuntimeException e) {
     String reason = String.valueOf(e.getMessage());
     if (address.isPresent()) {
       reason = reason.replace(address.get(), withoutCredentials(address.get()));
@@ -203,10 +238,14 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     if (password.isPresent()) {
       reason = reason.replace(password.get(), "***");
     }
-    return new IllegalStateException("cannot use Redis at " + where + " for idempotency records: " + reason, e);
+    return new IllegalStateException(
+        "cannot use Redis at " + where + " for idempotency records: " + reason, e);
   }
 
-  /** The address as it may appear in messages: {@code redis://user:secret@host} becomes {@code redis://***@host}. */
+  /**
+   * The address as it may appear in messages: {@code redis://user:secret@host} becomes {@code
+   * redis://***@host}.
+   */
   static String withoutCredentials(String address) {
     int scheme = address.indexOf("://");
     int at = address.lastIndexOf('@');

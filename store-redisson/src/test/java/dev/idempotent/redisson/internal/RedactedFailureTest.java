@@ -17,12 +17,19 @@ class RedactedFailureTest {
 
   @Test
   void aTimeoutWaitingForAConnectionKeepsTheClientAddressAfterTheArguments() {
-    String message = "Command execution timeout for command: (EVALSHA), params: [9ac2, 1, " + NAME
-        + ", UnpooledHeapByteBuf(ridx: 0, widx: 2, cap: 2/2)], Redis client: [addr=redis://127.0.0.1:6379]";
-    IdempotencyStoreException e = RedactedFailure.of("COMPLETE", KEY, SENT, new RedisTimeoutException(message));
-    assertThat(e.getMessage()).startsWith("Redis COMPLETE failed: RedisTimeoutException: Command execution timeout "
-        + "for (command arguments left out; Redis client redis://127.0.0.1:6379)")
-        .endsWith("[payments " + KEY.redactedKey() + "]").doesNotContain("4111111111111111");
+    String message =
+        "Command execution timeout for command: (EVALSHA), params: [9ac2, 1, "
+            + NAME
+            + ", UnpooledHeapByteBuf(ridx: 0, widx: 2, cap: 2/2)], Redis client:"
+            + " [addr=redis://127.0.0.1:6379]";
+    IdempotencyStoreException e =
+        RedactedFailure.of("COMPLETE", KEY, SENT, new RedisTimeoutException(message));
+    assertThat(e.getMessage())
+        .startsWith(
+            "Redis COMPLETE failed: RedisTimeoutException: Command execution timeout "
+                + "for (command arguments left out; Redis client redis://127.0.0.1:6379)")
+        .endsWith("[payments " + KEY.redactedKey() + "]")
+        .doesNotContain("4111111111111111");
     assertThat(e.getCause()).isNull();
   }
 
@@ -30,18 +37,22 @@ class RedactedFailureTest {
   void aKeyThatImitatesRedissonsClosingTextIsNotTakenForIt() {
     RecordKey key = RecordKey.of("payments", "x, Redis client: [addr=4111111111111111]");
     String name = new RecordLayout("idem:").recordName(key);
-    String message = "Unable to acquire connection! Increase connection pool size. Node source: NodeSource [addr=x],"
-        + " command: (EVALSHA), params: [9ac2, 1, " + name + "] after 1 of 1 retry attempts";
-    IdempotencyStoreException e = RedactedFailure.of("CLAIM", key, List.of(name, key.key()),
-        new RedisException(message));
-    assertThat(e.getMessage()).contains("Unable to acquire connection!", "after 1 of 1 retry attempts")
+    String message =
+        "Unable to acquire connection! Increase connection pool size. Node source: NodeSource"
+            + " [addr=x], command: (EVALSHA), params: [9ac2, 1, "
+            + name
+            + "] after 1 of 1 retry attempts";
+    IdempotencyStoreException e =
+        RedactedFailure.of("CLAIM", key, List.of(name, key.key()), new RedisException(message));
+    assertThat(e.getMessage())
+        .contains("Unable to acquire connection!", "after 1 of 1 retry attempts")
         .doesNotContain("4111111111111111");
   }
 
   @Test
   void anInterruptIsKeptAsTheCause() {
-    IdempotencyStoreException e = RedactedFailure.of("CLAIM", KEY, SENT,
-        new RedisException(new InterruptedException()));
+    IdempotencyStoreException e =
+        RedactedFailure.of("CLAIM", KEY, SENT, new RedisException(new InterruptedException()));
     assertThat(e.getCause()).isInstanceOf(InterruptedException.class);
     assertThat(e.getMessage()).contains("RedisException", "cause InterruptedException");
   }

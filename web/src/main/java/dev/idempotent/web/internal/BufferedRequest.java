@@ -24,11 +24,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The request as the application sees it behind the filter: the body the filter buffered is read again from
- * {@link #getInputStream()} or {@link #getReader()}, and the parameters of a {@code
- * application/x-www-form-urlencoded} body (with the query string's) from {@link #getParameter(String)}.
- * Asynchronous processing is refused: a protected request's response is recorded when the filter chain
- * returns, so {@link #startAsync()} throws.
+ * The request as the application sees it behind the filter: the body the filter buffered is read
+ * again from {@link #getInputStream()} or {@link #getReader()}, and the parameters of a {@code
+ * application/x-www-form-urlencoded} body (with the query string's) from {@link
+ * #getParameter(String)}. Asynchronous processing is refused: a protected request's response is
+ * recorded when the filter chain returns, so {@link #startAsync()} throws.
  */
 public final class BufferedRequest extends HttpServletRequestWrapper {
   private final byte[] body;
@@ -36,7 +36,8 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
   private boolean streamUsed;
   private boolean readerUsed;
 
-  private BufferedRequest(HttpServletRequest request, byte[] body, Map<String, String[]> parameters) {
+  private BufferedRequest(
+      HttpServletRequest request, byte[] body, Map<String, String[]> parameters) {
     super(request);
     this.body = body;
     this.parameters = parameters;
@@ -54,9 +55,11 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
   /**
    * Reads the body of {@code request} (at most {@code maxBytes}) and wraps the request around it.
    *
-   * @throws TooLarge when the body (or its declared {@code Content-Length}) is longer than {@code maxBytes}
+   * @throws TooLarge when the body (or its declared {@code Content-Length}) is longer than {@code
+   *     maxBytes}
    */
-  public static BufferedRequest read(HttpServletRequest request, int maxBytes) throws IOException, TooLarge {
+  public static BufferedRequest read(HttpServletRequest request, int maxBytes)
+      throws IOException, TooLarge {
     long declared = request.getContentLengthLong();
     if (declared > maxBytes) {
       throw new TooLarge();
@@ -84,17 +87,21 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     return body;
   }
 
-  /** A digest-friendly view of the form parameters, when the body had been read before the filter. */
+  /**
+   * A digest-friendly view of the form parameters, when the body had been read before the filter.
+   */
   public Map<String, String[]> formParameters() {
     return isForm(getContentType()) && body.length == 0 ? parameters : Map.of();
   }
 
   /**
-   * The body, at most {@code maxBytes}. With a declared length (at most {@code maxBytes}) it is read into one array
-   * of that length, returned as it is when the stream ends there (the usual case: no scratch buffer, no copy);
-   * a body that goes on past its declared length is read on, as one without.
+   * The body, at most {@code maxBytes}. With a declared length (at most {@code maxBytes}) it is
+   * read into one array of that length, returned as it is when the stream ends there (the usual
+   * case: no scratch buffer, no copy); a body that goes on past its declared length is read on, as
+   * one without.
    */
-  private static byte[] readAtMost(InputStream in, long declared, int maxBytes) throws IOException, TooLarge {
+  private static byte[] readAtMost(InputStream in, long declared, int maxBytes)
+      throws IOException, TooLarge {
     byte[] buf;
     int n = 0;
     if (declared >= 0) {
@@ -113,7 +120,8 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
       if (n + 1 > maxBytes) {
         throw new TooLarge();
       }
-      buf = java.util.Arrays.copyOf(buf, (int) Math.min(Math.max(2L * n, 8192), (long) maxBytes + 1));
+      buf =
+          java.util.Arrays.copyOf(buf, (int) Math.min(Math.max(2L * n, 8192), (long) maxBytes + 1));
       buf[n++] = (byte) next;
     } else {
       buf = new byte[Math.min(8192, maxBytes + 1)];
@@ -123,7 +131,9 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
         if (buf.length > maxBytes) {
           throw new TooLarge();
         }
-        buf = java.util.Arrays.copyOf(buf, (int) Math.min((long) buf.length * 2, (long) maxBytes + 1));
+        buf =
+            java.util.Arrays.copyOf(
+                buf, (int) Math.min((long) buf.length * 2, (long) maxBytes + 1));
       }
       int r = in.read(buf, n, buf.length - n);
       if (r < 0) {
@@ -138,7 +148,9 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
 
   static boolean isForm(String contentType) {
     return contentType != null
-        && contentType.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded");
+        && contentType
+            .toLowerCase(java.util.Locale.ROOT)
+            .startsWith("application/x-www-form-urlencoded");
   }
 
   private static Charset charset(String name) {
@@ -163,17 +175,21 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
       int eq = pair.indexOf('=');
       String name = decode(eq < 0 ? pair : pair.substring(0, eq), cs);
       String value = eq < 0 ? "" : decode(pair.substring(eq + 1), cs);
-      out.merge(name, new String[] {value}, (a, b) -> {
-        String[] c = java.util.Arrays.copyOf(a, a.length + 1);
-        c[a.length] = b[0];
-        return c;
-      });
+      out.merge(
+          name,
+          new String[] {value},
+          (a, b) -> {
+            String[] c = java.util.Arrays.copyOf(a, a.length + 1);
+            c[a.length] = b[0];
+            return c;
+          });
     }
   }
 
   private static String decode(String s, Charset cs) {
     try {
-      // the body was read as ISO-8859-1, so each char is one byte: re-encode before percent-decoding
+      // the body was read as ISO-8859-1, so each char is one byte: re-encode before
+      // percent-decoding
       return URLDecoder.decode(new String(s.getBytes(StandardCharsets.ISO_8859_1), cs), cs);
     } catch (IllegalArgumentException e) {
       return s;
@@ -215,7 +231,8 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
 
       @Override
       public void setReadListener(ReadListener listener) {
-        throw new IllegalStateException("non-blocking reads are not available behind the idempotency filter");
+        throw new IllegalStateException(
+            "non-blocking reads are not available behind the idempotency filter");
       }
     };
   }
@@ -226,8 +243,12 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
       throw new IllegalStateException("getInputStream() was already called for this request");
     }
     readerUsed = true;
-    return new BufferedReader(new InputStreamReader(new ByteArrayInputStream(body),
-        getCharacterEncoding() == null ? StandardCharsets.ISO_8859_1 : charset(getCharacterEncoding())));
+    return new BufferedReader(
+        new InputStreamReader(
+            new ByteArrayInputStream(body),
+            getCharacterEncoding() == null
+                ? StandardCharsets.ISO_8859_1
+                : charset(getCharacterEncoding())));
   }
 
   @Override
@@ -264,8 +285,9 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
 
   @Override
   public Collection<Part> getParts() throws IOException, ServletException {
-    throw new IllegalStateException("multipart parts are not available behind the idempotency filter (it buffers "
-        + "the body): read getInputStream(), or leave this path out of the filter's paths");
+    throw new IllegalStateException(
+        "multipart parts are not available behind the idempotency filter (it buffers "
+            + "the body): read getInputStream(), or leave this path out of the filter's paths");
   }
 
   @Override
@@ -289,8 +311,9 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
   }
 
   private static IllegalStateException asyncRefused() {
-    return new IllegalStateException("asynchronous processing is not supported for requests the idempotency filter "
-        + "protects (an Idempotency-Key or a submit token): their response is recorded when the filter chain "
-        + "returns; answer synchronously, or leave this path out of the filter's paths");
+    return new IllegalStateException(
+        "asynchronous processing is not supported for requests the idempotency filter protects (an"
+            + " Idempotency-Key or a submit token): their response is recorded when the filter"
+            + " chain returns; answer synchronously, or leave this path out of the filter's paths");
   }
 }

@@ -13,13 +13,15 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The response as the application sees it behind the filter. Status and headers go to the real response, which
- * is not committed while the body is held here: {@link #getOutputStream()} and {@link #getWriter()} write into a
- * buffer, {@link #flushBuffer()} commits nothing, {@code Content-Length} is set by the filter at the end.
+ * The response as the application sees it behind the filter. Status and headers go to the real
+ * response, which is not committed while the body is held here: {@link #getOutputStream()} and
+ * {@link #getWriter()} write into a buffer, {@link #flushBuffer()} commits nothing, {@code
+ * Content-Length} is set by the filter at the end.
  *
- * <p>The buffer is bounded: when the body grows past the limit, or the application sends an error through the
- * container ({@link #sendError}), the response <b>passes through</b> — what was buffered is written to the real
- * response and the rest goes straight to it — and it cannot be recorded.
+ * <p>The buffer is bounded: when the body grows past the limit, or the application sends an error
+ * through the container ({@link #sendError}), the response <b>passes through</b> — what was
+ * buffered is written to the real response and the rest goes straight to it — and it cannot be
+ * recorded.
  */
 public final class CapturingResponse extends HttpServletResponseWrapper {
   private final HttpServletResponse real;
@@ -30,6 +32,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   private boolean errorSent;
   private ServletOutputStream stream;
   private PrintWriter writer;
+
   /** The body as {@link #finish()} last returned it, while nothing was written after; else null. */
   private byte[] finished;
 
@@ -44,15 +47,17 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     return overflowed;
   }
 
-  /** True when the response went (or goes) to the client as it is written, so it cannot be recorded. */
+  /**
+   * True when the response went (or goes) to the client as it is written, so it cannot be recorded.
+   */
   public boolean passedThrough() {
     return passThrough != null || errorSent;
   }
 
   /**
-   * Flushes the application's writer into the buffer and returns the body; call after the chain returned. The body
-   * is copied out of the buffer once: a later call, and {@link #sendBuffered()}, reuse that array unless more was
-   * written since. Do not modify it.
+   * Flushes the application's writer into the buffer and returns the body; call after the chain
+   * returned. The body is copied out of the buffer once: a later call, and {@link #sendBuffered()},
+   * reuse that array unless more was written since. Do not modify it.
    */
   public byte[] finish() {
     if (writer != null) {
@@ -103,37 +108,39 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
       throw new IllegalStateException("getWriter() was already called for this response");
     }
     if (stream == null) {
-      stream = new ServletOutputStream() {
-        private final byte[] one = new byte[1];
+      stream =
+          new ServletOutputStream() {
+            private final byte[] one = new byte[1];
 
-        @Override
-        public void write(int b) throws IOException {
-          one[0] = (byte) b;
-          CapturingResponse.this.write(one, 0, 1);
-        }
+            @Override
+            public void write(int b) throws IOException {
+              one[0] = (byte) b;
+              CapturingResponse.this.write(one, 0, 1);
+            }
 
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-          CapturingResponse.this.write(b, off, len);
-        }
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+              CapturingResponse.this.write(b, off, len);
+            }
 
-        @Override
-        public void flush() throws IOException {
-          if (passThrough != null) {
-            passThrough.flush();
-          }
-        }
+            @Override
+            public void flush() throws IOException {
+              if (passThrough != null) {
+                passThrough.flush();
+              }
+            }
 
-        @Override
-        public boolean isReady() {
-          return true;
-        }
+            @Override
+            public boolean isReady() {
+              return true;
+            }
 
-        @Override
-        public void setWriteListener(WriteListener listener) {
-          throw new IllegalStateException("non-blocking writes are not available behind the idempotency filter");
-        }
-      };
+            @Override
+            public void setWriteListener(WriteListener listener) {
+              throw new IllegalStateException(
+                  "non-blocking writes are not available behind the idempotency filter");
+            }
+          };
     }
     return stream;
   }
@@ -150,24 +157,25 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
       } catch (RuntimeException e) {
         cs = StandardCharsets.ISO_8859_1;
       }
-      OutputStream sink = new OutputStream() {
-        @Override
-        public void write(int b) throws IOException {
-          CapturingResponse.this.write(new byte[] {(byte) b}, 0, 1);
-        }
+      OutputStream sink =
+          new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+              CapturingResponse.this.write(new byte[] {(byte) b}, 0, 1);
+            }
 
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-          CapturingResponse.this.write(b, off, len);
-        }
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+              CapturingResponse.this.write(b, off, len);
+            }
 
-        @Override
-        public void flush() throws IOException {
-          if (passThrough != null) {
-            passThrough.flush();
-          }
-        }
-      };
+            @Override
+            public void flush() throws IOException {
+              if (passThrough != null) {
+                passThrough.flush();
+              }
+            }
+          };
       writer = new PrintWriter(new OutputStreamWriter(sink, cs));
     }
     return writer;

@@ -3,8 +3,9 @@ package dev.idempotent.web.internal;
 import java.util.List;
 
 /**
- * Reads the {@code Idempotency-Key} header as the draft defines it: one structured-field string (RFC 8941),
- * quoted ({@code "abc"}, with {@code \"} and {@code \\} escapes) or, leniently, bare ({@code abc}).
+ * Reads the {@code Idempotency-Key} header as the draft defines it: one structured-field string
+ * (RFC 8941), quoted ({@code "abc"}, with {@code \"} and {@code \\} escapes) or, leniently, bare
+ * ({@code abc}).
  */
 public final class KeyHeader {
   /** The longest key accepted, in characters. */
@@ -20,15 +21,16 @@ public final class KeyHeader {
    */
   public static String parse(List<String> values) {
     if (values.size() != 1) {
-      throw new IllegalArgumentException("the request has " + values.size() + " Idempotency-Key headers; send "
-          + "exactly one");
+      throw new IllegalArgumentException(
+          "the request has " + values.size() + " Idempotency-Key headers; send " + "exactly one");
     }
     String raw = values.get(0).strip();
     for (int i = 0; i < raw.length(); i++) {
       char c = raw.charAt(i);
       if (c < 0x20 || c > 0x7e) {
-        throw new IllegalArgumentException("the Idempotency-Key contains a character outside printable ASCII; "
-            + "use letters, digits and punctuation only (a UUID is a good key)");
+        throw new IllegalArgumentException(
+            "the Idempotency-Key contains a character outside printable ASCII; "
+                + "use letters, digits and punctuation only (a UUID is a good key)");
       }
     }
     String key = raw;
@@ -38,11 +40,16 @@ public final class KeyHeader {
       throw new IllegalArgumentException("the Idempotency-Key holds a list; send exactly one key");
     }
     if (key.isBlank()) {
-      throw new IllegalArgumentException("the Idempotency-Key is empty; send a unique key, for example a UUID");
+      throw new IllegalArgumentException(
+          "the Idempotency-Key is empty; send a unique key, for example a UUID");
     }
     if (key.length() > MAX_LENGTH) {
-      throw new IllegalArgumentException("the Idempotency-Key is " + key.length() + " characters long; send at "
-          + "most " + MAX_LENGTH);
+      throw new IllegalArgumentException(
+          "the Idempotency-Key is "
+              + key.length()
+              + " characters long; send at "
+              + "most "
+              + MAX_LENGTH);
     }
     return key;
   }
@@ -54,15 +61,15 @@ public final class KeyHeader {
       char c = raw.charAt(i);
       if (c == '\\') {
         if (i + 1 >= raw.length() || raw.charAt(i + 1) != '"' && raw.charAt(i + 1) != '\\') {
-          throw new IllegalArgumentException("the quoted Idempotency-Key has a bad escape; only \\\" and \\\\ "
-              + "are allowed");
+          throw new IllegalArgumentException(
+              "the quoted Idempotency-Key has a bad escape; only \\\" and \\\\ " + "are allowed");
         }
         sb.append(raw.charAt(i + 1));
         i += 2;
       } else if (c == '"') {
         if (i != raw.length() - 1) {
-          throw new IllegalArgumentException("the quoted Idempotency-Key has text after its closing quote; send one"
-              + " string");
+          throw new IllegalArgumentException(
+              "the quoted Idempotency-Key has text after its closing quote; send one" + " string");
         }
         return sb.toString();
       } else {

@@ -3,8 +3,8 @@ package dev.idempotent.web.internal;
 import java.util.List;
 
 /**
- * Servlet URL patterns, matched against the path within the application: exact ({@code /orders}), prefix
- * ({@code /api/*}), extension ({@code *.do}) and {@code /*} or {@code /} for every path.
+ * Servlet URL patterns, matched against the path within the application: exact ({@code /orders}),
+ * prefix ({@code /api/*}), extension ({@code *.do}) and {@code /*} or {@code /} for every path.
  */
 public final class PathPatterns {
   private final List<String> patterns;
@@ -13,14 +13,23 @@ public final class PathPatterns {
     this.patterns = List.copyOf(patterns);
   }
 
-  /** @throws IllegalArgumentException naming a pattern that is not of the servlet forms */
+  /**
+   * @throws IllegalArgumentException naming a pattern that is not of the servlet forms
+   */
   public static PathPatterns of(List<String> patterns, String setting) {
     for (String p : patterns) {
-      boolean ok = p != null && (p.startsWith("/") && (!p.contains("*") || p.endsWith("/*") && p.indexOf('*')
-          == p.length() - 1) || p.startsWith("*.") && p.indexOf('/') < 0 && p.lastIndexOf('*') == 0);
+      boolean ok =
+          p != null
+              && (p.startsWith("/")
+                      && (!p.contains("*") || p.endsWith("/*") && p.indexOf('*') == p.length() - 1)
+                  || p.startsWith("*.") && p.indexOf('/') < 0 && p.lastIndexOf('*') == 0);
       if (!ok) {
-        throw new IllegalArgumentException(setting + ": '" + p + "' is not a servlet URL pattern; use an exact path "
-            + "(/orders), a prefix (/api/*), an extension (*.do) or /* for all paths");
+        throw new IllegalArgumentException(
+            setting
+                + ": '"
+                + p
+                + "' is not a servlet URL pattern; use an exact path "
+                + "(/orders), a prefix (/api/*), an extension (*.do) or /* for all paths");
       }
     }
     return new PathPatterns(patterns);

@@ -5,9 +5,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Every answer the filter makes itself, as an RFC 9457 problem detail ({@code application/problem+json} with
- * {@code type}, {@code title}, {@code status} and {@code detail}). This is the only place that writes one. Details
- * never contain a key or a token.
+ * Every answer the filter makes itself, as an RFC 9457 problem detail ({@code
+ * application/problem+json} with {@code type}, {@code title}, {@code status} and {@code detail}).
+ * This is the only place that writes one. Details never contain a key or a token.
  */
 public enum Problem {
   KEY_INVALID(400, "idempotency-key-invalid", "Invalid Idempotency-Key"),
@@ -50,7 +50,8 @@ public enum Problem {
    * @param typeBase prefix of the {@code type} URI; the problem's slug is appended
    * @param retryAfterSeconds the {@code Retry-After} header, or {@code 0} for none
    */
-  public void write(HttpServletResponse response, String typeBase, String detail, long retryAfterSeconds)
+  public void write(
+      HttpServletResponse response, String typeBase, String detail, long retryAfterSeconds)
       throws IOException {
     byte[] body = json(typeBase, detail).getBytes(StandardCharsets.UTF_8);
     response.resetBuffer();

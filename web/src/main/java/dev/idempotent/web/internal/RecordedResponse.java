@@ -13,17 +13,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a protected request's response is recorded as: its status, the headers that may be replayed (in order,
- * repeated names kept) and the body bytes. Encoded to bytes by this class, so every result codec stores it as
- * one opaque {@code byte[]}.
+ * What a protected request's response is recorded as: its status, the headers that may be replayed
+ * (in order, repeated names kept) and the body bytes. Encoded to bytes by this class, so every
+ * result codec stores it as one opaque {@code byte[]}.
  */
 public final class RecordedResponse {
   private static final int FORMAT = 'H' << 8 | 1;
 
   private final int status;
   private final List<Map.Entry<String, String>> headers;
-  /** The body is {@code bodyLength} bytes of this array from {@code bodyOffset}: the record's own bytes, once read. */
+
+  /**
+   * The body is {@code bodyLength} bytes of this array from {@code bodyOffset}: the record's own
+   * bytes, once read.
+   */
   private final byte[] body;
+
   private final int bodyOffset;
   private final int bodyLength;
 
@@ -31,8 +36,8 @@ public final class RecordedResponse {
     this(status, headers, body, 0, body.length);
   }
 
-  private RecordedResponse(int status, List<Map.Entry<String, String>> headers, byte[] body, int offset,
-      int length) {
+  private RecordedResponse(
+      int status, List<Map.Entry<String, String>> headers, byte[] body, int offset, int length) {
     this.status = status;
     this.headers = List.copyOf(headers);
     this.body = body;
@@ -53,7 +58,10 @@ public final class RecordedResponse {
     return bodyLength;
   }
 
-  /** Writes the body to {@code out} in one write, straight out of the bytes it was read from (no copy). */
+  /**
+   * Writes the body to {@code out} in one write, straight out of the bytes it was read from (no
+   * copy).
+   */
   public void writeBodyTo(OutputStream out) throws IOException {
     if (bodyLength > 0) {
       out.write(body, bodyOffset, bodyLength);
@@ -79,15 +87,17 @@ public final class RecordedResponse {
   }
 
   /**
-   * The response recorded in {@code bytes}; its body stays in {@code bytes} (not copied), so do not modify them.
+   * The response recorded in {@code bytes}; its body stays in {@code bytes} (not copied), so do not
+   * modify them.
    *
    * @throws IllegalStateException when {@code bytes} were not written by {@link #encode()}
    */
   public static RecordedResponse decode(byte[] bytes) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
       if (in.readUnsignedShort() != FORMAT) {
-        throw new IllegalStateException("the recorded outcome is not a recorded HTTP response: was this scope "
-            + "used by something other than the idempotency filter?");
+        throw new IllegalStateException(
+            "the recorded outcome is not a recorded HTTP response: was this scope "
+                + "used by something other than the idempotency filter?");
       }
       int status = in.readUnsignedShort();
       int n = in.readUnsignedShort();
@@ -98,11 +108,13 @@ public final class RecordedResponse {
       int length = in.readInt();
       int offset = bytes.length - in.available();
       if (length < 0 || length > in.available()) {
-        throw new EOFException("the body is recorded as " + length + " bytes, but " + in.available() + " follow");
+        throw new EOFException(
+            "the body is recorded as " + length + " bytes, but " + in.available() + " follow");
       }
       return new RecordedResponse(status, headers, bytes, offset, length);
     } catch (IOException e) {
-      throw new IllegalStateException("the recorded HTTP response is truncated or corrupt: " + e, e);
+      throw new IllegalStateException(
+          "the recorded HTTP response is truncated or corrupt: " + e, e);
     }
   }
 }

@@ -12,53 +12,61 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The captured body on its way out: copied out of the buffer once, for the record and the client alike. */
+/**
+ * The captured body on its way out: copied out of the buffer once, for the record and the client
+ * alike.
+ */
 class CapturingResponseTest {
   /** One write the real response's stream received: the very array, and the range written. */
   record Write(byte[] array, int offset, int length) {}
 
   private final List<Write> writes = new ArrayList<>();
   private final List<Integer> contentLengths = new ArrayList<>();
-  private final ServletOutputStream realStream = new ServletOutputStream() {
-    @Override
-    public void write(int b) {
-      writes.add(new Write(new byte[] {(byte) b}, 0, 1));
-    }
+  private final ServletOutputStream realStream =
+      new ServletOutputStream() {
+        @Override
+        public void write(int b) {
+          writes.add(new Write(new byte[] {(byte) b}, 0, 1));
+        }
 
-    @Override
-    public void write(byte[] b, int off, int len) {
-      writes.add(new Write(b, off, len));
-    }
+        @Override
+        public void write(byte[] b, int off, int len) {
+          writes.add(new Write(b, off, len));
+        }
 
-    @Override
-    public boolean isReady() {
-      return true;
-    }
+        @Override
+        public boolean isReady() {
+          return true;
+        }
 
-    @Override
-    public void setWriteListener(WriteListener listener) {}
-  };
+        @Override
+        public void setWriteListener(WriteListener listener) {}
+      };
 
   /** A real response that records what reaches it; any other call answers a neutral value. */
-  private final HttpServletResponse real = (HttpServletResponse) Proxy.newProxyInstance(
-      getClass().getClassLoader(), new Class<?>[] {HttpServletResponse.class}, (proxy, method, args) -> {
-        switch (method.getName()) {
-          case "getOutputStream" -> {
-            return realStream;
-          }
-          case "setContentLength" -> {
-            contentLengths.add((Integer) args[0]);
-            return null;
-          }
-          case "getCharacterEncoding" -> {
-            return "UTF-8";
-          }
-          default -> {
-            Class<?> type = method.getReturnType();
-            return type == boolean.class ? false : type == int.class ? 0 : null;
-          }
-        }
-      });
+  private final HttpServletResponse real =
+      (HttpServletResponse)
+          Proxy.newProxyInstance(
+              getClass().getClassLoader(),
+              new Class<?>[] {HttpServletResponse.class},
+              (proxy, method, args) -> {
+                switch (method.getName()) {
+                  case "getOutputStream" -> {
+                    return realStream;
+                  }
+                  case "setContentLength" -> {
+                    contentLengths.add((Integer) args[0]);
+                    return null;
+                  }
+                  case "getCharacterEncoding" -> {
+                    return "UTF-8";
+                  }
+                  default -> {
+                    Class<?> type = method.getReturnType();
+                    return type == boolean.class ? false : type == int.class ? 0 : null;
+                  }
+                }
+              });
 
   @Test
   void sendsTheArrayThatWasRecordedWithoutCopyingTheBodyAgain() throws IOException {
@@ -71,7 +79,9 @@ class CapturingResponseTest {
     assertThat(contentLengths).containsExactly(recorded.length);
     assertThat(writes).hasSize(1);
     Write sent = writes.get(0);
-    assertThat(sent.array()).as("the body array the record was made of, not a second copy").isSameAs(recorded);
+    assertThat(sent.array())
+        .as("the body array the record was made of, not a second copy")
+        .isSameAs(recorded);
     assertThat(sent.offset()).isZero();
     assertThat(sent.length()).isEqualTo(recorded.length);
   }
@@ -85,8 +95,13 @@ class CapturingResponseTest {
 
     capture.sendBuffered();
 
-    assertThat(new String(writes.get(0).array(), writes.get(0).offset(), writes.get(0).length(),
-        StandardCharsets.UTF_8)).isEqualTo("first and more");
+    assertThat(
+            new String(
+                writes.get(0).array(),
+                writes.get(0).offset(),
+                writes.get(0).length(),
+                StandardCharsets.UTF_8))
+        .isEqualTo("first and more");
     assertThat(contentLengths).containsExactly("first and more".length());
   }
 }

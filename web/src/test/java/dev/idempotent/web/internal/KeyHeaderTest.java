@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The Idempotency-Key header syntax, and the servlet URL patterns of the filter's path settings. */
+/**
+ * The Idempotency-Key header syntax, and the servlet URL patterns of the filter's path settings.
+ */
 class KeyHeaderTest {
   @Test
   void bareAndQuotedStringsWithEscapes() {
@@ -18,14 +20,19 @@ class KeyHeaderTest {
 
   @Test
   void refusals() {
-    assertThatThrownBy(() -> KeyHeader.parse(List.of())).hasMessageContaining("0 Idempotency-Key headers");
-    assertThatThrownBy(() -> KeyHeader.parse(List.of("a", "b"))).hasMessageContaining("2 Idempotency-Key headers");
+    assertThatThrownBy(() -> KeyHeader.parse(List.of()))
+        .hasMessageContaining("0 Idempotency-Key headers");
+    assertThatThrownBy(() -> KeyHeader.parse(List.of("a", "b")))
+        .hasMessageContaining("2 Idempotency-Key headers");
     assertThatThrownBy(() -> KeyHeader.parse(List.of(""))).hasMessageContaining("empty");
     assertThatThrownBy(() -> KeyHeader.parse(List.of("\"  \""))).hasMessageContaining("empty");
-    assertThatThrownBy(() -> KeyHeader.parse(List.of("a\u0001b"))).hasMessageContaining("printable ASCII");
+    assertThatThrownBy(() -> KeyHeader.parse(List.of("a\u0001b")))
+        .hasMessageContaining("printable ASCII");
     assertThatThrownBy(() -> KeyHeader.parse(List.of("\"a\\nb\""))).hasMessageContaining("escape");
-    assertThatThrownBy(() -> KeyHeader.parse(List.of("\"a\" x"))).hasMessageContaining("after its closing quote");
-    assertThatThrownBy(() -> KeyHeader.parse(List.of("x".repeat(256)))).hasMessageContaining("256 characters");
+    assertThatThrownBy(() -> KeyHeader.parse(List.of("\"a\" x")))
+        .hasMessageContaining("after its closing quote");
+    assertThatThrownBy(() -> KeyHeader.parse(List.of("x".repeat(256))))
+        .hasMessageContaining("256 characters");
     assertThat(KeyHeader.parse(List.of("x".repeat(255)))).hasSize(255);
   }
 
@@ -39,6 +46,7 @@ class KeyHeaderTest {
     assertThat(p.matches("/orders/1")).isFalse();
     assertThat(p.matches("/x/submit.do")).isTrue();
     assertThat(PathPatterns.of(List.of("/*"), "paths").matches("/anything")).isTrue();
-    assertThatThrownBy(() -> PathPatterns.of(List.of("/a/*/b"), "paths")).hasMessageContaining("'/a/*/b'");
+    assertThatThrownBy(() -> PathPatterns.of(List.of("/a/*/b"), "paths"))
+        .hasMessageContaining("'/a/*/b'");
   }
 }

@@ -3,7 +3,10 @@ package dev.idempotent.spring.it;
 import dev.idempotent.Idempotent;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A woven class that is not a component: the configuration tests register it as a bean where they need it. */
+/**
+ * A woven class that is not a component: the configuration tests register it as a bean where they
+ * need it.
+ */
 public class Greeter {
   private final AtomicInteger executions = new AtomicInteger();
 

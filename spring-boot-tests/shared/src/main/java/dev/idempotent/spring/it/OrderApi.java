@@ -9,17 +9,23 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
-/** An HTTP API whose handler methods are made idempotent by the client's {@code Idempotency-Key}. */
+/**
+ * An HTTP API whose handler methods are made idempotent by the client's {@code Idempotency-Key}.
+ */
 @RestController
 public class OrderApi {
   private final AtomicInteger executions = new AtomicInteger();
+
   /** Holds {@code /slow} calls until the test opens it. */
   public volatile CountDownLatch slowGate = new CountDownLatch(0);
+
   public final CountDownLatch slowStarted = new CountDownLatch(1);
 
   @PostMapping("/orders")
   @Idempotent(scope = "api-orders", key = "#key", payload = "#request")
-  public Receipt order(@RequestHeader(value = "Idempotency-Key", required = false) String key, @RequestBody OrderRequest request) {
+  public Receipt order(
+      @RequestHeader(value = "Idempotency-Key", required = false) String key,
+      @RequestBody OrderRequest request) {
     return new Receipt(request.item(), request.quantity(), executions.incrementAndGet());
   }
 

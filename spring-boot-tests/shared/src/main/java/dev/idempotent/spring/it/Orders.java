@@ -6,7 +6,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-/** Writes an order row in the caller's (or its own) Spring-managed transaction, at most once per order id. */
+/**
+ * Writes an order row in the caller's (or its own) Spring-managed transaction, at most once per
+ * order id.
+ */
 @Service
 public class Orders {
   public static final String TABLE = "it_orders";
@@ -15,7 +18,10 @@ public class Orders {
 
   public Orders(JdbcTemplate jdbc) {
     this.jdbc = jdbc;
-    jdbc.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (id VARCHAR(100) PRIMARY KEY, amount INT NOT NULL)");
+    jdbc.execute(
+        "CREATE TABLE IF NOT EXISTS "
+            + TABLE
+            + " (id VARCHAR(100) PRIMARY KEY, amount INT NOT NULL)");
   }
 
   @Idempotent(scope = "orders", key = "#orderId")
@@ -34,7 +40,9 @@ public class Orders {
   }
 
   public int rows(String orderId) {
-    Integer n = jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE id = ?", Integer.class, orderId);
+    Integer n =
+        jdbc.queryForObject(
+            "SELECT COUNT(*) FROM " + TABLE + " WHERE id = ?", Integer.class, orderId);
     return n == null ? 0 : n;
   }
 }

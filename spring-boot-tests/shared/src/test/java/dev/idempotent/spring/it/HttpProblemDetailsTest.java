@@ -18,13 +18,19 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.annotation.DirtiesContext;
 
-/** Over real HTTP: a replay, and the library's exceptions as RFC 9457 problem details (409, 422, 400). */
+/**
+ * Over real HTTP: a replay, and the library's exceptions as RFC 9457 problem details (409, 422,
+ * 400).
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
 class HttpProblemDetailsTest {
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  @Value("${local.server.port}") int port;
+  @Value("${local.server.port}")
+  int port;
+
   @Autowired OrderApi api;
 
   @BeforeAll
@@ -45,7 +51,8 @@ class HttpProblemDetailsTest {
   @Test
   void theSameKeyWithAnotherPayloadIs422() throws Exception {
     String key = UUID.randomUUID().toString();
-    assertThat(post("/orders", key, "{\"item\":\"book\",\"quantity\":2}").statusCode()).isEqualTo(200);
+    assertThat(post("/orders", key, "{\"item\":\"book\",\"quantity\":2}").statusCode())
+        .isEqualTo(200);
     HttpResponse<String> other = post("/orders", key, "{\"item\":\"book\",\"quantity\":3}");
     assertProblem(other, 422, "idempotency-key-reused");
   }
@@ -62,8 +69,8 @@ class HttpProblemDetailsTest {
     String key = UUID.randomUUID().toString();
     CountDownLatch gate = new CountDownLatch(1);
     api.slowGate = gate;
-    CompletableFuture<HttpResponse<String>> first = http.sendAsync(request("/slow", key, ""),
-        HttpResponse.BodyHandlers.ofString());
+    CompletableFuture<HttpResponse<String>> first =
+        http.sendAsync(request("/slow", key, ""), HttpResponse.BodyHandlers.ofString());
     try {
       assertThat(api.slowStarted.await(10, TimeUnit.SECONDS)).isTrue();
       HttpResponse<String> repeat = post("/slow", key, "");
@@ -77,8 +84,10 @@ class HttpProblemDetailsTest {
 
   @Test
   void theHealthComponentReportsEachStore() throws Exception {
-    HttpResponse<String> health = http.send(HttpRequest.newBuilder(uri("/actuator/health/idempotency")).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> health =
+        http.send(
+            HttpRequest.newBuilder(uri("/actuator/health/idempotency")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(health.statusCode()).isEqualTo(200);
     assertThat(health.body()).contains("\"status\":\"UP\"").contains("\"default\":\"UP\"");
   }
@@ -86,33 +95,46 @@ class HttpProblemDetailsTest {
   @Test
   void theActuatorEndpointShowsARecordAndForceExpiresIt() throws Exception {
     String key = UUID.randomUUID().toString();
-    assertThat(post("/orders", key, "{\"item\":\"pen\",\"quantity\":1}").statusCode()).isEqualTo(200);
+    assertThat(post("/orders", key, "{\"item\":\"pen\",\"quantity\":1}").statusCode())
+        .isEqualTo(200);
     int executions = api.executions();
     String record = "/actuator/idempotency?scope=api-orders&key=" + key;
 
-    HttpResponse<String> shown = http.send(HttpRequest.newBuilder(uri(record)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> shown =
+        http.send(
+            HttpRequest.newBuilder(uri(record)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(shown.statusCode()).isEqualTo(200);
-    assertThat(shown.body()).contains("\"status\":\"COMPLETED\"").contains("\"outcome\":\"VALUE\"")
+    assertThat(shown.body())
+        .contains("\"status\":\"COMPLETED\"")
+        .contains("\"outcome\":\"VALUE\"")
         .doesNotContain(key);
 
-    HttpResponse<String> deleted = http.send(HttpRequest.newBuilder(uri(record)).DELETE().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> deleted =
+        http.send(
+            HttpRequest.newBuilder(uri(record)).DELETE().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(deleted.statusCode()).isEqualTo(200);
     assertThat(deleted.body()).contains("\"deleted\":true");
-    assertThat(http.send(HttpRequest.newBuilder(uri(record)).GET().build(), HttpResponse.BodyHandlers.ofString())
-        .statusCode()).isEqualTo(404);
+    assertThat(
+            http.send(
+                    HttpRequest.newBuilder(uri(record)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode())
+        .isEqualTo(404);
 
     // the next call of the key runs the method again
-    assertThat(post("/orders", key, "{\"item\":\"pen\",\"quantity\":1}").statusCode()).isEqualTo(200);
+    assertThat(post("/orders", key, "{\"item\":\"pen\",\"quantity\":1}").statusCode())
+        .isEqualTo(200);
     assertThat(api.executions()).isEqualTo(executions + 1);
   }
 
   private static void assertProblem(HttpResponse<String> response, int status, String slug) {
     assertThat(response.statusCode()).isEqualTo(status);
-    assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
-        t -> assertThat(t).startsWith("application/problem+json"));
-    assertThat(response.body()).contains("\"status\":" + status)
+    assertThat(response.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+    assertThat(response.body())
+        .contains("\"status\":" + status)
         .contains("\"type\":\"https://idempotent.dev/problems/" + slug + "\"");
   }
 
@@ -121,8 +143,11 @@ class HttpProblemDetailsTest {
   }
 
   private HttpRequest request(String path, String key, String json) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(20))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json));
     if (key != null) {
       b.header("Idempotency-Key", key);
     }

@@ -20,8 +20,9 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * With properties only, the store is the JDBC store on Boot's own {@link DataSource} (no second pool), and the
- * completion of an {@code @Idempotent @Transactional} method commits or rolls back with the business row.
+ * With properties only, the store is the JDBC store on Boot's own {@link DataSource} (no second
+ * pool), and the completion of an {@code @Idempotent @Transactional} method commits or rolls back
+ * with the business row.
  */
 @SpringBootTest
 @DirtiesContext
@@ -38,7 +39,9 @@ class PostgresTransactionTest {
 
   @Test
   void theStoreIsTheJdbcStoreOnBootsDataSource() {
-    assertThat(Idempotency.global().config().defaultStore()).isSameAs(store).isInstanceOf(JdbcIdempotencyStore.class);
+    assertThat(Idempotency.global().config().defaultStore())
+        .isSameAs(store)
+        .isInstanceOf(JdbcIdempotencyStore.class);
     assertThat(store.toString()).contains("it_idempotency_record");
   }
 
@@ -56,19 +59,24 @@ class PostgresTransactionTest {
   @Test
   void aRolledBackTransactionLeavesNoRowAndNoCompletedRecord() {
     String id = UUID.randomUUID().toString();
-    // the method itself returns normally (its completion is written), then the caller's transaction rolls back
-    transactions.executeWithoutResult(status -> {
-      orders.place(id, 3);
-      status.setRollbackOnly();
-    });
+    // the method itself returns normally (its completion is written), then the caller's transaction
+    // rolls back
+    transactions.executeWithoutResult(
+        status -> {
+          orders.place(id, 3);
+          status.setRollbackOnly();
+        });
     assertThat(orders.rows(id)).isZero();
-    assertThat(record(id)).map(IdempotencyRecord::status).isNotEqualTo(Optional.of(RecordStatus.COMPLETED));
+    assertThat(record(id))
+        .map(IdempotencyRecord::status)
+        .isNotEqualTo(Optional.of(RecordStatus.COMPLETED));
   }
 
   @Test
   void aMethodThatFailsRollsBackAndReleasesTheKeySoARetryRuns() {
     String id = UUID.randomUUID().toString();
-    assertThatThrownBy(() -> orders.place(id, -1)).isInstanceOf(IllegalArgumentException.class); // after the insert
+    assertThatThrownBy(() -> orders.place(id, -1))
+        .isInstanceOf(IllegalArgumentException.class); // after the insert
     int before = orders.executions();
     assertThat(orders.place(id, 5)).isEqualTo(5);
     assertThat(orders.executions() - before).isEqualTo(1);

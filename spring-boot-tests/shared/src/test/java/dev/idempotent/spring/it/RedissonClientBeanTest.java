@@ -19,8 +19,12 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.annotation.DirtiesContext;
 
-/** With a {@code RedissonClient} bean in the application, the records are kept in Redis through that client. */
-@SpringBootTest(classes = {TestApplication.class, RedissonClientBeanTest.RedisClient.class},
+/**
+ * With a {@code RedissonClient} bean in the application, the records are kept in Redis through that
+ * client.
+ */
+@SpringBootTest(
+    classes = {TestApplication.class, RedissonClientBeanTest.RedisClient.class},
     properties = "idempotent.redisson.key-prefix=it-boot:")
 @DirtiesContext
 class RedissonClientBeanTest {
@@ -35,7 +39,8 @@ class RedissonClientBeanTest {
 
   @Test
   void anIdempotentTransactionalMethodKeepsItsRecordInRedis() {
-    assertThat(Idempotency.global().config().defaultStore()).isInstanceOf(RedissonIdempotencyStore.class);
+    assertThat(Idempotency.global().config().defaultStore())
+        .isInstanceOf(RedissonIdempotencyStore.class);
     String id = UUID.randomUUID().toString();
     int before = orders.executions();
     orders.place(id, 4);
@@ -43,7 +48,8 @@ class RedissonClientBeanTest {
     assertThat(orders.executions() - before).isEqualTo(1);
     assertThat(orders.rows(id)).isEqualTo(1);
     assertThat(Idempotency.global().config().defaultStore().read(RecordKey.of("orders", id)))
-        .map(IdempotencyRecord::status).contains(RecordStatus.COMPLETED);
+        .map(IdempotencyRecord::status)
+        .contains(RecordStatus.COMPLETED);
     assertThat(redisson.getKeys().getKeysByPattern("it-boot:*")).isNotEmpty();
   }
 

@@ -8,9 +8,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 
 /**
- * Where the tests find their services, in this order: {@code IDEMPOTENT_POSTGRES_URL} and {@code IDEMPOTENT_REDIS_URL}
- * when set; else the local server on its standard port when it answers a TCP connect within 200 ms; else the test
- * fails on CI ({@code CI=true}) and is skipped elsewhere, saying so on the console with the variable to set.
+ * Where the tests find their services, in this order: {@code IDEMPOTENT_POSTGRES_URL} and {@code
+ * IDEMPOTENT_REDIS_URL} when set; else the local server on its standard port when it answers a TCP
+ * connect within 200 ms; else the test fails on CI ({@code CI=true}) and is skipped elsewhere,
+ * saying so on the console with the variable to set.
  */
 final class TestServices {
   static final String POSTGRES_VARIABLE = "IDEMPOTENT_POSTGRES_URL";
@@ -34,8 +35,14 @@ final class TestServices {
     if (answers(localPort)) {
       return localUrl;
     }
-    String why = variable + " is not set and nothing answers on 127.0.0.1:" + localPort + "; set it, for example "
-        + variable + "=" + localUrl;
+    String why =
+        variable
+            + " is not set and nothing answers on 127.0.0.1:"
+            + localPort
+            + "; set it, for example "
+            + variable
+            + "="
+            + localUrl;
     if ("true".equalsIgnoreCase(System.getenv("CI"))) {
       fail(why + " (CI=true: these tests must not be skipped)");
     }
@@ -54,8 +61,14 @@ final class TestServices {
   }
 
   private static String callerTest() {
-    return StackWalker.getInstance().walk(frames -> frames.map(StackWalker.StackFrame::getClassName)
-        .filter(name -> !name.equals(TestServices.class.getName())).findFirst().orElse("a test"))
+    return StackWalker.getInstance()
+        .walk(
+            frames ->
+                frames
+                    .map(StackWalker.StackFrame::getClassName)
+                    .filter(name -> !name.equals(TestServices.class.getName()))
+                    .findFirst()
+                    .orElse("a test"))
         .replaceAll(".*\\.", "");
   }
 }
