@@ -21,13 +21,14 @@ public class OrderService {
   }
 
   /** Double clicks and client retries: the key comes from the client's Idempotency-Key. */
+  // spotless:off
   // README: the first example (begin)
   @Idempotent(key = "#idempotencyKey", payload = "#request", ttl = "24h")
   public OrderReceipt submitOrder(String idempotencyKey, OrderRequest request) {
     return placeOrder(idempotencyKey, request);
   }
-
   // README: the first example (end)
+  // spotless:on
 
   /** The same, but a duplicate that arrives while the first call runs waits for its result. */
   @Idempotent(

@@ -26,12 +26,14 @@ class KeyExpressionDocsTest {
   static class Payments {
     final AtomicInteger payments = new AtomicInteger();
 
+    // spotless:off
     // docs/key-expressions.md: the first example (begin)
     @Idempotent(key = "'order:' + #order.id + ':' + #order.customer?.email")
     public Receipt pay(Order order) {
       return new Receipt(order.id(), payments.incrementAndGet());
     }
     // docs/key-expressions.md: the first example (end)
+    // spotless:on
   }
 
   @BeforeEach

@@ -21,13 +21,14 @@ class JdbcStoreDocsTest {
     DataSource dataSource = TestDatabases.h2("docs");
     JdbcIdempotencyStore.builder(dataSource).createTable(true).build().close();
 
+    // spotless:off
     // docs/stores/jdbc.md: builder (begin)
-    IdempotencyStore store =
-        JdbcIdempotencyStore.builder(dataSource)
-            .table("idempotency_record") // default; may be schema-qualified
-            .queryTimeout(Duration.ofSeconds(5)) // default; bounds every store call
-            .build(); // dialect from DatabaseMetaData; or .dialect(JdbcDialect.POSTGRESQL)
+    IdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
+        .table("idempotency_record")            // default; may be schema-qualified
+        .queryTimeout(Duration.ofSeconds(5))    // default; bounds every store call
+        .build();                               // dialect from DatabaseMetaData; or .dialect(JdbcDialect.POSTGRESQL)
     // docs/stores/jdbc.md: builder (end)
+    // spotless:on
 
     try (store) {
       Idempotency idem =

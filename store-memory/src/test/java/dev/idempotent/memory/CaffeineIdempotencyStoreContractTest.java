@@ -6,16 +6,14 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The contract on a fake clock: expiry tests advance the clock instead of sleeping. */
+// spotless:off
 // docs/stores/writing-a-store.md: contract test (begin)
 class CaffeineIdempotencyStoreContractTest extends IdempotencyStoreContract {
   private final AtomicLong clock = new AtomicLong(123_456_789L);
 
   @Override
   protected IdempotencyStore createStore() {
-    return CaffeineIdempotencyStore.builder()
-        .timeSource(clock::get)
-        .executor(Runnable::run)
-        .build();
+    return CaffeineIdempotencyStore.builder().timeSource(clock::get).executor(Runnable::run).build();
   }
 
   @Override
@@ -29,3 +27,4 @@ class CaffeineIdempotencyStoreContractTest extends IdempotencyStoreContract {
   }
 }
 // docs/stores/writing-a-store.md: contract test (end)
+// spotless:on

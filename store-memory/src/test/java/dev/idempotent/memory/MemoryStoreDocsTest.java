@@ -32,13 +32,14 @@ class MemoryStoreDocsTest {
   }
 
   private IdempotencyStore theStoreOfTheDocs() {
+    // spotless:off
     // docs/stores/memory.md: builder (begin)
-    IdempotencyStore store =
-        CaffeineIdempotencyStore.builder()
-            .maximumSize(50_000) // default 100,000 (idempotent.memory.maximum-size)
-            .timeSource(fakeClock::get) // tests: move time without sleeping
-            .build();
+    IdempotencyStore store = CaffeineIdempotencyStore.builder()
+        .maximumSize(50_000)             // default 100,000 (idempotent.memory.maximum-size)
+        .timeSource(fakeClock::get)      // tests: move time without sleeping
+        .build();
     // docs/stores/memory.md: builder (end)
+    // spotless:on
     return store;
   }
 
@@ -68,12 +69,14 @@ class MemoryStoreDocsTest {
             .build());
     submit(Idempotency.global(), "order-7");
 
+    // spotless:off
     // docs/administration.md: inspect and force-expire (begin)
     Idempotency idem = Idempotency.global();
 
     Optional<IdempotencyRecordView> view = idem.inspect("", "orders.submit", "order-7");
     boolean deleted = idem.forceExpire("", "orders.submit", "order-7");
     // docs/administration.md: inspect and force-expire (end)
+    // spotless:on
 
     assertThat(view)
         .hasValueSatisfying(v -> assertThat(v.status()).isEqualTo(RecordStatus.COMPLETED));

@@ -26,14 +26,14 @@ class RedisStoreDocsTest {
     config.useSingleServer().setAddress(RedisTestEnvironment.standaloneUrl());
     RedissonClient redissonClient = Redisson.create(config);
     try {
+      // spotless:off
       // docs/stores/redis.md: builder (begin)
-      IdempotencyStore store =
-          RedissonIdempotencyStore.builder(redissonClient)
-              .keyPrefix("orders:") // default "idem:"
-              .syncReplicas(
-                  1, Duration.ofMillis(500)) // optional: WAIT for a replica after each write
-              .build();
+      IdempotencyStore store = RedissonIdempotencyStore.builder(redissonClient)
+          .keyPrefix("orders:")                        // default "idem:"
+          .syncReplicas(1, Duration.ofMillis(500))     // optional: WAIT for a replica after each write
+          .build();
       // docs/stores/redis.md: builder (end)
+      // spotless:on
 
       Idempotency idem =
           Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
@@ -63,14 +63,15 @@ class RedisStoreDocsTest {
     AtomicInteger runs = new AtomicInteger();
     Idempotency idem;
     try {
+      // spotless:off
       // docs/near-cache.md: builder (begin)
-      IdempotencyConfig config =
-          IdempotencyConfig.builder()
-              .defaultStore(RedissonIdempotencyStore.builder(redissonClient).build())
-              .nearCache(10_000) // 0 = off
-              .nearCacheExpireAfter(Duration.ofSeconds(30)) // optional
-              .build();
+      IdempotencyConfig config = IdempotencyConfig.builder()
+          .defaultStore(RedissonIdempotencyStore.builder(redissonClient).build())
+          .nearCache(10_000)                                  // 0 = off
+          .nearCacheExpireAfter(Duration.ofSeconds(30))       // optional
+          .build();
       // docs/near-cache.md: builder (end)
+      // spotless:on
       idem = Idempotency.create(config);
       assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
       assertThat(idem.call(policy, "k1", runs::incrementAndGet))

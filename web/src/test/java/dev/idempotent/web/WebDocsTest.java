@@ -74,15 +74,16 @@ class WebDocsTest {
 
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext servletContext) {
+      // spotless:off
       // docs/web.md: installing the filter (begin)
-      IdempotencyFilter filter =
-          IdempotencyFilter.builder()
-              .idempotency(Idempotency.install(config)) // default: Idempotency.global()
-              .keyRequired("/api/*") // 400 without a key there; elsewhere optional
-              .submitTokenPaths("/orders") // form posts here need a submit token
-              .build();
+      IdempotencyFilter filter = IdempotencyFilter.builder()
+          .idempotency(Idempotency.install(config))    // default: Idempotency.global()
+          .keyRequired("/api/*")                       // 400 without a key there; elsewhere optional
+          .submitTokenPaths("/orders")                 // form posts here need a submit token
+          .build();
       servletContext.addFilter("idempotency", filter).addMappingForUrlPatterns(null, false, "/*");
       // docs/web.md: installing the filter (end)
+      // spotless:on
     }
   }
 
@@ -93,13 +94,13 @@ class WebDocsTest {
         throws IOException {
       response.setContentType("text/html");
       PrintWriter out = response.getWriter();
+      // spotless:off
       // docs/web.md: submit token (begin)
       // GET /: render the form
-      String token =
-          IdempotencyFilter.of(request)
-              .issueSubmitToken(request, "/orders"); // scene = the post's path
+      String token = IdempotencyFilter.of(request).issueSubmitToken(request, "/orders");  // scene = the post's path
       out.print("<input type=\"hidden\" name=\"_submit_token\" value=\"" + token + "\">");
       // docs/web.md: submit token (end)
+      // spotless:on
     }
 
     @Override
@@ -257,19 +258,18 @@ class WebDocsTest {
     try {
       JdbcIdempotencyStore.builder(dataSource).createTable(true).build().close();
 
+      // spotless:off
       // docs/configuration.md: programmatic configuration (begin)
-      Idempotency.install(
-          IdempotencyConfig.builder()
-              .defaultStore(RedissonIdempotencyStore.builder(redissonClient).build())
-              .store(
-                  "ledger",
-                  JdbcIdempotencyStore.builder(dataSource).build()) // @Idempotent(store = "ledger")
-              .defaultTtl(Duration.ofHours(48))
-              .codec(ResultCodec.javaSerialization("com.example.orders.**"))
-              .listener(event -> metrics.count(event.type()))
-              .storeFailurePolicy(StoreFailurePolicy.FAIL_CLOSED)
-              .build());
+      Idempotency.install(IdempotencyConfig.builder()
+          .defaultStore(RedissonIdempotencyStore.builder(redissonClient).build())
+          .store("ledger", JdbcIdempotencyStore.builder(dataSource).build())   // @Idempotent(store = "ledger")
+          .defaultTtl(Duration.ofHours(48))
+          .codec(ResultCodec.javaSerialization("com.example.orders.**"))
+          .listener(event -> metrics.count(event.type()))
+          .storeFailurePolicy(StoreFailurePolicy.FAIL_CLOSED)
+          .build());
       // docs/configuration.md: programmatic configuration (end)
+      // spotless:on
 
       AtomicInteger runs = new AtomicInteger();
       String scope = "docs.config." + UUID.randomUUID();
