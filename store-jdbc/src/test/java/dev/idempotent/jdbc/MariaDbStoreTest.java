@@ -40,6 +40,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class MariaDbStoreTest extends JdbcStoreChecks {
+  @Test
+  void theMigrationMovesLiveRecordsIntoTheCompactLayout() throws Exception {
+    migrationMovesLiveRecordsIntoTheCompactLayout();
+  }
+
   @Override
   DataSource dataSource() {
     return TestDatabases.mariadb();

@@ -29,6 +29,11 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 class PostgresStoreTest extends JdbcStoreChecks {
+  @Test
+  void theMigrationMovesLiveRecordsIntoTheCompactLayout() throws Exception {
+    migrationMovesLiveRecordsIntoTheCompactLayout();
+  }
+
   @Override
   DataSource dataSource() {
     return TestDatabases.postgres();
