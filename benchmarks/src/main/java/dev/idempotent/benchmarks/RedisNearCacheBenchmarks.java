@@ -1,15 +1,7 @@
 package dev.idempotent.benchmarks;
 
 import static dev.idempotent.benchmarks.BenchmarkSettings.AMOUNT;
-import static dev.idempotent.benchmarks.BenchmarkSettings.FRESH_TTL;
-import static dev.idempotent.benchmarks.BenchmarkSettings.LEASE;
-import static dev.idempotent.benchmarks.BenchmarkSettings.REDIS_URL_VARIABLE;
-import static dev.idempotent.benchmarks.BenchmarkSettings.REPLAY_KEYS;
-import static dev.idempotent.benchmarks.BenchmarkSettings.RETAINED_TTL;
 
-import dev.idempotent.Idempotency;
-import dev.idempotent.IdempotencyConfig;
-import dev.idempotent.redisson.RedissonIdempotencyStore;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -23,9 +15,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * The Redis store with the near cache on ({@code IdempotencyConfig.Builder.nearCache}), against the
@@ -49,45 +38,16 @@ public class RedisNearCacheBenchmarks {
    */
   static final int NEAR_CACHE_SIZE = 10_000;
 
-  private RedissonClient redisson;
-  private RedissonIdempotencyStore store;
-  private OrderService service;
-  private RedisBaseline freshBaseline;
-  private RedisBaseline retainedBaseline;
-  private String[] replayKeys;
+  private RedisBenchFixture redis;
 
   @Setup(Level.Trial)
   public void setUp() {
-    Config config = new Config();
-    config.useSingleServer().setAddress(BenchmarkSettings.address(REDIS_URL_VARIABLE));
-    try {
-      redisson = Redisson.create(config);
-    } catch (RuntimeException e) {
-      throw new IllegalStateException(
-          "cannot reach Redis; set " + REDIS_URL_VARIABLE + ": " + e, e);
-    }
-    store = RedissonIdempotencyStore.builder(redisson).keyPrefix("bench:idem:").build();
-    Idempotency.install(
-        IdempotencyConfig.builder().defaultStore(store).nearCache(NEAR_CACHE_SIZE).build());
-    service = new OrderService();
-    WeavingCheck.requireReplay(
-        "OrderService.submit", service::submit, "weaving-check-" + System.nanoTime());
-    freshBaseline = new RedisBaseline(redisson, LEASE, FRESH_TTL);
-    retainedBaseline = new RedisBaseline(redisson, LEASE, RETAINED_TTL);
-    replayKeys = KeyStreams.replayKeys(REPLAY_KEYS);
-    for (int i = 0; i < replayKeys.length; i++) {
-      service.submitRetained(replayKeys[i], AMOUNT);
-      retainedBaseline.submit(replayKeys[i], "setup-" + i, AMOUNT);
-    }
-    WeavingCheck.requireRecorded(
-        "OrderService.submitRetained", service::submitRetained, replayKeys[0], AMOUNT);
+    redis = new RedisBenchFixture(NEAR_CACHE_SIZE);
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    Idempotency.reset();
-    store.close();
-    redisson.shutdown();
+    redis.close();
   }
 
   /**
@@ -96,24 +56,24 @@ public class RedisNearCacheBenchmarks {
    */
   @Benchmark
   public Receipt freshKeyNearCache(KeyStreams.FreshKeys keys) {
-    return service.submit(keys.next(), AMOUNT);
+    return redis.service.submit(keys.next(), AMOUNT);
   }
 
   /** Fresh key, baseline: claim {@code EVALSHA}, body, encode, completion {@code EVALSHA}. */
   @Benchmark
   public Receipt freshKeyBaseline(KeyStreams.FreshKeys keys) {
-    return freshBaseline.submit(keys.next(), keys.owner(), AMOUNT);
+    return redis.freshBaseline.submit(keys.next(), keys.owner(), AMOUNT);
   }
 
   /** Replay, ours with the near cache: a woven call of a completed key, answered from memory. */
   @Benchmark
   public Receipt replayNearCache(KeyStreams.ReplayCursor cursor) {
-    return service.submitRetained(cursor.next(replayKeys), AMOUNT);
+    return redis.service.submitRetained(cursor.next(redis.replayKeys), AMOUNT);
   }
 
   /** Replay, baseline: one reading {@code EVALSHA} and the same decoding. */
   @Benchmark
   public Receipt replayBaseline(KeyStreams.ReplayCursor cursor) {
-    return retainedBaseline.replay(cursor.next(replayKeys));
+    return redis.retainedBaseline.replay(cursor.next(redis.replayKeys));
   }
 }
