@@ -17,7 +17,9 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,11 +40,14 @@ import org.slf4j.LoggerFactory;
  * clock instead of sleeping. At most {@link Builder#maximumSize(long) maximumSize} completed
  * records are kept: each completion beyond it evicts the record completed longest ago, which then
  * behaves as missing, so a retry soon after its first call is replayed however full the store is.
- * Claims in progress do not count and are never evicted (they expire with their lease). Outcomes
- * are copied on {@link #complete} and {@link #read}; a replay answer of {@link #claim} holds the
- * stored array itself (see {@link IdempotencyRecord#outcome()}: do not modify), and replays of one
- * record within a millisecond share one answer. {@link #awaitChange} wakes up as soon as the holder
- * completes or releases the key, or it is {@link #delete deleted}.
+ * The eviction runs on the cache's executor right after the completion (the oldest record is cold
+ * in memory, and touching it was a quarter of a completion's cost); while it is behind, at most
+ * {@code min(1024, maximumSize / 64)} more records are kept, and a completion past those evicts the
+ * oldest itself. Claims in progress do not count and are never evicted (they expire with their
+ * lease). Outcomes are copied on {@link #complete} and {@link #read}; a replay answer of {@link
+ * #claim} holds the stored array itself (see {@link IdempotencyRecord#outcome()}: do not modify),
+ * and replays of one record within a millisecond share one answer. {@link #awaitChange} wakes up as
+ * soon as the holder completes or releases the key, or it is {@link #delete deleted}.
  */
 public final class CaffeineIdempotencyStore implements IdempotencyStore {
   private static final Logger log = LoggerFactory.getLogger(CaffeineIdempotencyStore.class);
@@ -68,6 +73,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
    */
   static final long TAKEOVER_WINDOW_NANOS = TimeUnit.MINUTES.toNanos(1);
 
+  /** The most completed records kept beyond the maximum size while their eviction waits. */
+  static final long MAX_EVICTION_SLACK = 1024;
+
   private final Cache<RecordKey, Entry> cache;
 
   /**
@@ -87,6 +95,18 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
    * replays.
    */
   private final CompletionOrder completionOrder = new CompletionOrder();
+
+  /** Runs the evictions of the size bound after the completion that made them due. */
+  private final Executor evictionExecutor;
+
+  /** Whether an eviction run is queued or running on {@link #evictionExecutor}. */
+  private final AtomicBoolean evictionScheduled = new AtomicBoolean();
+
+  /**
+   * How many completed records beyond the maximum size may wait for the eviction run; past that, a
+   * completion evicts the oldest itself, so the bound holds however far behind the executor is.
+   */
+  private final long evictionSlack;
 
   /**
    * Waiters of {@link #awaitChange}, per key; an entry exists only while someone waits on that key.
@@ -113,6 +133,8 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     if (builder.executor != null) {
       caffeine.executor(builder.executor);
     }
+    this.evictionExecutor = builder.executor != null ? builder.executor : ForkJoinPool.commonPool();
+    this.evictionSlack = Math.min(MAX_EVICTION_SLACK, Math.max(1, maximumSize / 64));
     this.cache = caffeine.build();
     this.policy = cache.policy();
   }
@@ -178,6 +200,8 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       Entry evicted = completion.evicted;
       if (evicted != null) {
         cache.asMap().remove(evicted.key, evicted);
+      } else if (completion.evictionDue) {
+        scheduleEviction();
       }
       signalChange(key);
       return true;
@@ -309,20 +333,55 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     return signals.size();
   }
 
-  /** Runs the cache's pending maintenance (eviction, expiry) now. */
+  /** Runs the pending evictions and the cache's maintenance (expiry) now. */
   void cleanUp() {
+    evictOverflow();
     cache.cleanUp();
   }
 
-  /**
-   * Puts a new completed record at the young end of the completion order and, when that makes one
-   * too many, takes the oldest out of it and returns it (the caller removes it from the cache,
-   * outside the cache's lock).
-   */
-  private Entry recordCompletion(Entry entry) {
+  private boolean evictionDue() {
     synchronized (completionOrder) {
-      completionOrder.append(entry);
-      return completionOrder.size <= maximumSize ? null : completionOrder.removeOldest();
+      return completionOrder.size > maximumSize;
+    }
+  }
+
+  /**
+   * Queues one run of {@link #evictOverflow} unless one is queued: the oldest records' entries are
+   * cold in memory, and removing them cost a quarter of a completion on the caller's thread.
+   */
+  private void scheduleEviction() {
+    if (evictionScheduled.compareAndSet(false, true)) {
+      try {
+        evictionExecutor.execute(this::runEviction);
+      } catch (RuntimeException e) {
+        evictionScheduled.set(false);
+        log.debug("Eviction could not be queued; evicting on the completing thread", e);
+        evictOverflow();
+      }
+    }
+  }
+
+  private void runEviction() {
+    do {
+      try {
+        evictOverflow();
+      } finally {
+        evictionScheduled.set(false);
+      }
+    } while (evictionDue() && evictionScheduled.compareAndSet(false, true));
+  }
+
+  /** Evicts the oldest completed records until at most the maximum size are left. */
+  private void evictOverflow() {
+    while (true) {
+      Entry oldest;
+      synchronized (completionOrder) {
+        if (completionOrder.size <= maximumSize) {
+          return;
+        }
+        oldest = completionOrder.removeOldest();
+      }
+      cache.asMap().remove(oldest.key, oldest);
     }
   }
 
@@ -513,10 +572,13 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     Entry created;
 
     /**
-     * The oldest completed record, to be removed because this completion made one too many; or
-     * null.
+     * The oldest completed record, to be removed at once because this completion made too many for
+     * the slack; or null.
      */
     Entry evicted;
+
+    /** Whether this completion took the completed records past the maximum size. */
+    boolean evictionDue;
 
     OwnedUpdate(String owner, byte[] outcome, long expiresAfterNanos) {
       this.owner = owner;
@@ -531,9 +593,21 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
         created = null;
         return old;
       }
-      created = new Entry(key, old.owner, old.fingerprint, outcome, now + expiresAfterNanos);
-      if (outcome != null) {
-        evicted = recordCompletion(created);
+      if (outcome == null) {
+        created = new Entry(key, old.owner, old.fingerprint, null, now + expiresAfterNanos);
+        return created;
+      }
+      // A completed record keeps no owner: nothing asks for it once the claim is over.
+      created = new Entry(key, null, old.fingerprint, outcome, now + expiresAfterNanos);
+      // Too many for the slack: this completion evicts the oldest itself (the caller removes it
+      // from the cache, outside the cache's lock). Otherwise an eviction run is queued.
+      synchronized (completionOrder) {
+        completionOrder.append(created);
+        if (completionOrder.size > maximumSize + evictionSlack) {
+          evicted = completionOrder.removeOldest();
+        } else {
+          evictionDue = completionOrder.size > maximumSize;
+        }
       }
       return created;
     }

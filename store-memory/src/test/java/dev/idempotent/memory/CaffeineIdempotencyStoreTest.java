@@ -336,6 +336,42 @@ class CaffeineIdempotencyStoreTest {
     small.close();
   }
 
+  /**
+   * The completing thread leaves the eviction to the cache's executor, within a bounded slack: with
+   * an executor that never runs anything, the store still keeps at most the maximum size plus
+   * {@code maximumSize / 64}.
+   */
+  @Test
+  void evictionRunsOnTheExecutorAndTheSlackBoundsWhatWaitsForIt() {
+    java.util.List<Runnable> queued = new java.util.ArrayList<>();
+    CaffeineIdempotencyStore store =
+        CaffeineIdempotencyStore.builder()
+            .maximumSize(640)
+            .timeSource(clock::get)
+            .executor(queued::add)
+            .build();
+    for (int i = 0; i < 650; i++) {
+      RecordKey k = RecordKey.of("slack", "k" + i);
+      store.claim(k, "o" + i, null, LEASE);
+      store.complete(k, "o" + i, new byte[] {1}, TTL);
+    }
+    assertThat(store.completedCount()).as("within the slack, nothing evicted yet").isEqualTo(650);
+    assertThat(queued).as("eviction runs queued").isNotEmpty();
+    for (int i = 650; i < 700; i++) {
+      RecordKey k = RecordKey.of("slack", "k" + i);
+      store.claim(k, "o" + i, null, LEASE);
+      store.complete(k, "o" + i, new byte[] {1}, TTL);
+    }
+    assertThat(store.completedCount()).as("past the slack").isEqualTo(640 + 10);
+    assertThat(store.read(RecordKey.of("slack", "k0"))).as("the oldest").isEmpty();
+    new java.util.ArrayList<>(queued).forEach(Runnable::run);
+    assertThat(store.completedCount()).isEqualTo(640);
+    assertThat(store.read(RecordKey.of("slack", "k59"))).isEmpty();
+    assertThat(store.read(RecordKey.of("slack", "k60"))).isPresent();
+    assertThat(store.read(RecordKey.of("slack", "k699"))).isPresent();
+    store.close();
+  }
+
   @Test
   void concurrentCompletionsKeepExactlyTheMaximum() throws Exception {
     CaffeineIdempotencyStore small = CaffeineIdempotencyStore.builder().maximumSize(500).build();
@@ -369,6 +405,9 @@ class CaffeineIdempotencyStoreTest {
     }
 
     assertThat(failure.get()).isNull();
+    // The evictions run on the cache's executor: until they have, a few more may be kept.
+    assertThat(small.completedCount()).isBetween(500, 500 + 7);
+    small.cleanUp();
     assertThat(small.completedCount()).isEqualTo(500);
     int kept = 0;
     for (int t = 0; t < threads; t++) {

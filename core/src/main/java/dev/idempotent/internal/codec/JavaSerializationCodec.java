@@ -3,7 +3,6 @@ package dev.idempotent.internal.codec;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.ResultCodec;
 import java.io.ByteArrayInputStream;
-import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InvalidClassException;
@@ -12,6 +11,7 @@ import java.io.NotSerializableException;
 import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.ObjectStreamConstants;
 import java.io.OutputStream;
 import java.io.Serializable;
 import java.lang.reflect.GenericArrayType;
@@ -26,6 +26,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Java serialization behind an allow-list: only classes of {@code java.lang}, {@code java.util},
@@ -52,6 +53,7 @@ public final class JavaSerializationCodec implements ResultCodec {
 
   private final String[] allowed;
   private final ConcurrentHashMap<Type, ClassAllowList> allowLists = new ConcurrentHashMap<>();
+  private final EncoderPool encoders = new EncoderPool();
 
   public JavaSerializationCodec(String... allowedPatterns) {
     for (String p : allowedPatterns) {
@@ -68,8 +70,11 @@ public final class JavaSerializationCodec implements ResultCodec {
 
   @Override
   public void encode(Object value, Type type, OutputStream out) throws IOException {
-    try (ObjectOutputStream oos = new CheckedOutput(new LimitedOutput(out), allowList(type))) {
-      oos.writeObject(value);
+    Encoder encoder = encoders.take();
+    boolean written = false;
+    try {
+      encoder.write(value, allowList(type), out);
+      written = true;
     } catch (NotSerializableException e) {
       throw new IdempotencyConfigurationException(
           "cannot record a result of type "
@@ -80,6 +85,10 @@ public final class JavaSerializationCodec implements ResultCodec {
               + " (idempotent.codec=jackson, or"
               + " IdempotencyConfig.builder().codec(ResultCodec.jackson()))",
           e);
+    } finally {
+      if (written) {
+        encoders.release(encoder);
+      }
     }
   }
 
@@ -141,14 +150,87 @@ public final class JavaSerializationCodec implements ResultCodec {
     return new ClassAllowList(List.copyOf(patterns));
   }
 
+  /**
+   * One {@link ObjectOutputStream}, kept for many results: a new stream per result allocated about
+   * 2 KiB (its block buffer and handle tables) and cost a sixth of a memory-store call. {@link
+   * ObjectOutputStream#reset} between results makes the next result's bytes exactly what a new
+   * stream writes after its header, which {@link #write} writes itself; the reset's own marker goes
+   * nowhere. An encoder whose write failed is dropped, never reused, since its stream may be left
+   * mid-object.
+   */
+  private static final class Encoder {
+    private final Target target = new Target();
+    private final CheckedOutput stream;
+
+    Encoder() {
+      try {
+        stream = new CheckedOutput(target);
+        stream.flush();
+      } catch (IOException e) {
+        throw new IllegalStateException("an ObjectOutputStream over no output failed", e);
+      }
+    }
+
+    void write(Object value, ClassAllowList allowList, OutputStream out) throws IOException {
+      target.start(out);
+      stream.start(allowList);
+      target.write(HEADER, 0, HEADER.length);
+      stream.writeObject(value);
+      stream.flush();
+      target.start(null);
+      stream.reset();
+      stream.flush();
+      stream.start(null);
+    }
+  }
+
+  /** What a new {@link ObjectOutputStream} writes first: its magic number and version. */
+  private static final byte[] HEADER = {
+    (byte) (ObjectStreamConstants.STREAM_MAGIC >>> 8),
+    (byte) ObjectStreamConstants.STREAM_MAGIC,
+    (byte) (ObjectStreamConstants.STREAM_VERSION >>> 8),
+    (byte) ObjectStreamConstants.STREAM_VERSION
+  };
+
+  /**
+   * Encoders ready for use, at most one per slot; a thread takes the one of its slot or makes a new
+   * one, so a result that is written while another is (a {@code writeObject} method that records a
+   * result) gets a stream of its own. Not tied to threads, so virtual threads share them.
+   */
+  private static final class EncoderPool {
+    private final AtomicReferenceArray<Encoder> slots;
+
+    EncoderPool() {
+      int wanted = Math.min(64, 2 * Runtime.getRuntime().availableProcessors());
+      slots = new AtomicReferenceArray<>(Integer.highestOneBit(Math.max(wanted - 1, 1)) << 1);
+    }
+
+    Encoder take() {
+      Encoder encoder = slots.getAndSet(slot(), null);
+      return encoder != null ? encoder : new Encoder();
+    }
+
+    void release(Encoder encoder) {
+      slots.compareAndSet(slot(), null, encoder);
+    }
+
+    private int slot() {
+      return System.identityHashCode(Thread.currentThread()) & (slots.length() - 1);
+    }
+  }
+
   /** Refuses, while the result is written, every class that decoding would refuse. */
   private static final class CheckedOutput extends ObjectOutputStream {
-    private final ClassAllowList allowList;
+    private ClassAllowList allowList;
     private boolean refused;
 
-    CheckedOutput(OutputStream out, ClassAllowList allowList) throws IOException {
+    CheckedOutput(OutputStream out) throws IOException {
       super(out);
+    }
+
+    void start(ClassAllowList allowList) {
       this.allowList = allowList;
+      this.refused = false;
     }
 
     @Override
@@ -175,24 +257,42 @@ public final class JavaSerializationCodec implements ResultCodec {
     }
   }
 
-  /** Stops writing a result past {@link #MAX_BYTES}. */
-  private static final class LimitedOutput extends FilterOutputStream {
+  /**
+   * Where an encoder's stream writes: the output of the result being written, counted to stop at
+   * {@link #MAX_BYTES}.
+   */
+  private static final class Target extends OutputStream {
+    /** Null between results: the stream's reset marker is dropped. */
+    private OutputStream out;
+
     private long written;
 
-    LimitedOutput(OutputStream out) {
-      super(out);
+    void start(OutputStream out) {
+      this.out = out;
+      this.written = 0;
     }
 
     @Override
     public void write(int b) throws IOException {
-      count(1);
-      out.write(b);
+      if (out != null) {
+        count(1);
+        out.write(b);
+      }
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
-      count(len);
-      out.write(b, off, len);
+      if (out != null) {
+        count(len);
+        out.write(b, off, len);
+      }
+    }
+
+    @Override
+    public void flush() throws IOException {
+      if (out != null) {
+        out.flush();
+      }
     }
 
     private void count(int n) throws IOException {

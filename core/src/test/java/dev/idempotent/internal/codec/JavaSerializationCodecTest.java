@@ -8,7 +8,9 @@ import dev.idempotent.ResultCodec;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.ObjectOutputStream;
 import java.io.Serializable;
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Type;
 import java.net.URL;
 import java.time.Duration;
@@ -54,6 +56,108 @@ class JavaSerializationCodecTest {
     for (StackTraceElement frame : refusal.getStackTrace()) {
       assertThat(frame.getClassName()).isNotEqualTo("java.io.ObjectInputStream");
     }
+  }
+
+  /** Allows this test's own classes whatever the declared type. */
+  private final ResultCodec testTypes =
+      ResultCodec.javaSerialization("dev.idempotent.internal.codec.*");
+
+  private static byte[] freshStreamBytes(Object value) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (ObjectOutputStream oos = new ObjectOutputStream(out)) {
+      oos.writeObject(value);
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] encoded(ResultCodec codec, Object value, Type type) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    codec.encode(value, type, out);
+    return out.toByteArray();
+  }
+
+  /**
+   * The codec keeps its output streams from one result to the next: every result must still be
+   * written exactly as a new stream writes it, whatever was written before (the same classes, other
+   * classes, a result that was refused half-way).
+   */
+  @Test
+  void everyResultIsWrittenAsANewStreamWritesItWhateverCameBefore() throws IOException {
+    List<Object> values =
+        List.of(
+            new Item("a", 1),
+            new Item("a", 1),
+            List.of(new Item("b", 2), new Item("c", 3)),
+            "text",
+            new HashMap<>(Map.of("k", new Item("d", 4))),
+            new Item("e", 5));
+    for (int round = 0; round < 3; round++) {
+      for (Object value : values) {
+        assertThat(encoded(testTypes, value, Object.class))
+            .as("%s, round %s", value, round)
+            .isEqualTo(freshStreamBytes(value));
+      }
+      assertThatThrownBy(
+              () -> encoded(testTypes, List.of(new Item("x", 0), new Thread()), List.class))
+          .hasMessageContaining("java.lang.Thread");
+      assertThatThrownBy(() -> encoded(testTypes, new NotSerializableHolder(), Object.class))
+          .hasMessageContaining("is not Serializable");
+      assertThatThrownBy(() -> encoded(testTypes, new FailsWhileWritten(), Object.class))
+          .hasMessageContaining("cannot write this one");
+    }
+  }
+
+  /** Not Serializable: the codec's stream is left half-way through a result. */
+  static final class NotSerializableHolder {}
+
+  /** Fails while it is written, with an exception ObjectOutputStream does not clean up after. */
+  static final class FailsWhileWritten implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final Item before = new Item("before", 0);
+
+    private void writeObject(ObjectOutputStream out) throws IOException {
+      out.defaultWriteObject();
+      throw new IllegalStateException("cannot write this one");
+    }
+  }
+
+  /** A value whose serialization records another result with the same codec, on the same thread. */
+  static final class RecordsWhileWritten implements Serializable {
+    private static final long serialVersionUID = 1L;
+    transient ResultCodec codec;
+    transient byte[] inner;
+
+    private void writeObject(ObjectOutputStream out) throws IOException {
+      out.defaultWriteObject();
+      if (codec != null) {
+        inner = encoded(codec, new Item("inner", 7), Item.class);
+      }
+    }
+  }
+
+  @Test
+  void aResultWrittenWhileAnotherIsBeingWrittenGetsAStreamOfItsOwn() throws IOException {
+    RecordsWhileWritten outer = new RecordsWhileWritten();
+    outer.codec = testTypes;
+    byte[] outerBytes = encoded(testTypes, outer, Object.class);
+    assertThat(outer.inner).isEqualTo(freshStreamBytes(new Item("inner", 7)));
+    assertThat(outerBytes).isEqualTo(freshStreamBytes(new RecordsWhileWritten()));
+    assertThat(encoded(testTypes, new Item("after", 8), Item.class))
+        .isEqualTo(freshStreamBytes(new Item("after", 8)));
+  }
+
+  /** A kept stream must not keep the results it wrote reachable. */
+  @Test
+  void aWrittenResultIsNotKeptReachableByTheCodec() throws Exception {
+    Item value = new Item("held", 9);
+    WeakReference<Item> ref = new WeakReference<>(value);
+    encoded(codec, value, Item.class);
+    value = null;
+    for (int i = 0; i < 50 && ref.get() != null; i++) {
+      System.gc();
+      Thread.sleep(10);
+    }
+    assertThat(ref.get()).as("the result after encoding and GC").isNull();
   }
 
   /**
