@@ -215,21 +215,29 @@ public final class RecordLayout {
   }
 
   /**
-   * One digest per thread: {@code MessageDigest.getInstance} is a provider lookup, too slow for
-   * every call.
+   * Per thread: one digest ({@code MessageDigest.getInstance} is a provider lookup, too slow for
+   * every call) and the last legacy tag computed, since a call asks for the same record's names in
+   * its claim and again in its completion.
    */
-  private static final ThreadLocal<MessageDigest> SHA_256 =
-      ThreadLocal.withInitial(
-          () -> {
-            try {
-              return MessageDigest.getInstance("SHA-256");
-            } catch (NoSuchAlgorithmException e) {
-              throw new IllegalStateException("SHA-256 is required by every Java platform", e);
-            }
-          });
+  private static final ThreadLocal<Hashing> HASHING = ThreadLocal.withInitial(Hashing::new);
+
+  private static final class Hashing {
+    final MessageDigest sha;
+    String scope;
+    String key;
+    String tag;
+
+    Hashing() {
+      try {
+        sha = MessageDigest.getInstance("SHA-256");
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+      }
+    }
+  }
 
   private static MessageDigest sha256() {
-    MessageDigest sha = SHA_256.get();
+    MessageDigest sha = HASHING.get().sha;
     sha.reset();
     return sha;
   }
@@ -240,7 +248,12 @@ public final class RecordLayout {
   }
 
   static String legacyTag(String scope, String key) {
-    MessageDigest sha = sha256();
+    Hashing hashing = HASHING.get();
+    if (key.equals(hashing.key) && scope.equals(hashing.scope)) {
+      return hashing.tag;
+    }
+    MessageDigest sha = hashing.sha;
+    sha.reset();
     sha.update(scope.getBytes(StandardCharsets.UTF_8));
     sha.update((byte) 0);
     byte[] d = sha.digest(key.getBytes(StandardCharsets.UTF_8));
@@ -249,6 +262,10 @@ public final class RecordLayout {
       out[2 * i] = HEX[(d[i] >> 4) & 0xF];
       out[2 * i + 1] = HEX[d[i] & 0xF];
     }
-    return new String(out);
+    String tag = new String(out);
+    hashing.scope = scope;
+    hashing.key = key;
+    hashing.tag = tag;
+    return tag;
   }
 }
