@@ -648,6 +648,9 @@ abstract class JdbcStoreChecks {
       } finally {
         c.setAutoCommit(true);
       }
+      if (expectedDialect() == JdbcDialect.MYSQL) {
+        st.execute("DROP TEMPORARY TABLE IF EXISTS " + table + "_ids"); // the pooled session's
+      }
     }
     assertThat((Throwable) failure)
         .as("the migration's failure")

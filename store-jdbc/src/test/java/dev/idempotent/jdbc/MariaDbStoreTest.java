@@ -44,6 +44,11 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     migrationMovesLiveRecordsIntoTheCompactLayout();
   }
 
+  @Test
+  void theMigrationStopsWhenTwoScopesWouldShareAnId() throws Exception {
+    migrationStopsWhenTwoScopesWouldShareAnId();
+  }
+
   @Override
   DataSource dataSource() {
     return TestDatabases.mariadb();
