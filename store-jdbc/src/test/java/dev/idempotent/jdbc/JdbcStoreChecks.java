@@ -379,8 +379,8 @@ abstract class JdbcStoreChecks {
 
   /**
    * In a table of 32-bit ids, a scope whose id another scope has taken is refused on its first
-   * claim, naming both scopes and what to do, and writes nothing; the other scope's records stay
-   * its own.
+   * claim, naming both scopes and what to do, and writes nothing; its reads and deletes are refused
+   * too, and the other scope's records stay its own.
    */
   @Test
   void aScopeWhoseThirtyTwoBitIdIsTakenIsRefusedNamingBothScopes() throws Exception {
@@ -401,6 +401,16 @@ abstract class JdbcStoreChecks {
           .hasMessageContaining(SCOPE_B)
           .hasMessageContaining(table + "_scope")
           .hasMessageContaining("Rename one of the two scopes");
+      assertThatThrownBy(() -> s.read(RecordKey.of(SCOPE_B, "order-1")))
+          .as("a read in the refused scope, which would find the other scope's record")
+          .isInstanceOf(JdbcStoreException.class)
+          .hasMessageContaining(SCOPE_A)
+          .hasMessageContaining(SCOPE_B);
+      assertThatThrownBy(() -> s.delete(RecordKey.of(SCOPE_B, "order-1")))
+          .as("a delete in the refused scope, which would delete the other scope's record")
+          .isInstanceOf(JdbcStoreException.class)
+          .hasMessageContaining(SCOPE_A)
+          .hasMessageContaining(SCOPE_B);
       assertReplays(s, a, new byte[] {1});
     }
     assertThat(count(table)).isEqualTo(1);

@@ -139,7 +139,7 @@ public final class IdempotencyTable {
         key,
         (c, t) -> {
           DialectStatements sql = statements(c);
-          registerScope(c, t, sql, key.scope());
+          registerScope(c, t, sql, key.scope(), true);
           for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
             Inserted inserted = insert(c, t, claim);
             if (inserted == Inserted.WON) {
@@ -258,6 +258,7 @@ public final class IdempotencyTable {
         "read",
         key,
         (c, t) -> {
+          registerScope(c, t, statements(c), key.scope(), false);
           Stored stored = readStored(c, t, key);
           return stored == null || stored.microsLeft() <= 0
               ? Optional.empty()
@@ -285,7 +286,12 @@ public final class IdempotencyTable {
    */
   public boolean delete(RecordKey key) {
     return connections.run(
-        "delete", key, (c, t) -> update(c, t, DialectStatements::delete, Values.of(key, null)) > 0);
+        "delete",
+        key,
+        (c, t) -> {
+          registerScope(c, t, statements(c), key.scope(), false);
+          return update(c, t, DialectStatements::delete, Values.of(key, null)) > 0;
+        });
   }
 
   /**
@@ -604,12 +610,14 @@ public final class IdempotencyTable {
   }
 
   /**
-   * Compact layout: writes the text of {@code scope} to the scope table once per scope and store,
+   * Compact layout: writes the text of {@code scope} to the scope table once per scope and store
+   * (when {@code write}; otherwise only reads it, for the reads and deletes that never write it),
    * and fails, naming both scopes, when another scope's text is stored under its id (or this store
    * has seen another scope's text there): the records of the two would share their keys.
    */
   private void registerScope(
-      Connection c, int statementTimeout, DialectStatements sql, String scope) throws SQLException {
+      Connection c, int statementTimeout, DialectStatements sql, String scope, boolean write)
+      throws SQLException {
     if (sql.layout() != DialectStatements.Layout.COMPACT) {
       return;
     }
@@ -622,11 +630,13 @@ public final class IdempotencyTable {
       throw scopeIdTaken(sql, scope, id, known);
     }
     Values values = Values.of(RecordKey.of(scope, "-"), null);
-    try {
-      update(c, statementTimeout, sql, sql.insertScope(), values);
-    } catch (SQLException e) {
-      if (!sql.isDuplicateKey(e)) {
-        throw e;
+    if (write) {
+      try {
+        update(c, statementTimeout, sql, sql.insertScope(), values);
+      } catch (SQLException e) {
+        if (!sql.isDuplicateKey(e)) {
+          throw e;
+        }
       }
     }
     String stored;
@@ -636,6 +646,9 @@ public final class IdempotencyTable {
     }
     if (stored != null && !stored.equals(scope)) {
       throw scopeIdTaken(sql, scope, id, stored);
+    }
+    if (stored == null && !write) {
+      return; // no scope has written records under the id yet
     }
     String raced = registeredScopes.putIfAbsent(id, scope);
     if (raced != null && !raced.equals(scope)) {
