@@ -12,7 +12,7 @@ import javax.sql.DataSource;
  * each on a connection taken from the pool for that statement (a claim and its completion are
  * separated by the method body): one claim {@code INSERT} that does nothing when the key exists,
  * and one owner-checked completion {@code UPDATE}, in the store's table layout (the scope as its
- * 64-bit id, status codes).
+ * id, status codes).
  */
 final class JdbcBaseline {
   static final String SCOPE = "bench.baseline";

@@ -30,12 +30,15 @@ final class JdbcRows {
     return new HikariDataSource(config);
   }
 
-  /** The id the store writes for {@code scope}: the first 64 bits of its SHA-256, signed. */
+  /**
+   * The id the store writes for {@code scope} in a table of the shipped DDL ({@code scope_id
+   * INTEGER}, as the runs create it): the first 32 bits of its SHA-256, signed.
+   */
   static long scopeId(String scope) {
     try {
       byte[] sha =
           MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8));
-      return ByteBuffer.wrap(sha, 0, Long.BYTES).getLong();
+      return ByteBuffer.wrap(sha, 0, Integer.BYTES).getInt();
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

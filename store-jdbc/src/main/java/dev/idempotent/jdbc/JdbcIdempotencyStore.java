@@ -34,19 +34,20 @@ import org.slf4j.LoggerFactory;
  * <p>The table is created by the DDL shipped for each dialect ({@link
  * JdbcDialect#schemaResource()}, for example {@code dev/idempotent/jdbc/schema-postgresql.sql}), or
  * by the store itself with {@link Builder#createTable createTable(true)}: the record table, whose
- * rows carry a 64-bit id of their scope, and next to it {@code <table>_scope}, which holds each
- * scope's text once. A table of the layout of earlier versions (the scope text in every row) keeps
- * working as it is; the migrations that shrink it are {@code
- * dev/idempotent/jdbc/migrate-postgresql.sql} and {@code migrate-mysql.sql}. A claim of a fresh key
- * is one insert that writes nothing when the key is taken (PostgreSQL {@code INSERT ... ON CONFLICT
- * DO NOTHING}, MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE} that changes nothing, H2 a plain
- * insert); only when it did not win is the record read, and an expired one taken over by one
- * conditional update. Completion, release and renewal are single statements that match only the
- * caller's own live claim. Every lease and expiry is computed and compared on the database's clock.
- * Each call takes its own short autocommit connection from the {@link DataSource}, bounded by
- * {@link Builder#queryTimeout}; with {@link Builder#connectionProvider} the completion joins the
- * caller's transaction instead, and is never written anywhere else (see {@link #complete}). Errors
- * carry no bound value (see {@link JdbcStoreException}).
+ * rows carry a 32-bit id of their scope (64-bit in a table whose {@code scope_id} is a {@code
+ * BIGINT}, as in H2's DDL and the tables of earlier versions: the store reads the column's type),
+ * and next to it {@code <table>_scope}, which holds each scope's text once. A table of the layout
+ * of earlier versions (the scope text in every row) keeps working as it is; the migrations that
+ * shrink it are {@code dev/idempotent/jdbc/migrate-postgresql.sql} and {@code migrate-mysql.sql}. A
+ * claim of a fresh key is one insert that writes nothing when the key is taken (PostgreSQL {@code
+ * INSERT ... ON CONFLICT DO NOTHING}, MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE} that changes
+ * nothing, H2 a plain insert); only when it did not win is the record read, and an expired one
+ * taken over by one conditional update. Completion, release and renewal are single statements that
+ * match only the caller's own live claim. Every lease and expiry is computed and compared on the
+ * database's clock. Each call takes its own short autocommit connection from the {@link
+ * DataSource}, bounded by {@link Builder#queryTimeout}; with {@link Builder#connectionProvider} the
+ * completion joins the caller's transaction instead, and is never written anywhere else (see {@link
+ * #complete}). Errors carry no bound value (see {@link JdbcStoreException}).
  *
  * <p>Expired rows behave as missing ones and are replaced in place; {@link #purgeExpired(int)} (or
  * {@link Builder#purgeEvery}) deletes them in bounded batches.

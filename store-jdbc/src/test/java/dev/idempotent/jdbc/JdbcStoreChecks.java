@@ -9,7 +9,6 @@ import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.jdbc.internal.SchemaScript;
-import dev.idempotent.jdbc.internal.ScopeIds;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.OutcomeNotRecordedException;
@@ -20,13 +19,17 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -188,7 +191,7 @@ abstract class JdbcStoreChecks {
                 "SELECT owner FROM "
                     + JdbcIdempotencyStore.DEFAULT_TABLE
                     + " WHERE scope_id = ?")) {
-      ps.setLong(1, ScopeIds.of(scope));
+      ps.setLong(1, scopeId(JdbcIdempotencyStore.DEFAULT_TABLE, scope));
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
         assertThat(rs.getString(1)).as("owner of a completed row").isNull();
@@ -282,7 +285,7 @@ abstract class JdbcStoreChecks {
     try (Connection c = dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement("SELECT scope FROM " + scopeTable + " WHERE scope_id = ?")) {
-      ps.setLong(1, ScopeIds.of(scope));
+      ps.setLong(1, scopeId(JdbcIdempotencyStore.DEFAULT_TABLE, scope));
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
         assertThat(
@@ -297,8 +300,8 @@ abstract class JdbcStoreChecks {
   }
 
   /**
-   * Another scope's text stored under a scope's id fails the claim, naming the scope table, and
-   * writes nothing.
+   * Another scope's text stored under a scope's id fails the claim, naming the scope table, both
+   * scopes and what to do, and writes nothing.
    */
   @Test
   void anotherScopeUnderTheSameIdFailsTheClaim() throws Exception {
@@ -307,15 +310,232 @@ abstract class JdbcStoreChecks {
     try (Connection c = dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement("INSERT INTO " + scopeTable + " (scope_id, scope) VALUES (?, ?)")) {
-      ps.setLong(1, ScopeIds.of(scope));
+      ps.setLong(1, scopeId(JdbcIdempotencyStore.DEFAULT_TABLE, scope));
       bindKeyPart(ps, 2, scope + "-other");
       ps.executeUpdate();
     }
     assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", null, LONG))
         .isInstanceOf(JdbcStoreException.class)
         .hasMessageContaining(scopeTable)
-        .hasMessageContaining("SHA-256");
+        .hasMessageContaining("SHA-256")
+        .hasMessageContaining("scope \"" + scope + "\"")
+        .hasMessageContaining("scope \"" + scope + "-other\"")
+        .hasMessageContaining("Rename one of the two scopes");
     assertThat(count(JdbcIdempotencyStore.DEFAULT_TABLE, scope)).isZero();
+  }
+
+  /** Two scopes whose SHA-256 digests share their first 32 bits (and differ in the next 32). */
+  static final String SCOPE_A = "collide-14550";
+
+  static final String SCOPE_B = "collide-37896";
+
+  /**
+   * A table with {@code scope_id BIGINT}, as the DDL of earlier versions created it (here with a
+   * completed record written as those versions wrote it, under the first 64 bits of the SHA-256),
+   * keeps its 64-bit ids: a store opened on it replays the record, writes new records under 64-bit
+   * ids, and keeps apart two scopes that share their first 32 bits.
+   */
+  @Test
+  void aTableWithBigintScopeIdsKeepsItsIdsAndReplaysItsRecords() throws Exception {
+    String table = "idem_bigint_ids";
+    createIdTable(table, "BIGINT");
+    writeCompletedRecord(table, sha256Prefix(scope, 8), scope, "done", new byte[] {4, 2});
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
+    assertReplays(store, RecordKey.of(scope, "done"), new byte[] {4, 2});
+    assertThat(store.claim(RecordKey.of(scope, "fresh"), "o3", null, LONG).isAcquired()).isTrue();
+    assertThat(storedScopeIds(table, "fresh")).containsExactly(sha256Prefix(scope, 8));
+    assertThat(store.claim(RecordKey.of(SCOPE_A, "k"), "o4", null, LONG).isAcquired()).isTrue();
+    assertThat(store.claim(RecordKey.of(SCOPE_B, "k"), "o5", null, LONG).isAcquired())
+        .as("a scope whose first 32 bits are another's, in a table of 64-bit ids")
+        .isTrue();
+    assertThat(storedScopeIds(table, "k"))
+        .containsExactlyInAnyOrder(sha256Prefix(SCOPE_A, 8), sha256Prefix(SCOPE_B, 8));
+    assertThat(count(table + "_scope")).isEqualTo(3);
+  }
+
+  /**
+   * A table with {@code scope_id INTEGER} holds 32-bit ids: a store opened on it replays a
+   * completed record written under the first 32 bits of the SHA-256, and writes new records under
+   * such ids.
+   */
+  @Test
+  void aTableWithIntegerScopeIdsUsesThirtyTwoBitIdsAndReplaysItsRecords() throws Exception {
+    String table = "idem_integer_ids";
+    createIdTable(table, "INTEGER");
+    writeCompletedRecord(table, sha256Prefix(scope, 4), scope, "done", new byte[] {4, 2});
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
+    assertReplays(store, RecordKey.of(scope, "done"), new byte[] {4, 2});
+    assertThat(store.claim(RecordKey.of(scope, "fresh"), "o3", null, LONG).isAcquired()).isTrue();
+    assertThat(store.complete(RecordKey.of(scope, "fresh"), "o3", new byte[] {5}, LONG)).isTrue();
+    assertThat(storedScopeIds(table, "fresh")).containsExactly(sha256Prefix(scope, 4));
+    assertReplays(
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build()),
+        RecordKey.of(scope, "fresh"),
+        new byte[] {5});
+    assertThat(count(table + "_scope")).isEqualTo(1);
+  }
+
+  /**
+   * In a table of 32-bit ids, a scope whose id another scope has taken is refused on its first
+   * claim, naming both scopes and what to do, and writes nothing; its reads and deletes are refused
+   * too, and the other scope's records stay its own.
+   */
+  @Test
+  void aScopeWhoseThirtyTwoBitIdIsTakenIsRefusedNamingBothScopes() throws Exception {
+    assertThat(sha256Prefix(SCOPE_A, 4)).isEqualTo(sha256Prefix(SCOPE_B, 4));
+    assertThat(sha256Prefix(SCOPE_A, 8)).isNotEqualTo(sha256Prefix(SCOPE_B, 8));
+    String table = "idem_integer_collision";
+    createIdTable(table, "INTEGER");
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
+    RecordKey a = RecordKey.of(SCOPE_A, "order-1");
+    assertThat(store.claim(a, "o1", null, LONG).isAcquired()).isTrue();
+    assertThat(store.complete(a, "o1", new byte[] {1}, LONG)).isTrue();
+    for (JdbcIdempotencyStore s :
+        List.of(store, track(JdbcIdempotencyStore.builder(dataSource()).table(table).build()))) {
+      assertThatThrownBy(() -> s.claim(RecordKey.of(SCOPE_B, "order-1"), "o2", null, LONG))
+          .isInstanceOf(JdbcStoreException.class)
+          .hasMessageContaining(SCOPE_A)
+          .hasMessageContaining(SCOPE_B)
+          .hasMessageContaining(table + "_scope")
+          .hasMessageContaining("Rename one of the two scopes");
+      assertThatThrownBy(() -> s.read(RecordKey.of(SCOPE_B, "order-1")))
+          .as("a read in the refused scope, which would find the other scope's record")
+          .isInstanceOf(JdbcStoreException.class)
+          .hasMessageContaining(SCOPE_A)
+          .hasMessageContaining(SCOPE_B);
+      assertThatThrownBy(() -> s.delete(RecordKey.of(SCOPE_B, "order-1")))
+          .as("a delete in the refused scope, which would delete the other scope's record")
+          .isInstanceOf(JdbcStoreException.class)
+          .hasMessageContaining(SCOPE_A)
+          .hasMessageContaining(SCOPE_B);
+      assertReplays(s, a, new byte[] {1});
+    }
+    assertThat(count(table)).isEqualTo(1);
+    assertThat(count(table + "_scope")).isEqualTo(1);
+  }
+
+  /**
+   * Creates {@code table} and its scope table with the compact layout of the DDL of earlier
+   * versions, {@code scope_id} of type {@code idType}.
+   */
+  void createIdTable(String table, String idType) throws SQLException {
+    execute("DROP TABLE IF EXISTS " + table);
+    execute("DROP TABLE IF EXISTS " + table + "_scope");
+    String text = expectedDialect() == JdbcDialect.MYSQL ? "VARBINARY(1020)" : "VARCHAR(255)";
+    execute(
+        "CREATE TABLE "
+            + table
+            + "_scope (scope_id "
+            + idType
+            + " NOT NULL, scope "
+            + text
+            + " NOT NULL, PRIMARY KEY (scope_id))");
+    execute(
+        switch (expectedDialect()) {
+          case POSTGRESQL ->
+              "CREATE TABLE "
+                  + table
+                  + " (scope_id "
+                  + idType
+                  + " NOT NULL, expires_at TIMESTAMPTZ NOT NULL, status SMALLINT NOT NULL, idem_key"
+                  + " VARCHAR(255) NOT NULL, owner VARCHAR(255), fingerprint VARCHAR(255), outcome"
+                  + " BYTEA, PRIMARY KEY (scope_id, idem_key))";
+          case MYSQL ->
+              "CREATE TABLE "
+                  + table
+                  + " (scope_id "
+                  + idType
+                  + " NOT NULL, idem_key VARBINARY(1020) NOT NULL, status TINYINT NOT NULL, owner"
+                  + " VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, fingerprint"
+                  + " VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL, outcome LONGBLOB"
+                  + " NULL, expires_at DATETIME(6) NOT NULL, PRIMARY KEY (scope_id, idem_key),"
+                  + " INDEX "
+                  + table
+                  + "_expires_at_idx (expires_at)) ENGINE=InnoDB";
+          case H2 ->
+              "CREATE TABLE "
+                  + table
+                  + " (scope_id "
+                  + idType
+                  + " NOT NULL, idem_key VARCHAR(255) NOT NULL, status SMALLINT NOT NULL, owner"
+                  + " VARCHAR(255), fingerprint VARCHAR(255), outcome BINARY LARGE OBJECT,"
+                  + " expires_at TIMESTAMP(6) WITH TIME ZONE NOT NULL, PRIMARY KEY (scope_id,"
+                  + " idem_key))";
+        });
+  }
+
+  /**
+   * Writes a completed record, live for an hour, and its scope's text, as a store writes them,
+   * under {@code scopeId}.
+   */
+  void writeCompletedRecord(String table, long scopeId, String scope, String key, byte[] outcome)
+      throws SQLException {
+    String inAnHour =
+        switch (expectedDialect()) {
+          case POSTGRESQL -> "statement_timestamp() + INTERVAL '1 hour'";
+          case MYSQL -> "TIMESTAMPADD(HOUR, 1, UTC_TIMESTAMP(6))";
+          case H2 -> "DATEADD(HOUR, 1, CURRENT_TIMESTAMP(6))";
+        };
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement names =
+            c.prepareStatement("INSERT INTO " + table + "_scope (scope_id, scope) VALUES (?, ?)");
+        PreparedStatement record =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + table
+                    + " (scope_id, idem_key, status, owner, fingerprint, outcome, expires_at)"
+                    + " VALUES (?, ?, 2, NULL, 'fp', ?, "
+                    + inAnHour
+                    + ")")) {
+      names.setLong(1, scopeId);
+      bindKeyPart(names, 2, scope);
+      names.executeUpdate();
+      record.setLong(1, scopeId);
+      bindKeyPart(record, 2, key);
+      record.setBytes(3, outcome);
+      record.executeUpdate();
+    }
+  }
+
+  /** Asserts that a claim of {@code key} finds its completed record, with {@code outcome}. */
+  static void assertReplays(JdbcIdempotencyStore store, RecordKey key, byte[] outcome) {
+    ClaimResult claim = store.claim(key, "another-owner", "fp", LONG);
+    assertThat(claim.isAcquired()).as("a claim of the completed " + key).isFalse();
+    assertThat(claim.existing().isCompleted()).isTrue();
+    assertThat(claim.existing().outcome()).containsExactly(outcome);
+  }
+
+  /** The scope ids of the rows of {@code table} with user key {@code key}. */
+  List<Long> storedScopeIds(String table, String key) throws SQLException {
+    List<Long> ids = new ArrayList<>();
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT scope_id FROM " + table + " WHERE idem_key = ?")) {
+      bindKeyPart(ps, 1, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+        }
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * The first {@code bytes} (4 or 8) bytes of the SHA-256 of {@code scope}'s UTF-8 bytes, signed.
+   */
+  static long sha256Prefix(String scope, int bytes) {
+    try {
+      ByteBuffer sha =
+          ByteBuffer.wrap(
+              MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8)));
+      return bytes == Long.BYTES ? sha.getLong() : sha.getInt();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /**
@@ -402,6 +622,64 @@ abstract class JdbcStoreChecks {
     assertThat(count(table, done.scope())).isEqualTo(1);
     assertThat(count(table + "_earlier")).isEqualTo(3);
     assertThat(count(table + "_scope")).isEqualTo(2);
+  }
+
+  /**
+   * The shipped migration stops before it moves anything when two scopes of the earlier table would
+   * share a scope id, with an error that names both; the earlier table stays as it was, and its
+   * records are still found. Run by the tests of dialects whose migration has 32-bit ids.
+   */
+  void migrationStopsWhenTwoScopesWouldShareAnId() throws Exception {
+    String table = "idem_migrate_collision";
+    for (String t : List.of(table, table + "_earlier", table + "_scope", table + "_compact")) {
+      execute("DROP TABLE IF EXISTS " + t);
+    }
+    execute(earlierLayoutDdl(table));
+    JdbcIdempotencyStore running =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
+    for (String s : List.of(SCOPE_A, SCOPE_B)) {
+      RecordKey key = RecordKey.of(s, "order-1");
+      assertThat(running.claim(key, "o-" + s, null, LONG).isAcquired()).isTrue();
+      assertThat(running.complete(key, "o-" + s, s.getBytes(StandardCharsets.UTF_8), LONG))
+          .isTrue();
+    }
+    SQLException failure = null;
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      try {
+        for (String statement : SchemaScript.migration(expectedDialect(), table)) {
+          st.execute(statement);
+        }
+        c.commit();
+      } catch (SQLException e) {
+        failure = e;
+        c.rollback();
+      } finally {
+        c.setAutoCommit(true);
+      }
+      if (expectedDialect() == JdbcDialect.MYSQL) {
+        st.execute("DROP TEMPORARY TABLE IF EXISTS " + table + "_ids"); // the pooled session's
+      }
+    }
+    assertThat((Throwable) failure)
+        .as("the migration's failure")
+        .isNotNull()
+        .hasMessageContaining(SCOPE_A)
+        .hasMessageContaining(SCOPE_B)
+        .hasMessageContaining("rename one of them");
+    for (String s : List.of(SCOPE_A, SCOPE_B)) {
+      assertReplays(running, RecordKey.of(s, "order-1"), s.getBytes(StandardCharsets.UTF_8));
+    }
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE scope = ?")) {
+      bindKeyPart(ps, 1, SCOPE_A);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getInt(1)).as("records under the scope text, in the earlier table").isOne();
+      }
+    }
   }
 
   /** The DDL of the earlier table layout in this database. */
@@ -623,7 +901,7 @@ abstract class JdbcStoreChecks {
             "SELECT status FROM "
                 + JdbcIdempotencyStore.DEFAULT_TABLE
                 + " WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
-      ps.setLong(1, ScopeIds.of(key.scope()));
+      ps.setLong(1, scopeId(JdbcIdempotencyStore.DEFAULT_TABLE, key.scope()));
       bindKeyPart(ps, 2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).as("the claim's row").isTrue();
@@ -896,11 +1174,26 @@ abstract class JdbcStoreChecks {
     try (Connection c = dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE scope_id = ?")) {
-      ps.setLong(1, ScopeIds.of(scope));
+      ps.setLong(1, scopeId(table, scope));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getInt(1);
       }
+    }
+  }
+
+  /** The id the store writes for {@code scope} in {@code table}, at the width of its scope_id. */
+  long scopeId(String table, String scope) throws SQLException {
+    try (Connection c = dataSource().getConnection()) {
+      return scopeId(c, table, scope);
+    }
+  }
+
+  /** {@link #scopeId(String, String)} on {@code c}. */
+  static long scopeId(Connection c, String table, String scope) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT scope_id FROM " + table + " WHERE 1 = 0")) {
+      return sha256Prefix(scope, rs.getMetaData().getColumnType(1) == Types.INTEGER ? 4 : 8);
     }
   }
 }

@@ -12,7 +12,6 @@ import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.jdbc.internal.DialectStatements;
 import dev.idempotent.jdbc.internal.DialectStatements.Inserted;
 import dev.idempotent.jdbc.internal.IdempotencyTable;
-import dev.idempotent.jdbc.internal.ScopeIds;
 import dev.idempotent.jdbc.internal.StoreConnections;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.OutcomeNotRecordedException;
@@ -43,6 +42,11 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   @Test
   void theMigrationMovesLiveRecordsIntoTheCompactLayout() throws Exception {
     migrationMovesLiveRecordsIntoTheCompactLayout();
+  }
+
+  @Test
+  void theMigrationStopsWhenTwoScopesWouldShareAnId() throws Exception {
+    migrationStopsWhenTwoScopesWouldShareAnId();
   }
 
   @Override
@@ -428,7 +432,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
       try (PreparedStatement ps =
           locker.prepareStatement(
               "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
-        ps.setLong(1, ScopeIds.of(key.scope()));
+        ps.setLong(1, scopeId(locker, "idempotency_record", key.scope()));
         ps.setBytes(2, key.key().getBytes(StandardCharsets.UTF_8));
         try (ResultSet rs = ps.executeQuery()) {
           assertThat(rs.next()).isTrue();
@@ -459,7 +463,7 @@ class MariaDbStoreTest extends JdbcStoreChecks {
     String url = url();
     DialectStatements sql =
         DialectStatements.of(JdbcDialect.MYSQL, JdbcIdempotencyStore.DEFAULT_TABLE);
-    long scopeId = ScopeIds.of(scope);
+    long scopeId = scopeId(JdbcIdempotencyStore.DEFAULT_TABLE, scope);
     byte[] keyBytes = "row-7".getBytes(StandardCharsets.UTF_8);
     try (Connection c = DriverManager.getConnection(url)) {
       c.setAutoCommit(false);

@@ -11,7 +11,6 @@ import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.StoreFailurePolicy;
 import dev.idempotent.jdbc.internal.DialectStatements;
-import dev.idempotent.jdbc.internal.ScopeIds;
 import dev.idempotent.spi.RecordKey;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -32,6 +31,11 @@ class PostgresStoreTest extends JdbcStoreChecks {
   @Test
   void theMigrationMovesLiveRecordsIntoTheCompactLayout() throws Exception {
     migrationMovesLiveRecordsIntoTheCompactLayout();
+  }
+
+  @Test
+  void theMigrationStopsWhenTwoScopesWouldShareAnId() throws Exception {
+    migrationStopsWhenTwoScopesWouldShareAnId();
   }
 
   @Override
@@ -202,7 +206,7 @@ class PostgresStoreTest extends JdbcStoreChecks {
     try (PreparedStatement ps =
         locker.prepareStatement(
             "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
-      ps.setLong(1, ScopeIds.of(key.scope()));
+      ps.setLong(1, scopeId(locker, "idempotency_record", key.scope()));
       ps.setString(2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();

@@ -54,9 +54,10 @@ public abstract class DialectStatements {
   /** The layout of a record table. */
   public enum Layout {
     /**
-     * The shipped DDL: the scope as a {@link ScopeIds 64-bit id} in every row and in the primary
-     * key, its text once in {@code <table>_scope}; the status as a code ({@value #IN_PROGRESS_CODE}
-     * in progress, {@value #COMPLETED_CODE} completed); no creation or update times.
+     * The shipped DDL: the scope as a {@link ScopeIds 32- or 64-bit id} in every row and in the
+     * primary key, its text once in {@code <table>_scope}; the status as a code ({@value
+     * #IN_PROGRESS_CODE} in progress, {@value #COMPLETED_CODE} completed); no creation or update
+     * times.
      */
     COMPACT,
     /**
@@ -95,6 +96,7 @@ public abstract class DialectStatements {
 
   protected final String table;
   protected final Layout layout;
+  private final ScopeIds.Width scopeIdWidth;
   private final Sql insertClaim;
   private final Sql read;
   private final Sql takeOver;
@@ -111,9 +113,10 @@ public abstract class DialectStatements {
    * Builds every statement once; the fragment methods below are called here, so they read no
    * subclass field.
    */
-  protected DialectStatements(String table, Layout layout) {
+  protected DialectStatements(String table, Layout layout, ScopeIds.Width scopeIdWidth) {
     this.table = table;
     this.layout = layout;
+    this.scopeIdWidth = scopeIdWidth;
     boolean legacy = layout == Layout.LEGACY;
     String byKey =
         legacy
@@ -172,17 +175,26 @@ public abstract class DialectStatements {
         Sql.of("SELECT scope FROM " + scopeTable(table) + " WHERE scope_id = :scope_id");
   }
 
-  /** The compact layout's statements for {@code table}. */
+  /** The compact layout's statements for {@code table}, with 64-bit scope ids. */
   public static DialectStatements of(JdbcDialect dialect, String table) {
-    return of(dialect, table, Layout.COMPACT);
+    return of(dialect, table, Layout.COMPACT, ScopeIds.Width.BITS_64);
   }
 
-  /** The statements for {@code table} in {@code layout}. */
+  /** The statements for {@code table} in {@code layout}, with 64-bit scope ids. */
   public static DialectStatements of(JdbcDialect dialect, String table, Layout layout) {
+    return of(dialect, table, layout, ScopeIds.Width.BITS_64);
+  }
+
+  /**
+   * The statements for {@code table} in {@code layout}, binding scope ids of {@code scopeIdWidth}
+   * (the compact layout; the earlier one binds the scope text).
+   */
+  public static DialectStatements of(
+      JdbcDialect dialect, String table, Layout layout, ScopeIds.Width scopeIdWidth) {
     return switch (dialect) {
-      case POSTGRESQL -> new Postgres(table, layout);
-      case MYSQL -> new MySql(table, layout);
-      case H2 -> new H2(table, layout);
+      case POSTGRESQL -> new Postgres(table, layout, scopeIdWidth);
+      case MYSQL -> new MySql(table, layout, scopeIdWidth);
+      case H2 -> new H2(table, layout, scopeIdWidth);
     };
   }
 
@@ -196,6 +208,24 @@ public abstract class DialectStatements {
   /** The layout these statements are for. */
   public Layout layout() {
     return layout;
+  }
+
+  /** The width of the scope ids these statements bind, that of the table's {@code scope_id}. */
+  public ScopeIds.Width scopeIdWidth() {
+    return scopeIdWidth;
+  }
+
+  /**
+   * Binds the id of {@code scope} at {@link #scopeIdWidth()}: as an {@code INTEGER} or a {@code
+   * BIGINT}, the type of the column.
+   */
+  public void bindScopeId(PreparedStatement ps, int index, String scope) throws SQLException {
+    long id = scopeIdWidth.of(scope);
+    if (scopeIdWidth == ScopeIds.Width.BITS_32) {
+      ps.setInt(index, (int) id);
+    } else {
+      ps.setLong(index, id);
+    }
   }
 
   /** Whether {@code status}, as read by {@link #read()}, is that of a claim in progress. */
@@ -375,8 +405,8 @@ public abstract class DialectStatements {
    * transaction.
    */
   static final class Postgres extends DialectStatements {
-    Postgres(String table, Layout layout) {
-      super(table, layout);
+    Postgres(String table, Layout layout, ScopeIds.Width scopeIdWidth) {
+      super(table, layout, scopeIdWidth);
     }
 
     @Override
@@ -474,8 +504,8 @@ public abstract class DialectStatements {
 
     static final long EXISTS_CODE = 0x7E5A_1D3C_0000_0001L;
 
-    MySql(String table, Layout layout) {
-      super(table, layout);
+    MySql(String table, Layout layout, ScopeIds.Width scopeIdWidth) {
+      super(table, layout, scopeIdWidth);
     }
 
     @Override
@@ -562,8 +592,8 @@ public abstract class DialectStatements {
    * "taken".
    */
   static final class H2 extends DialectStatements {
-    H2(String table, Layout layout) {
-      super(table, layout);
+    H2(String table, Layout layout, ScopeIds.Width scopeIdWidth) {
+      super(table, layout, scopeIdWidth);
     }
 
     @Override

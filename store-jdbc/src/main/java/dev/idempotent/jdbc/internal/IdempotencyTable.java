@@ -3,6 +3,7 @@ package dev.idempotent.jdbc.internal;
 import dev.idempotent.jdbc.ConnectionProvider;
 import dev.idempotent.jdbc.JdbcDialect;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
+import dev.idempotent.jdbc.JdbcStoreException;
 import dev.idempotent.jdbc.internal.DialectStatements.Inserted;
 import dev.idempotent.jdbc.internal.DialectStatements.Param;
 import dev.idempotent.jdbc.internal.DialectStatements.Sql;
@@ -17,6 +18,7 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Collections;
@@ -26,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,8 +70,11 @@ public final class IdempotencyTable {
    */
   private volatile DialectStatements sql;
 
-  /** The ids of the scopes whose text this store has seen written to the scope table. */
-  private final Set<Long> registeredScopes = ConcurrentHashMap.newKeySet();
+  /**
+   * The scopes whose text this store has seen written to the scope table, by their id at the
+   * table's width: a scope is only known by its id once the text stored under the id is its own.
+   */
+  private final Map<Long, String> registeredScopes = new ConcurrentHashMap<>();
 
   private final StoreConnections connections;
   private final ConnectionProvider connectionProvider;
@@ -133,7 +139,7 @@ public final class IdempotencyTable {
         key,
         (c, t) -> {
           DialectStatements sql = statements(c);
-          registerScope(c, t, sql, key.scope());
+          registerScope(c, t, sql, key.scope(), true);
           for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
             Inserted inserted = insert(c, t, claim);
             if (inserted == Inserted.WON) {
@@ -154,7 +160,7 @@ public final class IdempotencyTable {
             Values takeOver =
                 new Values(key, owner, fingerprint, leaseMicros, null, stored.owner(), 0);
             Sql takeOverSql = stored.owner() == null ? sql.takeOverCompleted() : sql.takeOver();
-            if (update(c, t, takeOverSql, takeOver) == 1) {
+            if (update(c, t, sql, takeOverSql, takeOver) == 1) {
               if (stored.inProgress()) {
                 LOG.debug("took over the expired claim of {}", key);
                 return ClaimResult.tookOver();
@@ -185,7 +191,8 @@ public final class IdempotencyTable {
   private Inserted insert(Connection c, int statementTimeout, Values values) throws SQLException {
     DialectStatements sql = statements(c);
     boolean code = sql.insertReportsCode();
-    try (PreparedStatement ps = prepare(c, sql.insertClaim(), values, statementTimeout, code)) {
+    try (PreparedStatement ps =
+        prepare(c, sql, sql.insertClaim(), values, statementTimeout, code)) {
       int count;
       try {
         count = ps.executeUpdate();
@@ -230,7 +237,7 @@ public final class IdempotencyTable {
   private Stored readStored(Connection c, int statementTimeout, RecordKey key) throws SQLException {
     DialectStatements sql = statements(c);
     try (PreparedStatement ps =
-            prepare(c, sql.read(), Values.of(key, null), statementTimeout, false);
+            prepare(c, sql, sql.read(), Values.of(key, null), statementTimeout, false);
         ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;
@@ -251,6 +258,7 @@ public final class IdempotencyTable {
         "read",
         key,
         (c, t) -> {
+          registerScope(c, t, statements(c), key.scope(), false);
           Stored stored = readStored(c, t, key);
           return stored == null || stored.microsLeft() <= 0
               ? Optional.empty()
@@ -262,12 +270,13 @@ public final class IdempotencyTable {
     return connections.run(
         "release",
         key,
-        (c, t) -> update(c, t, statements(c).release(), Values.of(key, owner)) == 1);
+        (c, t) -> update(c, t, DialectStatements::release, Values.of(key, owner)) == 1);
   }
 
   public boolean renew(RecordKey key, String owner, long leaseMicros) {
     Values renew = new Values(key, owner, null, leaseMicros, null, null, 0);
-    return connections.run("renew", key, (c, t) -> update(c, t, statements(c).renew(), renew) == 1);
+    return connections.run(
+        "renew", key, (c, t) -> update(c, t, DialectStatements::renew, renew) == 1);
   }
 
   /**
@@ -277,7 +286,12 @@ public final class IdempotencyTable {
    */
   public boolean delete(RecordKey key) {
     return connections.run(
-        "delete", key, (c, t) -> update(c, t, statements(c).delete(), Values.of(key, null)) > 0);
+        "delete",
+        key,
+        (c, t) -> {
+          registerScope(c, t, statements(c), key.scope(), false);
+          return update(c, t, DialectStatements::delete, Values.of(key, null)) > 0;
+        });
   }
 
   /**
@@ -294,7 +308,7 @@ public final class IdempotencyTable {
         (c, t) -> {
           long limit = packetLimit(c, outcome.length);
           try {
-            return update(c, t, statements(c).complete(), values) == 1;
+            return update(c, t, DialectStatements::complete, values) == 1;
           } catch (SQLException e) {
             OutcomeNotRecordedException tooLarge = tooLarge(key, outcome, limit, e);
             if (tooLarge != null) {
@@ -536,14 +550,16 @@ public final class IdempotencyTable {
   public int purgeBatch(int batchSize) {
     Values purge = new Values(null, null, null, 0, null, null, batchSize);
     return connections.runWithQueryTimeout(
-        "purge", null, (c, t) -> update(c, t, statements(c).purgeBatch(), purge));
+        "purge", null, (c, t) -> update(c, t, DialectStatements::purgeBatch, purge));
   }
 
   /**
    * The statements for the table's layout, found once from its columns on {@code c}: the compact
    * layout of the shipped DDL, or, where the table has a {@code scope} column, the layout of
    * earlier versions, which keeps working as it is (logged once, with the migration that shrinks
-   * it).
+   * it). In the compact layout the type of {@code scope_id} gives the width of the scope ids
+   * ({@link #scopeIdWidth}), so that a table's records are always found under the ids they were
+   * written with.
    */
   private DialectStatements statements(Connection c) throws SQLException {
     DialectStatements known = sql;
@@ -555,12 +571,15 @@ public final class IdempotencyTable {
         return sql;
       }
       DialectStatements.Layout layout = DialectStatements.Layout.COMPACT;
+      ScopeIds.Width width = ScopeIds.Width.BITS_64;
       try (Statement st = c.createStatement();
           ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
         ResultSetMetaData md = rs.getMetaData();
         for (int i = 1; i <= md.getColumnCount(); i++) {
           if ("scope".equalsIgnoreCase(md.getColumnLabel(i))) {
             layout = DialectStatements.Layout.LEGACY;
+          } else if ("scope_id".equalsIgnoreCase(md.getColumnLabel(i))) {
+            width = scopeIdWidth(md, i);
           }
         }
       }
@@ -571,45 +590,93 @@ public final class IdempotencyTable {
                 + " docs/stores/jdbc.md shows (\"Upgrading from the earlier table layout\")",
             table);
       }
-      known = DialectStatements.of(dialect, table, layout);
+      known = DialectStatements.of(dialect, table, layout, width);
       sql = known;
       return known;
     }
   }
 
   /**
-   * Compact layout: writes the text of {@code scope} to the scope table once per scope and store,
-   * and fails when another scope's text is stored under its id.
+   * The width of the ids a {@code scope_id} column holds: 32 bits for a signed 32-bit {@code
+   * INTEGER} (the shipped DDL where it makes rows smaller), 64 bits for anything else, as a {@code
+   * BIGINT} of the DDL of earlier versions, which keeps its ids.
+   */
+  public static ScopeIds.Width scopeIdWidth(ResultSetMetaData md, int column) throws SQLException {
+    boolean int32 =
+        md.getColumnType(column) == Types.INTEGER
+            && md.isSigned(column)
+            && md.getPrecision(column) >= 10;
+    return int32 ? ScopeIds.Width.BITS_32 : ScopeIds.Width.BITS_64;
+  }
+
+  /**
+   * Compact layout: writes the text of {@code scope} to the scope table once per scope and store
+   * (when {@code write}; otherwise only reads it, for the reads and deletes that never write it),
+   * and fails, naming both scopes, when another scope's text is stored under its id (or this store
+   * has seen another scope's text there): the records of the two would share their keys.
    */
   private void registerScope(
-      Connection c, int statementTimeout, DialectStatements sql, String scope) throws SQLException {
-    long id = ScopeIds.of(scope);
-    if (sql.layout() != DialectStatements.Layout.COMPACT || registeredScopes.contains(id)) {
+      Connection c, int statementTimeout, DialectStatements sql, String scope, boolean write)
+      throws SQLException {
+    if (sql.layout() != DialectStatements.Layout.COMPACT) {
       return;
     }
+    long id = sql.scopeIdWidth().of(scope);
+    String known = registeredScopes.get(id);
+    if (known != null) {
+      if (known.equals(scope)) {
+        return;
+      }
+      throw scopeIdTaken(sql, scope, id, known);
+    }
     Values values = Values.of(RecordKey.of(scope, "-"), null);
-    try {
-      update(c, statementTimeout, sql.insertScope(), values);
-    } catch (SQLException e) {
-      if (!sql.isDuplicateKey(e)) {
-        throw e;
+    if (write) {
+      try {
+        update(c, statementTimeout, sql, sql.insertScope(), values);
+      } catch (SQLException e) {
+        if (!sql.isDuplicateKey(e)) {
+          throw e;
+        }
       }
     }
     String stored;
-    try (PreparedStatement ps = prepare(c, sql.readScope(), values, statementTimeout, false);
+    try (PreparedStatement ps = prepare(c, sql, sql.readScope(), values, statementTimeout, false);
         ResultSet rs = ps.executeQuery()) {
       stored = rs.next() ? readScopeText(rs) : null;
     }
     if (stored != null && !stored.equals(scope)) {
-      throw new SQLException(
-          "scope id "
-              + id
-              + " in "
-              + DialectStatements.scopeTable(table)
-              + " stands for another"
-              + " scope; two scopes share the first 64 bits of their SHA-256: rename one of them");
+      throw scopeIdTaken(sql, scope, id, stored);
     }
-    registeredScopes.add(id);
+    if (stored == null && !write) {
+      return; // no scope has written records under the id yet
+    }
+    String raced = registeredScopes.putIfAbsent(id, scope);
+    if (raced != null && !raced.equals(scope)) {
+      throw scopeIdTaken(sql, scope, id, raced);
+    }
+  }
+
+  /** The refusal of {@code scope}, whose id {@code other} has. */
+  private JdbcStoreException scopeIdTaken(
+      DialectStatements sql, String scope, long id, String other) {
+    int bits = sql.scopeIdWidth() == ScopeIds.Width.BITS_32 ? 32 : 64;
+    return new JdbcStoreException(
+        "scope \""
+            + scope
+            + "\" cannot be used with table "
+            + table
+            + ": its scope id "
+            + id
+            + " (the first "
+            + bits
+            + " bits of its SHA-256) is already registered in "
+            + DialectStatements.scopeTable(table)
+            + " for the scope \""
+            + other
+            + "\", and the records of two scopes never share an id. Rename one of the two scopes"
+            + " (the scope attribute of @Idempotent or of the policy); nothing was written for"
+            + " this call",
+        null);
   }
 
   private String readScopeText(ResultSet rs) throws SQLException {
@@ -620,9 +687,18 @@ public final class IdempotencyTable {
     return rs.getString(1);
   }
 
-  private int update(Connection c, int statementTimeout, Sql statement, Values values)
+  /** Runs the statement {@code which} picks from the table's statements. */
+  private int update(
+      Connection c, int statementTimeout, Function<DialectStatements, Sql> which, Values values)
       throws SQLException {
-    try (PreparedStatement ps = prepare(c, statement, values, statementTimeout, false)) {
+    DialectStatements sql = statements(c);
+    return update(c, statementTimeout, sql, which.apply(sql), values);
+  }
+
+  private int update(
+      Connection c, int statementTimeout, DialectStatements sql, Sql statement, Values values)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql, statement, values, statementTimeout, false)) {
       return ps.executeUpdate();
     } catch (SQLException e) {
       throw layoutMayHaveChanged(e);
@@ -650,11 +726,17 @@ public final class IdempotencyTable {
   }
 
   /**
-   * Prepares {@code statement} with its values bound and {@code statementTimeout} seconds set (0:
-   * none), asking for the generated key when {@code returnKey}.
+   * Prepares {@code statement}, one of {@code sql}, with its values bound as {@code sql} binds them
+   * and {@code statementTimeout} seconds set (0: none), asking for the generated key when {@code
+   * returnKey}.
    */
   private PreparedStatement prepare(
-      Connection c, Sql statement, Values values, int statementTimeout, boolean returnKey)
+      Connection c,
+      DialectStatements sql,
+      Sql statement,
+      Values values,
+      int statementTimeout,
+      boolean returnKey)
       throws SQLException {
     PreparedStatement ps =
         returnKey
@@ -664,7 +746,7 @@ public final class IdempotencyTable {
       if (statementTimeout > 0) {
         ps.setQueryTimeout(statementTimeout);
       }
-      bind(ps, statement, values);
+      bind(ps, sql, statement, values);
       return ps;
     } catch (SQLException | RuntimeException e) {
       ps.close();
@@ -672,13 +754,13 @@ public final class IdempotencyTable {
     }
   }
 
-  private void bind(PreparedStatement ps, Sql statement, Values v) throws SQLException {
-    DialectStatements sql = this.sql;
+  private void bind(PreparedStatement ps, DialectStatements sql, Sql statement, Values v)
+      throws SQLException {
     int i = 1;
     for (Param p : statement.params()) {
       switch (p) {
         case SCOPE -> sql.bindKeyPart(ps, i, v.key().scope());
-        case SCOPE_ID -> ps.setLong(i, ScopeIds.of(v.key().scope()));
+        case SCOPE_ID -> sql.bindScopeId(ps, i, v.key().scope());
         case KEY -> sql.bindKeyPart(ps, i, v.key().key());
         case OWNER -> ps.setString(i, v.owner());
         case FINGERPRINT -> ps.setString(i, v.fingerprint());
