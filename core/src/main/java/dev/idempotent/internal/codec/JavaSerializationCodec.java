@@ -171,16 +171,23 @@ public final class JavaSerializationCodec implements ResultCodec {
       }
     }
 
+    /** The bytes the last result took, its header included. */
+    long lastResultBytes() {
+      return target.written;
+    }
+
     void write(Object value, ClassAllowList allowList, OutputStream out) throws IOException {
       target.start(out);
       stream.start(allowList);
       target.write(HEADER, 0, HEADER.length);
       stream.writeObject(value);
       stream.flush();
+      long written = target.written;
       target.start(null);
       stream.reset();
       stream.flush();
       stream.start(null);
+      target.written = written;
     }
   }
 
@@ -198,6 +205,9 @@ public final class JavaSerializationCodec implements ResultCodec {
    * result) gets a stream of its own. Not tied to threads, so virtual threads share them.
    */
   private static final class EncoderPool {
+    /** The largest result after which an encoder is kept. */
+    static final int MAX_KEPT_RESULT_BYTES = 64 * 1024;
+
     private final AtomicReferenceArray<Encoder> slots;
 
     EncoderPool() {
@@ -210,8 +220,15 @@ public final class JavaSerializationCodec implements ResultCodec {
       return encoder != null ? encoder : new Encoder();
     }
 
+    /**
+     * Keeps {@code encoder} for the next result, unless its last result was larger than {@link
+     * #MAX_KEPT_RESULT_BYTES}: a stream's handle tables keep the size a large object graph grew
+     * them to, and the pool should hold small streams only.
+     */
     void release(Encoder encoder) {
-      slots.compareAndSet(slot(), null, encoder);
+      if (encoder.lastResultBytes() <= MAX_KEPT_RESULT_BYTES) {
+        slots.compareAndSet(slot(), null, encoder);
+      }
     }
 
     private int slot() {

@@ -90,6 +90,7 @@ class JavaSerializationCodecTest {
             List.of(new Item("b", 2), new Item("c", 3)),
             "text",
             new HashMap<>(Map.of("k", new Item("d", 4))),
+            largeList(20_000),
             new Item("e", 5));
     for (int round = 0; round < 3; round++) {
       for (Object value : values) {
@@ -105,6 +106,15 @@ class JavaSerializationCodecTest {
       assertThatThrownBy(() -> encoded(testTypes, new FailsWhileWritten(), Object.class))
           .hasMessageContaining("cannot write this one");
     }
+  }
+
+  /** More than 64 KiB once serialized: the stream that wrote it is not kept. */
+  private static List<Item> largeList(int n) {
+    List<Item> items = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      items.add(new Item("sku-" + i, i));
+    }
+    return items;
   }
 
   /** Not Serializable: the codec's stream is left half-way through a result. */
