@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.LongAdder;
  * </ol>
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.JdbcLargeTableRun
- *     postgresql|mariadb [live=10000000] [seconds=20] [threads=4] [backlog=1000000]</pre>
+ *     postgresql|mariadb [live=10000000] [seconds=20] [threads=4] [backlog=1000000]
+ *     [paced batch=1000]</pre>
  *
  * <p>The database is the one of {@code IDEMPOTENT_POSTGRES_URL} or {@code IDEMPOTENT_MARIADB_URL};
  * its table {@value #TABLE} is dropped first and left in place at the end, for inspection.
@@ -58,6 +59,7 @@ public final class JdbcLargeTableRun {
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
     int threads = args.length > 3 ? Integer.parseInt(args[3]) : 4;
     long backlog = args.length > 4 ? Long.parseLong(args[4]) : 1_000_000L;
+    int pacedBatch = args.length > 5 ? Integer.parseInt(args[5]) : 1000;
     String url = BenchmarkSettings.jdbcUrl(database);
     boolean postgres = JdbcRows.isPostgres(url);
     try (HikariDataSource ds = JdbcRows.pool(url, threads + 8)) {
@@ -91,14 +93,14 @@ public final class JdbcLargeTableRun {
         load(ds, postgres, backlog, "old-", "interval '-1 hour'", "INTERVAL -1 HOUR");
         analyze(ds, postgres);
         System.out.printf("%s: backlog of %,d expired records loaded%n", database, backlog);
-        Phase without = phase(store, threads, seconds, -1);
+        Phase without = phase(store, threads, seconds, -1, 0);
         report(database, "without purge", without, without);
         report(
             database,
-            "purge paced to " + PACED_PURGE + " rows/s",
-            phase(store, threads, seconds, PACED_PURGE),
+            "purge paced to " + PACED_PURGE + " rows/s in batches of " + pacedBatch,
+            phase(store, threads, seconds, PACED_PURGE, pacedBatch),
             without);
-        report(database, "purge unpaced", phase(store, threads, seconds, 0), without);
+        report(database, "purge unpaced", phase(store, threads, seconds, 0, 1000), without);
       }
     }
   }
@@ -237,10 +239,11 @@ public final class JdbcLargeTableRun {
   /**
    * 1,000 arrivals a second for the whole phase; their latency over the first half, the saturated
    * fresh-key throughput over the second. With {@code purgeRate} 0, {@code purgeExpired(1000)}
-   * (batches back to back) throughout; above 0, {@code purgeBatch(1000)} paced to that many rows a
+   * (batches back to back) throughout; above 0, {@code purgeBatch(batch)} paced to that many rows a
    * second; below 0, no purge.
    */
-  private static Phase phase(JdbcIdempotencyStore store, int threads, int seconds, int purgeRate)
+  private static Phase phase(
+      JdbcIdempotencyStore store, int threads, int seconds, int purgeRate, int batch)
       throws Exception {
     boolean purge = purgeRate >= 0;
     AtomicBoolean running = new AtomicBoolean(true);
@@ -250,7 +253,7 @@ public final class JdbcLargeTableRun {
         new Thread(
             () -> {
               while (running.get()) {
-                int n = purgeRate > 0 ? store.purgeBatch(1000) : store.purgeExpired(1000);
+                int n = purgeRate > 0 ? store.purgeBatch(batch) : store.purgeExpired(1000);
                 purged.addAndGet(n);
                 if (n == 0) {
                   sleep(100);
