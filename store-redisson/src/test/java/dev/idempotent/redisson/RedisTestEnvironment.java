@@ -4,6 +4,10 @@ import dev.idempotent.tck.TestBackends;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.redisson.config.SingleServerConfig;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
 
@@ -39,6 +43,23 @@ final class RedisTestEnvironment {
     }
     TestBackends.missing(URL_VARIABLE, LOCAL_URL, 6379);
     return null;
+  }
+
+  /**
+   * A client of the shared standalone Redis keeping {@code minimumIdle} connections open, with
+   * Redisson's default pool size when {@code poolSize} is 0.
+   */
+  static RedissonClient client(int minimumIdle, int poolSize) {
+    Config config = new Config();
+    SingleServerConfig server =
+        config
+            .useSingleServer()
+            .setAddress(standaloneUrl())
+            .setConnectionMinimumIdleSize(minimumIdle);
+    if (poolSize > 0) {
+      server.setConnectionPoolSize(poolSize);
+    }
+    return Redisson.create(config);
   }
 
   /** The {@code redis-server} binary, for tests that start their own servers. */

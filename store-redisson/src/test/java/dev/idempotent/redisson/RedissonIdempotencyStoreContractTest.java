@@ -4,9 +4,7 @@ import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.tck.IdempotencyStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /** The contract kit against a standalone Redis ({@code IDEMPOTENT_REDIS_URL}). */
 class RedissonIdempotencyStoreContractTest extends IdempotencyStoreContract {
@@ -14,13 +12,7 @@ class RedissonIdempotencyStoreContractTest extends IdempotencyStoreContract {
 
   @BeforeAll
   static void connect() {
-    Config config = new Config();
-    config
-        .useSingleServer()
-        .setAddress(RedisTestEnvironment.standaloneUrl())
-        .setConnectionMinimumIdleSize(4)
-        .setConnectionPoolSize(32);
-    client = Redisson.create(config);
+    client = RedisTestEnvironment.client(4, 32);
   }
 
   @AfterAll

@@ -36,12 +36,7 @@ class RedissonIdempotencyStoreTest {
 
   @BeforeAll
   static void connect() {
-    Config config = new Config();
-    config
-        .useSingleServer()
-        .setAddress(RedisTestEnvironment.standaloneUrl())
-        .setConnectionMinimumIdleSize(2);
-    client = Redisson.create(config);
+    client = RedisTestEnvironment.client(2, 0);
   }
 
   @AfterAll

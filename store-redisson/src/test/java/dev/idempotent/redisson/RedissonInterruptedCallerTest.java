@@ -23,9 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Calls from a thread whose interrupt flag is set: Redisson fails every command on such a thread.
@@ -44,12 +42,7 @@ class RedissonInterruptedCallerTest {
 
   @BeforeAll
   static void connect() {
-    Config config = new Config();
-    config
-        .useSingleServer()
-        .setAddress(RedisTestEnvironment.standaloneUrl())
-        .setConnectionMinimumIdleSize(2);
-    client = Redisson.create(config);
+    client = RedisTestEnvironment.client(2, 0);
   }
 
   @AfterAll

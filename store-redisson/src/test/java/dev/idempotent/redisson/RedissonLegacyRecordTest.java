@@ -13,9 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Records written by the earlier layout (one hash per record named after the whole scope) are read
@@ -34,12 +32,7 @@ class RedissonLegacyRecordTest {
 
   @BeforeAll
   static void connect() {
-    Config config = new Config();
-    config
-        .useSingleServer()
-        .setAddress(RedisTestEnvironment.standaloneUrl())
-        .setConnectionMinimumIdleSize(2);
-    client = Redisson.create(config);
+    client = RedisTestEnvironment.client(2, 0);
   }
 
   @AfterAll

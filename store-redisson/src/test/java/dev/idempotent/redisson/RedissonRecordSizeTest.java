@@ -15,12 +15,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.redisson.Redisson;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.StringCodec;
-import org.redisson.config.Config;
 
 /**
  * The bytes Redis spends on a completed record ({@code MEMORY USAGE}, averaged over many records)
@@ -48,12 +46,7 @@ class RedissonRecordSizeTest {
 
   @BeforeAll
   static void connect() {
-    Config config = new Config();
-    config
-        .useSingleServer()
-        .setAddress(RedisTestEnvironment.standaloneUrl())
-        .setConnectionMinimumIdleSize(2);
-    client = Redisson.create(config);
+    client = RedisTestEnvironment.client(2, 0);
   }
 
   @AfterAll

@@ -17,9 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * A complete or release that reaches Redis twice (Redisson resends a command whose reply is late;
@@ -35,12 +33,7 @@ class RedissonResentCommandTest {
 
   @BeforeAll
   static void connect() {
-    Config config = new Config();
-    config
-        .useSingleServer()
-        .setAddress(RedisTestEnvironment.standaloneUrl())
-        .setConnectionMinimumIdleSize(2);
-    client = Redisson.create(config);
+    client = RedisTestEnvironment.client(2, 0);
   }
 
   @AfterAll
