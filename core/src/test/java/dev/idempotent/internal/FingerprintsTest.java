@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -92,6 +93,35 @@ class FingerprintsTest {
         .isEqualTo("TdtDwYF5scd4vnZqKr7dPg");
     assertThat(Fingerprints.of(Set.of("a", "b"))).isEqualTo("gKWCod2X42gIOsSCCjBqfg");
     assertThat(Fingerprints.of(Map.of("a", 1))).isEqualTo("IoGJX2_z8tkSncidA3OnCA");
+    // The shape the web filter digests (method, path, query, content type, body, form fields),
+    // and empty and nested composites of every kind.
+    byte[] body = "{\"sku\":\"A-1\",\"qty\":2}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(Fingerprints.of(List.of("POST", "/orders", "", "application/json", body, Map.of())))
+        .isEqualTo("X2NJ1HJXRzaH_u8--kI73g");
+    assertThat(
+            Fingerprints.of(
+                List.of(
+                    "POST",
+                    "/orders",
+                    "a=1",
+                    "application/x-www-form-urlencoded",
+                    new byte[0],
+                    Map.of("qty", new String[] {"1", "2"}))))
+        .isEqualTo("4ELES1olO8b-OcA88RC-gw");
+    assertThat(
+            Fingerprints.of(
+                new Object[] {
+                  List.of(),
+                  new Object[0],
+                  new int[0],
+                  Set.of(),
+                  new java.util.ArrayDeque<>(),
+                  Map.of(),
+                  List.of(List.of(), Map.of("k", List.of())),
+                  new Bean("é€😀", -1),
+                  Optional.of(new Line("x", 3))
+                }))
+        .isEqualTo("yDdN16mqsvkulAVF9WcE0Q");
   }
 
   @Test
