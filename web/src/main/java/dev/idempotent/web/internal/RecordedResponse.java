@@ -1,13 +1,10 @@
 package dev.idempotent.web.internal;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,22 +65,30 @@ public final class RecordedResponse {
     }
   }
 
+  /**
+   * The record: format, status, header count (two bytes each), each header's name and value as
+   * {@link java.io.DataOutput#writeUTF} writes them, the body's length (four bytes) and the body,
+   * written into one array of exactly that size.
+   *
+   * @throws IllegalArgumentException when a header name or value is longer than 65,535 bytes
+   */
   public byte[] encode() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(bodyLength + 64 + headers.size() * 32);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeShort(FORMAT);
-      out.writeShort(status);
-      out.writeShort(headers.size());
-      for (Map.Entry<String, String> h : headers) {
-        out.writeUTF(h.getKey());
-        out.writeUTF(h.getValue());
-      }
-      out.writeInt(bodyLength);
-      out.write(body, bodyOffset, bodyLength);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    int size = 2 + 2 + 2 + 4 + bodyLength;
+    for (Map.Entry<String, String> h : headers) {
+      size += 2 + utfLength(h.getKey()) + 2 + utfLength(h.getValue());
     }
-    return bytes.toByteArray();
+    byte[] out = new byte[size];
+    int at = putShort(out, 0, FORMAT);
+    at = putShort(out, at, status);
+    at = putShort(out, at, headers.size());
+    for (Map.Entry<String, String> h : headers) {
+      at = putUtf(out, at, h.getKey());
+      at = putUtf(out, at, h.getValue());
+    }
+    at = putShort(out, at, bodyLength >>> 16);
+    at = putShort(out, at, bodyLength);
+    System.arraycopy(body, bodyOffset, out, at, bodyLength);
+    return out;
   }
 
   /**
@@ -93,28 +98,125 @@ public final class RecordedResponse {
    * @throws IllegalStateException when {@code bytes} were not written by {@link #encode()}
    */
   public static RecordedResponse decode(byte[] bytes) {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
-      if (in.readUnsignedShort() != FORMAT) {
-        throw new IllegalStateException(
-            "the recorded outcome is not a recorded HTTP response: was this scope "
-                + "used by something other than the idempotency filter?");
-      }
-      int status = in.readUnsignedShort();
-      int n = in.readUnsignedShort();
-      List<Map.Entry<String, String>> headers = new ArrayList<>(n);
-      for (int i = 0; i < n; i++) {
-        headers.add(Map.entry(in.readUTF(), in.readUTF()));
-      }
-      int length = in.readInt();
-      int offset = bytes.length - in.available();
-      if (length < 0 || length > in.available()) {
-        throw new EOFException(
-            "the body is recorded as " + length + " bytes, but " + in.available() + " follow");
-      }
-      return new RecordedResponse(status, headers, bytes, offset, length);
-    } catch (IOException e) {
+    if (bytes.length < 2 || readShort(bytes, 0) != FORMAT) {
       throw new IllegalStateException(
-          "the recorded HTTP response is truncated or corrupt: " + e, e);
+          "the recorded outcome is not a recorded HTTP response: was this scope "
+              + "used by something other than the idempotency filter?");
+    }
+    Reader in = new Reader(bytes);
+    in.at = 2;
+    int status = in.unsignedShort();
+    int n = in.unsignedShort();
+    List<Map.Entry<String, String>> headers = new ArrayList<>(Math.min(n, 64));
+    for (int i = 0; i < n; i++) {
+      String name = in.utf();
+      headers.add(Map.entry(name, in.utf()));
+    }
+    int length = in.unsignedShort() << 16 | in.unsignedShort();
+    int follow = bytes.length - in.at;
+    if (length < 0 || length > follow) {
+      throw corrupt("the body is recorded as " + length + " bytes, but " + follow + " follow");
+    }
+    return new RecordedResponse(status, headers, bytes, in.at, length);
+  }
+
+  private static IllegalStateException corrupt(String why) {
+    return new IllegalStateException("the recorded HTTP response is truncated or corrupt: " + why);
+  }
+
+  private static int readShort(byte[] b, int at) {
+    return (b[at] & 0xFF) << 8 | b[at + 1] & 0xFF;
+  }
+
+  private static int putShort(byte[] out, int at, int v) {
+    out[at] = (byte) (v >>> 8);
+    out[at + 1] = (byte) v;
+    return at + 2;
+  }
+
+  /** The length of {@code s} in modified UTF-8 ({@code writeUTF}); at most 65,535. */
+  private static int utfLength(String s) {
+    int n = s.length();
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c >= 0x800) {
+        n += 2;
+      } else if (c >= 0x80 || c == 0) {
+        n += 1;
+      }
+    }
+    if (n > 0xFFFF) {
+      throw new IllegalArgumentException(
+          "a header of " + n + " bytes is too long to record (at most 65,535)");
+    }
+    return n;
+  }
+
+  private static int putUtf(byte[] out, int at, String s) {
+    int start = at;
+    at += 2;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c != 0 && c < 0x80) {
+        out[at++] = (byte) c;
+      } else if (c < 0x800) {
+        out[at++] = (byte) (0xC0 | c >> 6);
+        out[at++] = (byte) (0x80 | c & 0x3F);
+      } else {
+        out[at++] = (byte) (0xE0 | c >> 12);
+        out[at++] = (byte) (0x80 | c >> 6 & 0x3F);
+        out[at++] = (byte) (0x80 | c & 0x3F);
+      }
+    }
+    putShort(out, start, at - start - 2);
+    return at;
+  }
+
+  /** Reads a record, every length checked against what is there. */
+  private static final class Reader {
+    final byte[] bytes;
+    int at;
+
+    Reader(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    int unsignedShort() {
+      if (bytes.length - at < 2) {
+        throw corrupt("it ends at byte " + bytes.length);
+      }
+      int v = readShort(bytes, at);
+      at += 2;
+      return v;
+    }
+
+    /** A string as {@code writeUTF} writes it; plain ASCII without a decoder. */
+    String utf() {
+      int length = unsignedShort();
+      if (bytes.length - at < length) {
+        throw corrupt("a header is recorded as " + length + " bytes, but fewer follow");
+      }
+      int from = at;
+      at += length;
+      boolean ascii = true;
+      for (int i = from; i < at; i++) {
+        byte b = bytes[i];
+        if (b <= 0) {
+          ascii = false;
+          break;
+        }
+      }
+      if (ascii) {
+        return new String(bytes, from, length, StandardCharsets.ISO_8859_1);
+      }
+      byte[] framed = new byte[length + 2];
+      putShort(framed, 0, length);
+      System.arraycopy(bytes, from, framed, 2, length);
+      try {
+        return new DataInputStream(new ByteArrayInputStream(framed)).readUTF();
+      } catch (IOException e) {
+        throw corrupt("a header is not modified UTF-8 (" + e + ")");
+      }
     }
   }
 }
