@@ -693,9 +693,11 @@ public final class IdempotencyFilter implements Filter {
       RecordedResponse recorded = RecordedResponse.decode(outcome);
       response.resetBuffer();
       response.setStatus(recorded.status());
-      Set<String> set = caseInsensitive(List.of());
-      for (Map.Entry<String, String> h : recorded.headers()) {
-        if (set.add(h.getKey())) {
+      List<Map.Entry<String, String>> headers = recorded.headers();
+      Set<String> set = headers.size() > 16 ? caseInsensitive(List.of()) : null;
+      for (int i = 0; i < headers.size(); i++) {
+        Map.Entry<String, String> h = headers.get(i);
+        if (set != null ? set.add(h.getKey()) : isFirst(headers, i)) {
           response.setHeader(h.getKey(), h.getValue());
         } else {
           response.addHeader(h.getKey(), h.getValue());
@@ -706,6 +708,17 @@ public final class IdempotencyFilter implements Filter {
       if (recorded.bodyLength() > 0) {
         recorded.writeBodyTo(response.getOutputStream());
       }
+    }
+
+    /** Whether no header before {@code i} has its name (a few recorded headers: no set). */
+    private static boolean isFirst(List<Map.Entry<String, String>> headers, int i) {
+      String name = headers.get(i).getKey();
+      for (int j = 0; j < i; j++) {
+        if (headers.get(j).getKey().equalsIgnoreCase(name)) {
+          return false;
+        }
+      }
+      return true;
     }
 
     void sendUnrecorded() throws IOException {
