@@ -345,7 +345,9 @@ public final class SubmitTokens {
     }
 
     private static Duration positive(Duration d, String what) {
-      Objects.requireNonNull(d, what + " must not be null");
+      if (d == null) {
+        throw new NullPointerException(what + " must not be null");
+      }
       if (d.isZero() || d.isNegative()) {
         throw new IllegalArgumentException(what + " must be positive, was " + d);
       }

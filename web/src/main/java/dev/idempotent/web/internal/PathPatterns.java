@@ -1,5 +1,6 @@
 package dev.idempotent.web.internal;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -9,8 +10,41 @@ import java.util.List;
 public final class PathPatterns {
   private final List<String> patterns;
 
+  /** The patterns by form, read once: every request is matched against them. */
+  private final boolean all;
+
+  private final String[] exact;
+
+  /** {@code /api/*}: {@code /api} itself, or anything under {@code /api/}. */
+  private final String[] prefixes;
+
+  private final String[] prefixDirectories;
+
+  /** {@code *.do}: {@code .do}. */
+  private final String[] extensions;
+
   private PathPatterns(List<String> patterns) {
     this.patterns = List.copyOf(patterns);
+    boolean any = false;
+    List<String> exactPaths = new ArrayList<>();
+    List<String> prefixPaths = new ArrayList<>();
+    List<String> suffixes = new ArrayList<>();
+    for (String p : this.patterns) {
+      if (p.equals("/*") || p.equals("/")) {
+        any = true;
+      } else if (p.endsWith("/*")) {
+        prefixPaths.add(p.substring(0, p.length() - 2));
+      } else if (p.startsWith("*.")) {
+        suffixes.add(p.substring(1));
+      } else {
+        exactPaths.add(p);
+      }
+    }
+    this.all = any;
+    this.exact = exactPaths.toArray(String[]::new);
+    this.prefixes = prefixPaths.toArray(String[]::new);
+    this.prefixDirectories = prefixPaths.stream().map(x -> x + "/").toArray(String[]::new);
+    this.extensions = suffixes.toArray(String[]::new);
   }
 
   /**
@@ -44,20 +78,23 @@ public final class PathPatterns {
   }
 
   public boolean matches(String path) {
-    for (String p : patterns) {
-      if (p.equals("/*") || p.equals("/") || p.equals(path)) {
+    if (all) {
+      return true;
+    }
+    for (String e : exact) {
+      if (e.equals(path)) {
         return true;
       }
-      if (p.endsWith("/*")) {
-        String prefix = p.substring(0, p.length() - 2);
-        if (path.equals(prefix) || path.startsWith(prefix + "/")) {
-          return true;
-        }
-      } else if (p.startsWith("*.")) {
-        int slash = path.lastIndexOf('/');
-        if (path.substring(slash + 1).endsWith(p.substring(1))) {
-          return true;
-        }
+    }
+    for (int i = 0; i < prefixes.length; i++) {
+      if (path.startsWith(prefixDirectories[i]) || path.equals(prefixes[i])) {
+        return true;
+      }
+    }
+    // the extension never contains '/', so a path ending with it ends its last segment with it
+    for (String x : extensions) {
+      if (path.endsWith(x)) {
+        return true;
       }
     }
     return false;

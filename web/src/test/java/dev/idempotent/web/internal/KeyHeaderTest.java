@@ -45,7 +45,13 @@ class KeyHeaderTest {
     assertThat(p.matches("/orders")).isTrue();
     assertThat(p.matches("/orders/1")).isFalse();
     assertThat(p.matches("/x/submit.do")).isTrue();
+    assertThat(p.matches("/api/")).isTrue();
+    assertThat(p.matches("/x/submit.dox")).isFalse();
+    assertThat(p.matches("/x.do/submit")).isFalse();
+    assertThat(p.matches("/ordersx")).isFalse();
     assertThat(PathPatterns.of(List.of("/*"), "paths").matches("/anything")).isTrue();
+    assertThat(PathPatterns.of(List.of("/"), "paths").matches("/anything")).isTrue();
+    assertThat(PathPatterns.of(List.of(), "paths").matches("/")).isFalse();
     assertThatThrownBy(() -> PathPatterns.of(List.of("/a/*/b"), "paths"))
         .hasMessageContaining("'/a/*/b'");
   }
