@@ -48,6 +48,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -211,6 +212,10 @@ public final class IdempotencyFilter implements Filter {
           "problem-type-base");
 
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent.web");
+
+  /** How many scopes' policies a filter keeps (see {@code Builder.policy}). */
+  static final int MAX_KEPT_POLICIES = 1024;
+
   private static final String ATTRIBUTE = IdempotencyFilter.class.getName();
 
   private volatile Builder settings;
@@ -357,21 +362,7 @@ public final class IdempotencyFilter implements Filter {
       return;
     }
     Idempotency idempotency = s.idempotency();
-    IdempotencyPolicy.Builder policy =
-        IdempotencyPolicy.builder(scopeOf(s, request, path))
-            .store(s.store)
-            .onInProgress(s.onInProgress)
-            .onDuplicate(OnDuplicate.REPLAY)
-            .resultType(byte[].class);
-    if (s.ttl != null) {
-      policy.ttl(s.ttl);
-    }
-    if (s.lease != null) {
-      policy.lease(s.lease);
-    }
-    if (s.waitTimeout != null) {
-      policy.waitTimeout(s.waitTimeout);
-    }
+    IdempotencyPolicy policy = s.policy(scopeOf(s, request, path));
     List<Object> payload =
         List.of(
             request.getMethod(),
@@ -382,7 +373,7 @@ public final class IdempotencyFilter implements Filter {
             buffered.formParameters());
     Exchange exchange = new Exchange(s, buffered, response, s.recordClientErrors ? 500 : 400);
     try {
-      byte[] outcome = idempotency.execute(policy.build(), key, payload, () -> exchange.run(chain));
+      byte[] outcome = idempotency.execute(policy, key, payload, () -> exchange.run(chain));
       exchange.send(outcome);
     } catch (UnrecordedResponse e) {
       exchange.sendUnrecorded();
@@ -781,6 +772,12 @@ public final class IdempotencyFilter implements Filter {
     private Function<HttpServletRequest, String> submitSubject = DEFAULT_SUBJECT;
     private String problemTypeBase = DEFAULT_PROBLEM_TYPE_BASE;
 
+    /**
+     * The policies of the scopes requests were made in, each with the plan it keeps; at most {@link
+     * #MAX_KEPT_POLICIES}, then the set starts again (callers and paths are the client's).
+     */
+    private final Map<String, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
+
     private Builder() {}
 
     /**
@@ -1107,6 +1104,35 @@ public final class IdempotencyFilter implements Filter {
       return idempotency != null ? idempotency : Idempotency.global();
     }
 
+    /** The policy of a protected request in {@code scope}: made once per scope and kept. */
+    IdempotencyPolicy policy(String scope) {
+      IdempotencyPolicy kept = policies.get(scope);
+      if (kept != null) {
+        return kept;
+      }
+      IdempotencyPolicy.Builder b =
+          IdempotencyPolicy.builder(scope)
+              .store(store)
+              .onInProgress(onInProgress)
+              .onDuplicate(OnDuplicate.REPLAY)
+              .resultType(byte[].class);
+      if (ttl != null) {
+        b.ttl(ttl);
+      }
+      if (lease != null) {
+        b.lease(lease);
+      }
+      if (waitTimeout != null) {
+        b.waitTimeout(waitTimeout);
+      }
+      IdempotencyPolicy made = b.build();
+      if (policies.size() >= MAX_KEPT_POLICIES) {
+        policies.clear();
+      }
+      policies.put(scope, made);
+      return made;
+    }
+
     private Builder copy() {
       Builder b = new Builder();
       b.idempotency = idempotency;
@@ -1138,7 +1164,9 @@ public final class IdempotencyFilter implements Filter {
     }
 
     private static Duration positive(Duration d, String what) {
-      Objects.requireNonNull(d, what + " must not be null");
+      if (d == null) {
+        throw new NullPointerException(what + " must not be null");
+      }
       if (d.isZero() || d.isNegative()) {
         throw new IllegalArgumentException(what + " must be positive, was " + d);
       }
