@@ -4,7 +4,6 @@ import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -26,7 +25,7 @@ import java.nio.charset.StandardCharsets;
 public final class CapturingResponse extends HttpServletResponseWrapper {
   private final HttpServletResponse real;
   private final int limit;
-  private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(1024);
+  private final Body buffer = new Body();
   private OutputStream passThrough;
   private boolean overflowed;
   private boolean errorSent;
@@ -64,7 +63,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
       writer.flush();
     }
     if (finished == null) {
-      finished = buffer.toByteArray();
+      finished = buffer.bytes();
     }
     return finished;
   }
@@ -224,12 +223,16 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
   @Override
   public void setContentLength(int len) {
-    // the filter sets the length of what it sends
+    // the filter sets the length of what it sends; the declared length sizes the buffer
+    setContentLengthLong(len);
   }
 
   @Override
   public void setContentLengthLong(long len) {
-    // the filter sets the length of what it sends
+    // the filter sets the length of what it sends; the declared length sizes the buffer
+    if (len > 0 && len <= limit) {
+      buffer.expected = (int) len;
+    }
   }
 
   @Override
@@ -298,5 +301,58 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     }
     setStatus(sc);
     setHeader("Location", location);
+  }
+
+  /**
+   * The held body: one array, sized by the declared {@code Content-Length} or the first write and
+   * grown by doubling, handed out as it is when it is exactly full (the usual case of a declared
+   * length or a single write), else copied once to its size. An array handed out is never written
+   * again: a later write or reset starts another.
+   */
+  private static final class Body {
+    private static final byte[] EMPTY = new byte[0];
+
+    private byte[] bytes = EMPTY;
+    private int size;
+    private boolean handedOut;
+
+    /** The declared length, when the application set one within the limit; else 0. */
+    int expected;
+
+    int size() {
+      return size;
+    }
+
+    void write(byte[] b, int off, int len) {
+      java.util.Objects.checkFromIndexSize(off, len, b.length);
+      int needed = size + len;
+      if (needed > bytes.length || handedOut) {
+        int grown = Math.max(needed, Math.max(expected, size == 0 ? len : bytes.length * 2));
+        bytes = java.util.Arrays.copyOf(bytes, grown);
+        handedOut = false;
+      }
+      System.arraycopy(b, off, bytes, size, len);
+      size = needed;
+    }
+
+    void writeTo(OutputStream out) throws IOException {
+      out.write(bytes, 0, size);
+    }
+
+    void reset() {
+      size = 0;
+      if (handedOut) {
+        bytes = EMPTY;
+        handedOut = false;
+      }
+    }
+
+    byte[] bytes() {
+      if (size == bytes.length) {
+        handedOut = true;
+        return bytes;
+      }
+      return java.util.Arrays.copyOf(bytes, size);
+    }
   }
 }

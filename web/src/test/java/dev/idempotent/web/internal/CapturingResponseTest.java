@@ -104,4 +104,38 @@ class CapturingResponseTest {
         .isEqualTo("first and more");
     assertThat(contentLengths).containsExactly("first and more".length());
   }
+
+  @Test
+  void aBodyHandedOutIsNeverChangedByWhatIsWrittenAfter() throws IOException {
+    CapturingResponse capture = new CapturingResponse(real, 1024);
+    capture.setContentLength(5);
+    capture.getOutputStream().write("first".getBytes(StandardCharsets.UTF_8));
+    byte[] first = capture.finish();
+    assertThat(new String(first, StandardCharsets.UTF_8)).isEqualTo("first");
+
+    capture.getOutputStream().write("+more".getBytes(StandardCharsets.UTF_8));
+    byte[] second = capture.finish();
+    capture.resetBuffer();
+    capture.getOutputStream().write("other".getBytes(StandardCharsets.UTF_8));
+    byte[] third = capture.finish();
+
+    assertThat(new String(first, StandardCharsets.UTF_8)).isEqualTo("first");
+    assertThat(new String(second, StandardCharsets.UTF_8)).isEqualTo("first+more");
+    assertThat(new String(third, StandardCharsets.UTF_8)).isEqualTo("other");
+  }
+
+  @Test
+  void manySmallWritesAndAWrongDeclaredLengthGiveTheBodyAsWritten() throws IOException {
+    CapturingResponse capture = new CapturingResponse(real, 1 << 20);
+    capture.setContentLength(3);
+    StringBuilder expected = new StringBuilder();
+    for (int i = 0; i < 5_000; i++) {
+      String part = i % 7 == 0 ? "" : Integer.toString(i);
+      capture.getOutputStream().write(part.getBytes(StandardCharsets.UTF_8));
+      capture.getOutputStream().write(',');
+      expected.append(part).append(',');
+    }
+
+    assertThat(new String(capture.finish(), StandardCharsets.UTF_8)).isEqualTo(expected.toString());
+  }
 }
