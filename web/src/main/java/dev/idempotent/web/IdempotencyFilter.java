@@ -660,19 +660,30 @@ public final class IdempotencyFilter implements Filter {
       if (contentType != null && settings.replayedHeaders.contains("Content-Type")) {
         out.add(Map.entry("Content-Type", contentType));
       }
-      Collection<String> names = new LinkedHashSet<>(response.getHeaderNames());
-      Set<String> seen = caseInsensitive(List.of());
-      for (String name : names) {
+      // a container may name a header once per value, in any case: each replayable name once
+      List<String> seen = new ArrayList<>(4);
+      for (String name : response.getHeaderNames()) {
         if (name.equalsIgnoreCase("Content-Type")
             || !settings.replayedHeaders.contains(name)
-            || !seen.add(name)) {
+            || containsIgnoringCase(seen, name)) {
           continue;
         }
+        seen.add(name);
         for (String value : response.getHeaders(name)) {
           out.add(Map.entry(name, value));
         }
       }
       return out;
+    }
+
+    /** Whether {@code names} (a few replayable header names) holds {@code name} in any case. */
+    private static boolean containsIgnoringCase(List<String> names, String name) {
+      for (String n : names) {
+        if (n.equalsIgnoreCase(name)) {
+          return true;
+        }
+      }
+      return false;
     }
 
     /** After the executor returned: the first response, or a replay when the body did not run. */

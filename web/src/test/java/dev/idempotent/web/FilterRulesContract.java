@@ -165,6 +165,10 @@ abstract class FilterRulesContract {
     assertThat(again.headers().allValues("Location"))
         .isEqualTo(first.headers().allValues("Location"))
         .containsExactly("/orders/1?x=%20y");
+    assertThat(again.headers().allValues("Link"))
+        .as("a header with two values, set in two cases, is replayed once with both, in order")
+        .isEqualTo(first.headers().allValues("Link"))
+        .containsExactly("</orders>; rel=\"collection\"", "</orders/1/items>; rel=\"items\"");
     assertThat(again.headers().firstValue("Content-Type"))
         .isEqualTo(first.headers().firstValue("Content-Type"));
     assertThat(again.headers().firstValue("Set-Cookie")).isEmpty();

@@ -58,6 +58,8 @@ final class TestApp extends HttpServlet {
         res.setStatus(201);
         res.setHeader("Location", "/orders/" + n + "?x=%20y");
         res.setHeader("X-Trace", "run-" + n);
+        res.addHeader("Link", "</orders>; rel=\"collection\"");
+        res.addHeader("link", "</orders/" + n + "/items>; rel=\"items\"");
         res.addCookie(new Cookie("seen", Integer.toString(n)));
         res.setContentType("application/octet-stream");
         OutputStream out = res.getOutputStream();
