@@ -16,7 +16,7 @@ import org.redisson.client.codec.ByteArrayCodec;
 final class RedisBaseline {
   static final String KEY_PREFIX = "bench:base:";
 
-  private static final String CLAIM =
+  static final String CLAIM =
       """
       if redis.call('HSETNX', KEYS[1], 'o', ARGV[1]) == 1 then
         redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -24,7 +24,7 @@ final class RedisBaseline {
       end
       return 0
       """;
-  private static final String COMPLETE =
+  static final String COMPLETE =
       """
       if redis.call('HGET', KEYS[1], 'o') == ARGV[1] then
         redis.call('HSET', KEYS[1], 'r', ARGV[3])

@@ -1,0 +1,228 @@
+package dev.idempotent.benchmarks;
+
+import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.redisson.internal.RecordScript;
+import dev.idempotent.spi.RecordKey;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongFunction;
+
+/**
+ * What the store's scripts cost the Redis server, against the hand-written baseline's: each step
+ * (claim of new keys, completion of those claims) is sent {@code count} times, pipelined, with the
+ * server's command statistics reset before, and the report prints the server time per {@code
+ * EVALSHA} (inner commands included) and the commands each call ran, as {@code INFO commandstats}
+ * gives them. The store's steps use its own scripts and record names ({@link RecordLayout}), with
+ * and without the name of the earlier layout ({@code readLegacyRecords}); both sides complete with
+ * the same 200-byte outcome. The steps alternate, {@code repetitions} times; the report gives the
+ * median and every repetition.
+ *
+ * <p>It resets the server's statistics ({@code CONFIG RESETSTAT}): run it on a Redis of your own or
+ * when nothing else reads them. Its keys expire after 30 s.
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.RedisScriptCost \
+ *     redis://127.0.0.1:6379 50000 3
+ * </pre>
+ */
+public final class RedisScriptCost {
+  private static final String LEASE_MS = "30000";
+  private static final String TTL_MS = "30000";
+  private static final String SCOPE =
+      "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)";
+
+  private RedisScriptCost() {}
+
+  /** One measured step: its name and, per repetition, µs per call and commands per call. */
+  private record Step(String name, List<Double> micros, Map<String, Double> commands) {}
+
+  public static void main(String[] args) throws Exception {
+    String url =
+        args.length > 0 ? args[0] : BenchmarkSettings.address(BenchmarkSettings.REDIS_URL_VARIABLE);
+    int count = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
+    int repetitions = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+    RecordLayout layout = new RecordLayout("bench:cost:");
+    byte[] outcome = new byte[200];
+    Arrays.fill(outcome, (byte) 'x');
+    Map<String, Step> steps = new LinkedHashMap<>();
+    try (RespPipe pipe = new RespPipe(url)) {
+      String baseClaim = pipe.command("SCRIPT", "LOAD", RedisBaseline.CLAIM);
+      String baseComplete = pipe.command("SCRIPT", "LOAD", RedisBaseline.COMPLETE);
+      for (RecordScript s : new RecordScript[] {RecordScript.CLAIM, RecordScript.COMPLETE}) {
+        pipe.command("SCRIPT", "LOAD", s.source());
+      }
+      for (int r = 0; r < repetitions; r++) {
+        String run = Long.toString(System.nanoTime(), 36);
+        String[] base = names(count, i -> "bench:cost:base:" + run + ":" + i);
+        RecordKey[] ours = keys(count, run + "o");
+        RecordKey[] oursNoLegacy = keys(count, run + "n");
+        measure(
+            pipe,
+            steps,
+            "claim, baseline",
+            count,
+            i -> new Object[] {"EVALSHA", baseClaim, "1", base[(int) i], owner(i), LEASE_MS});
+        measure(
+            pipe,
+            steps,
+            "claim, ours (with the earlier layout's name, the default)",
+            count,
+            i ->
+                new Object[] {
+                  "EVALSHA",
+                  RecordScript.CLAIM.sha(),
+                  "2",
+                  layout.recordName(ours[(int) i]),
+                  layout.legacyName(ours[(int) i]),
+                  owner(i),
+                  LEASE_MS
+                });
+        measure(
+            pipe,
+            steps,
+            "claim, ours (readLegacyRecords(false))",
+            count,
+            i ->
+                new Object[] {
+                  "EVALSHA",
+                  RecordScript.CLAIM.sha(),
+                  "1",
+                  layout.recordName(oursNoLegacy[(int) i]),
+                  owner(i),
+                  LEASE_MS
+                });
+        measure(
+            pipe,
+            steps,
+            "complete, baseline",
+            count,
+            i ->
+                new Object[] {
+                  "EVALSHA", baseComplete, "1", base[(int) i], owner(i), TTL_MS, outcome
+                });
+        measure(
+            pipe,
+            steps,
+            "complete, ours",
+            count,
+            i ->
+                new Object[] {
+                  "EVALSHA",
+                  RecordScript.COMPLETE.sha(),
+                  "1",
+                  layout.recordName(ours[(int) i]),
+                  owner(i),
+                  TTL_MS,
+                  outcome,
+                  layout.channelName(ours[(int) i]),
+                  RecordLayout.ownerDigest(owner(i))
+                });
+      }
+    }
+    print(steps, count, repetitions);
+  }
+
+  private static String owner(long i) {
+    return "4fzyo82mgbcs:" + (1_000_000 + i);
+  }
+
+  private static String[] names(int count, LongFunction<String> name) {
+    String[] out = new String[count];
+    for (int i = 0; i < count; i++) {
+      out[i] = name.apply(i);
+    }
+    return out;
+  }
+
+  private static RecordKey[] keys(int count, String run) {
+    RecordKey[] out = new RecordKey[count];
+    for (int i = 0; i < count; i++) {
+      out[i] = RecordKey.of(SCOPE, run + "-" + i);
+    }
+    return out;
+  }
+
+  private static void measure(
+      RespPipe pipe,
+      Map<String, Step> steps,
+      String name,
+      int count,
+      LongFunction<Object[]> command)
+      throws Exception {
+    pipe.command("CONFIG", "RESETSTAT");
+    pipe.stream(count, command);
+    Map<String, long[]> stats = commandStats(pipe.command("INFO", "commandstats"));
+    long[] evalsha = stats.remove("evalsha");
+    if (evalsha == null || evalsha[0] < count) {
+      throw new IllegalStateException(
+          name + ": the server counted " + (evalsha == null ? 0 : evalsha[0]) + " EVALSHA");
+    }
+    Step step = steps.computeIfAbsent(name, n -> new Step(n, new ArrayList<>(), new TreeMap<>()));
+    step.micros().add((double) evalsha[1] / evalsha[0]);
+    stats.remove("config");
+    stats.remove("info");
+    stats.forEach(
+        (inner, v) -> {
+          if (v[0] >= count / 2) {
+            step.commands().merge(inner.toUpperCase(), (double) v[0] / count, Math::max);
+          }
+        });
+  }
+
+  /** {@code command -> {calls, usec}} from {@code INFO commandstats}. */
+  private static Map<String, long[]> commandStats(String info) {
+    Map<String, long[]> out = new TreeMap<>();
+    for (String line : info.split("\r?\n")) {
+      if (!line.startsWith("cmdstat_")) {
+        continue;
+      }
+      String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+      long calls = 0;
+      long usec = 0;
+      for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
+        String[] kv = field.split("=", 2);
+        if (kv[0].equals("calls")) {
+          calls = Long.parseLong(kv[1]);
+        } else if (kv[0].equals("usec")) {
+          usec = Long.parseLong(kv[1]);
+        }
+      }
+      out.put(command, new long[] {calls, usec});
+    }
+    return out;
+  }
+
+  private static void print(Map<String, Step> steps, int count, int repetitions) {
+    System.out.printf(
+        "Server time per EVALSHA (inner commands included), %,d calls per step, %d"
+            + " repetitions:%n%n",
+        count, repetitions);
+    System.out.println("| step | µs per call (median) | repetitions | commands per call |");
+    System.out.println("|---|--:|---|---|");
+    for (Step s : steps.values()) {
+      List<Double> sorted = new ArrayList<>(s.micros());
+      sorted.sort(null);
+      StringBuilder commands = new StringBuilder();
+      s.commands()
+          .forEach(
+              (c, n) ->
+                  commands
+                      .append(commands.length() == 0 ? "" : ", ")
+                      .append(c)
+                      .append(
+                          n == Math.rint(n)
+                              ? String.format(" %.0f", n)
+                              : String.format(" %.2f", n)));
+      StringBuilder each = new StringBuilder();
+      for (double m : s.micros()) {
+        each.append(each.length() == 0 ? "" : ", ").append(String.format("%.2f", m));
+      }
+      System.out.printf(
+          "| %s | %.2f | %s | %s |%n", s.name(), sorted.get(sorted.size() / 2), each, commands);
+    }
+  }
+}
