@@ -216,6 +216,9 @@ public final class IdempotencyFilter implements Filter {
   /** How many scopes' policies a filter keeps (see {@code Builder.policy}). */
   static final int MAX_KEPT_POLICIES = 1024;
 
+  /** The longest scope whose policy is kept: the kept ones hold at most about 0.5 MiB of text. */
+  static final int MAX_KEPT_SCOPE_LENGTH = 512;
+
   private static final String ATTRIBUTE = IdempotencyFilter.class.getName();
 
   private volatile Builder settings;
@@ -1137,6 +1140,9 @@ public final class IdempotencyFilter implements Filter {
         b.waitTimeout(waitTimeout);
       }
       IdempotencyPolicy made = b.build();
+      if (scope.length() > MAX_KEPT_SCOPE_LENGTH) {
+        return made; // a long path (the client's) is not kept
+      }
       if (policies.size() >= MAX_KEPT_POLICIES) {
         policies.clear();
       }

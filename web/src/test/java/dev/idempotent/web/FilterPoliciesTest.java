@@ -35,4 +35,15 @@ class FilterPoliciesTest {
       assertThat(settings.policy(scope).scope()).isEqualTo(scope);
     }
   }
+
+  @Test
+  void aLongScopeGetsItsPolicyWithoutBeingKept() {
+    IdempotencyFilter.Builder settings = IdempotencyFilter.builder();
+    String scope = "http:POST /" + "x".repeat(IdempotencyFilter.MAX_KEPT_SCOPE_LENGTH);
+
+    IdempotencyPolicy first = settings.policy(scope);
+
+    assertThat(first.scope()).isEqualTo(scope);
+    assertThat(settings.policy(scope)).isNotSameAs(first);
+  }
 }
