@@ -413,30 +413,29 @@ public final class Fingerprints {
 
     /** A tag, then {@link #text}. */
     private void tagAndText(MessageDigest md, char t, String s) {
-      byte[] b = s.getBytes(StandardCharsets.UTF_8);
-      countBytes(b.length);
-      byte[] h = scratch;
-      h[0] = (byte) t;
-      putLen(h, 1, b.length);
-      if (b.length <= h.length - 5) {
-        System.arraycopy(b, 0, h, 5, b.length);
-        md.update(h, 0, 5 + b.length);
-      } else {
-        md.update(h, 0, 5);
-        md.update(b);
-      }
+      textAfter(md, t, s);
     }
 
     private void text(MessageDigest md, String s) {
+      textAfter(md, -1, s);
+    }
+
+    /** The tag (none when negative), the length of the UTF-8 text and the text. */
+    private void textAfter(MessageDigest md, int tag, String s) {
       byte[] b = s.getBytes(StandardCharsets.UTF_8);
       countBytes(b.length);
       byte[] h = scratch;
-      putLen(h, 0, b.length);
-      if (b.length <= h.length - 4) {
-        System.arraycopy(b, 0, h, 4, b.length);
-        md.update(h, 0, 4 + b.length);
+      int at = 0;
+      if (tag >= 0) {
+        h[at++] = (byte) tag;
+      }
+      putLen(h, at, b.length);
+      at += 4;
+      if (b.length <= h.length - at) {
+        System.arraycopy(b, 0, h, at, b.length);
+        md.update(h, 0, at + b.length);
       } else {
-        md.update(h, 0, 4);
+        md.update(h, 0, at);
         md.update(b);
       }
     }

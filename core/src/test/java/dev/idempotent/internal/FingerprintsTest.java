@@ -76,6 +76,8 @@ class FingerprintsTest {
         .isEqualTo(
             Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}));
     assertThat(Fingerprints.of("abc")).isEqualTo("KZ8WFdtf_XvY2ReVxhRnoQ");
+    // SHA-256 of 's', the length in four bytes and the text: a text longer than the gathered ones
+    assertThat(Fingerprints.of("x".repeat(300))).isEqualTo("IEvZUi2gccX2XuHgUniytw");
     // Arguments of plain values, sets and maps digest as they did before composites were digested
     // separately.
     assertThat(
