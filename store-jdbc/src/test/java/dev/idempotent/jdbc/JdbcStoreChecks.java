@@ -21,6 +21,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
@@ -426,16 +428,44 @@ abstract class JdbcStoreChecks {
     }
   }
 
-  /** A store on {@code table}, empty, created from the shipped DDL and its expiry index dropped. */
-  JdbcIdempotencyStore storeWithoutExpiryIndex(String table) throws SQLException {
+  /**
+   * A store on {@code table}, created afresh from the shipped DDL, its expiry index then dropped by
+   * the statement docs/stores/jdbc.md shows for this database.
+   */
+  JdbcIdempotencyStore storeWithoutExpiryIndex(String table) throws Exception {
+    execute("DROP TABLE IF EXISTS " + table);
     JdbcIdempotencyStore store =
         track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
-    execute("DELETE FROM " + table);
-    execute(
-        expectedDialect() == JdbcDialect.MYSQL
-            ? "DROP INDEX IF EXISTS " + expiryIndex(table) + " ON " + table
-            : "DROP INDEX IF EXISTS " + expiryIndex(table));
+    String drop = documentedDropOfTheExpiryIndex();
+    assertThat(drop).contains(expiryIndex(JdbcIdempotencyStore.DEFAULT_TABLE));
+    execute(drop.replace(JdbcIdempotencyStore.DEFAULT_TABLE, table));
     return store;
+  }
+
+  /**
+   * The statement of docs/stores/jdbc.md that drops the expiry index on this database: in the block
+   * after the marker naming this class, the one after the comment naming the database.
+   */
+  String documentedDropOfTheExpiryIndex() throws Exception {
+    List<String> lines =
+        Files.readAllLines(Path.of("").toAbsolutePath().getParent().resolve("docs/stores/jdbc.md"));
+    int at =
+        lines.indexOf(
+            "<!-- tested-by: store-jdbc/src/test/java/dev/idempotent/jdbc/JdbcStoreChecks.java"
+                + " -->");
+    assertThat(at).as("the marker in docs/stores/jdbc.md").isNotNegative();
+    String database =
+        switch (expectedDialect()) {
+          case MYSQL -> "-- MySQL/MariaDB";
+          case POSTGRESQL -> "-- PostgreSQL";
+          case H2 -> "-- H2";
+        };
+    for (int i = at + 2; !lines.get(i).equals("```"); i++) {
+      if (lines.get(i).startsWith(database)) {
+        return lines.get(i + 1).strip().replaceAll(";$", "");
+      }
+    }
+    throw new AssertionError("no statement for " + database + " in docs/stores/jdbc.md");
   }
 
   /** The name of the expiry index of the shipped DDL for {@code table}. */
