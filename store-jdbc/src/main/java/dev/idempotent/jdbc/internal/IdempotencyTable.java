@@ -727,8 +727,8 @@ public final class IdempotencyTable {
    * DatabaseMetaData#getIndexInfo} reports them: through an index whose first column is {@code
    * expires_at} (or an expression of it, as PostgreSQL's shipped expiry index), where there is one;
    * else by walking the primary key. Where the database reports no index of the table at all, not
-   * even its primary key's, the indexes could not be read, and the purge is the one of the shipped
-   * DDL, through the index.
+   * even its primary key's, or fails to report them, the indexes could not be read, and the purge
+   * is the one of the shipped DDL, through the index.
    */
   private PurgeWay purgeWay(Connection c) throws SQLException {
     DatabaseMetaData md = c.getMetaData();
@@ -757,6 +757,13 @@ public final class IdempotencyTable {
           expiryIndexes.add(rs.getString("INDEX_NAME"));
         }
       }
+    } catch (SQLException e) {
+      return new PurgeWay(
+          false,
+          "has indexes the database's metadata would not report ("
+              + (e.getSQLState() == null ? "" : "[" + e.getSQLState() + "] ")
+              + JdbcUrls.withoutPassword(String.valueOf(e.getMessage()))
+              + "), so it is taken to have the expiry index of the shipped DDL");
     }
     if (!expiryIndexes.isEmpty()) {
       return new PurgeWay(false, "has an index on expires_at (" + expiryIndexes.get(0) + ")");
