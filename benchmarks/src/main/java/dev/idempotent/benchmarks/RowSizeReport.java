@@ -17,13 +17,15 @@ import java.util.concurrent.Future;
 
 /**
  * Bytes per record of the JDBC store's table (rows and all indexes) on PostgreSQL and MariaDB, for
- * the table layout of earlier versions, the current one, and a minimal table holding only the
- * user's key (its primary key) and the encoded outcome. The same records go into each: completed
- * ones of one realistic scope (a method signature), 20-character user keys, 25-byte outcomes, no
- * fingerprint; the two store layouts are written through the store (claim, then complete), the
+ * the table layout of earlier versions, the current one, the current one without its expiry index
+ * (the store then purges by walking the primary key), and a minimal table holding only the user's
+ * key (its primary key) and the encoded outcome. The same records go into each: completed ones of
+ * one realistic scope (a method signature), 20-character user keys, 25-byte outcomes, no
+ * fingerprint; the three store tables are written through the store (claim, then complete), the
  * minimal table by plain inserts, all in the same random key order. Sizes are given as written
  * (after {@code VACUUM}/{@code ANALYZE}) and rebuilt ({@code VACUUM FULL} / {@code OPTIMIZE
- * TABLE}).
+ * TABLE}). The databases are those of {@code IDEMPOTENT_POSTGRES_URL} and {@code
+ * IDEMPOTENT_MARIADB_URL} (default: the local servers' {@code test} databases).
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.RowSizeReport [records]
  * </pre>
@@ -31,6 +33,7 @@ import java.util.concurrent.Future;
 public final class RowSizeReport {
   private static final String EARLIER = "bench_size_earlier";
   private static final String CURRENT = "bench_size_record";
+  private static final String NO_EXPIRY_INDEX = "bench_size_no_expiry_index";
   private static final String MINIMAL = "bench_size_minimal";
   private static final int THREADS = 4;
 
@@ -51,7 +54,14 @@ public final class RowSizeReport {
 
   private static void run(String name, String url, int records) {
     try (HikariDataSource ds = JdbcRows.pool(url, THREADS + 1)) {
-      for (String t : List.of(EARLIER, CURRENT, CURRENT + "_scope", MINIMAL)) {
+      for (String t :
+          List.of(
+              EARLIER,
+              CURRENT,
+              CURRENT + "_scope",
+              NO_EXPIRY_INDEX,
+              NO_EXPIRY_INDEX + "_scope",
+              MINIMAL)) {
         JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + t);
       }
       for (String ddl : JdbcRows.earlierLayoutDdl(url, EARLIER).split("; ")) {
@@ -60,42 +70,62 @@ public final class RowSizeReport {
       JdbcRows.execute(ds, JdbcRows.minimalDdl(url, MINIMAL));
       try (JdbcIdempotencyStore earlier = JdbcIdempotencyStore.builder(ds).table(EARLIER).build();
           JdbcIdempotencyStore current =
-              JdbcIdempotencyStore.builder(ds).table(CURRENT).createTable(true).build()) {
+              JdbcIdempotencyStore.builder(ds).table(CURRENT).createTable(true).build();
+          JdbcIdempotencyStore noExpiryIndex =
+              JdbcIdempotencyStore.builder(ds).table(NO_EXPIRY_INDEX).createTable(true).build()) {
+        JdbcRows.execute(
+            ds,
+            JdbcRows.isPostgres(url)
+                ? "DROP INDEX " + NO_EXPIRY_INDEX + "_expiry_idx"
+                : "DROP INDEX " + NO_EXPIRY_INDEX + "_expires_at_idx ON " + NO_EXPIRY_INDEX);
         writeThroughStore(earlier, records);
         writeThroughStore(current, records);
+        writeThroughStore(noExpiryIndex, records);
       }
       writeMinimal(ds, url, records);
-      long[] written = {
-        JdbcRows.tableBytes(ds, url, EARLIER),
-        JdbcRows.tableBytes(ds, url, CURRENT) + JdbcRows.tableBytes(ds, url, CURRENT + "_scope"),
-        JdbcRows.tableBytes(ds, url, MINIMAL)
+      String[] tables = {EARLIER, CURRENT, NO_EXPIRY_INDEX, MINIMAL};
+      String[] names = {
+        "earlier layout",
+        "current layout (with its scope table)",
+        "current layout without the expiry index (with its scope table)",
+        "minimal (key, outcome)"
       };
-      for (String t : List.of(EARLIER, CURRENT, MINIMAL)) {
+      int minimal = tables.length - 1;
+      long[] written = new long[tables.length];
+      for (int i = 0; i < tables.length; i++) {
+        written[i] = storeBytes(ds, url, tables[i]);
+      }
+      for (String t : tables) {
         JdbcRows.rebuild(ds, url, t);
       }
-      long[] rebuilt = {
-        JdbcRows.tableBytes(ds, url, EARLIER),
-        JdbcRows.tableBytes(ds, url, CURRENT) + JdbcRows.tableBytes(ds, url, CURRENT + "_scope"),
-        JdbcRows.tableBytes(ds, url, MINIMAL)
-      };
-      String[] tables = {EARLIER, CURRENT, MINIMAL};
-      String[] names = {
-        "earlier layout", "current layout (with its scope table)", "minimal (key, outcome)"
-      };
-      for (int i = 0; i < 3; i++) {
+      long[] rebuilt = new long[tables.length];
+      for (int i = 0; i < tables.length; i++) {
+        rebuilt[i] = storeBytes(ds, url, tables[i]);
+      }
+      for (int i = 0; i < tables.length; i++) {
         System.out.printf(
             "| %s | %s | %.1f | %.2fx | %.1f | %.2fx | %.1f |%n",
             name,
             names[i],
             (double) written[i] / records,
-            (double) written[i] / written[2],
+            (double) written[i] / written[minimal],
             (double) rebuilt[i] / records,
-            (double) rebuilt[i] / rebuilt[2],
+            (double) rebuilt[i] / rebuilt[minimal],
             (double) JdbcRows.secondaryIndexBytes(ds, url, tables[i]) / records);
       }
     } catch (Exception e) {
       System.out.printf("| %s | skipped: %s |%n", name, e);
     }
+  }
+
+  /** The bytes of {@code table}, with its scope table for the current layout's tables. */
+  private static long storeBytes(HikariDataSource ds, String url, String table)
+      throws SQLException {
+    long bytes = JdbcRows.tableBytes(ds, url, table);
+    if (table.equals(CURRENT) || table.equals(NO_EXPIRY_INDEX)) {
+      bytes += JdbcRows.tableBytes(ds, url, table + "_scope");
+    }
+    return bytes;
   }
 
   /**

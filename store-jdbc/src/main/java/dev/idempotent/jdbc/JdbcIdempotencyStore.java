@@ -50,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * #complete}). Errors carry no bound value (see {@link JdbcStoreException}).
  *
  * <p>Expired rows behave as missing ones and are replaced in place; {@link #purgeExpired(int)} (or
- * {@link Builder#purgeEvery}) deletes them in bounded batches.
+ * {@link Builder#purgeEvery}) deletes them in bounded batches. It finds them through the table's
+ * expiry index (the shipped DDL's); on a table without an index on {@code expires_at} (found on the
+ * first call, with the table's layout, and logged at the first purge) it walks the primary key in
+ * chunks instead, deleting the expired rows of each.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
   /** The longest scope or key this store indexes, in characters; longer ones arrive digested. */
@@ -160,8 +163,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   /**
    * Deletes expired records in batches of at most {@code batchSize} rows, each in its own short
-   * transaction, until a batch finds fewer than {@code batchSize}; returns how many rows were
-   * deleted. Expired records already behave as missing ones, so purging only reclaims space.
+   * transaction, and returns how many rows were deleted. Expired records already behave as missing
+   * ones, so purging only reclaims space.
+   *
+   * <p>Through the expiry index, the batches go on until one finds fewer than {@code batchSize}
+   * expired rows. On a table without an index on {@code expires_at}, each batch is the expired rows
+   * of the next {@code batchSize} rows in primary-key order, and the purge walks the whole table
+   * once: from where the last purge (or {@link #purgeBatch}) left off to the end, then from the
+   * beginning back to there, however many batches delete nothing. At most 10,000 batches a call
+   * (logged); the next call continues.
    *
    * @param batchSize 1 to 100,000
    */
@@ -171,9 +181,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Deletes at most {@code batchSize} expired rows in one statement and short transaction, and
-   * returns how many; for a purge paced by the caller (one batch, then a pause), where {@link
-   * #purgeExpired} runs its batches back to back.
+   * Deletes at most {@code batchSize} expired rows in one short transaction, and returns how many;
+   * for a purge paced by the caller (one batch, then a pause), where {@link #purgeExpired} runs its
+   * batches back to back.
+   *
+   * <p>Through the expiry index (the shipped DDL's) it is one statement, and a result below {@code
+   * batchSize} means no more expired rows were found. On a table without an index on {@code
+   * expires_at}, it deletes the expired rows of the next {@code batchSize} rows in primary-key
+   * order, after those the previous batch walked, starting again from the beginning after the end
+   * of the table: a result below {@code batchSize}, even 0, then says nothing of the rows further
+   * on, and a pass over the whole table takes about its row count divided by {@code batchSize}
+   * calls.
    *
    * @param batchSize 1 to 100,000
    */
@@ -312,7 +330,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * Purges expired records every {@code interval} on one daemon thread that {@link #close()}
-     * stops, {@code batchSize} rows per statement.
+     * stops, {@code batchSize} rows per statement (each time one {@link
+     * JdbcIdempotencyStore#purgeExpired purgeExpired}: on a table without an index on {@code
+     * expires_at}, one walk of the whole table in chunks of {@code batchSize} rows).
      */
     public Builder purgeEvery(Duration interval, int batchSize) {
       if (interval == null || interval.compareTo(Duration.ofSeconds(1)) < 0) {

@@ -21,6 +21,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
@@ -269,6 +271,207 @@ abstract class JdbcStoreChecks {
       assertThat(store.read(key)).as(key.key()).isPresent();
     }
     assertThat(store.purgeExpired(1000)).isZero();
+  }
+
+  /** The shipped DDL's expiry index: the purge goes through it, and says so once. */
+  @Test
+  void thePurgeOfTheShippedTableGoesThroughItsExpiryIndex() throws Exception {
+    String table = "idem_purge_indexed_test";
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
+    execute("DELETE FROM " + table);
+    for (int i = 0; i < 30; i++) {
+      store.claim(RecordKey.of(scope, "expired-" + i), "o", null, Duration.ofNanos(1000));
+    }
+    store.claim(RecordKey.of(scope, "live"), "o", null, LONG);
+    Thread.sleep(20);
+    String log = standardErrorOf(() -> assertThat(store.purgeBatch(10)).isEqualTo(10));
+    assertThat(log)
+        .contains("table " + table + " has an index on expires_at (")
+        .containsIgnoringCase(expiryIndex(table))
+        .contains("at most 10 expired rows a statement");
+    assertThat(standardErrorOf(() -> store.purgeExpired(10))).doesNotContain("index on");
+    assertThat(count(table)).isOne();
+  }
+
+  /**
+   * Without the expiry index the purge walks the primary key, chunk by chunk, a chunk per {@code
+   * purgeBatch}, onwards from one call to the next and from the beginning again after the end: it
+   * deletes every expired row, claims and completed records alike, and no live one, over keys that
+   * sort in many ways in several scopes.
+   */
+  @Test
+  void withoutTheExpiryIndexThePurgeBatchesWalkThePrimaryKey() throws Exception {
+    String table = "idem_walk_test";
+    JdbcIdempotencyStore store = storeWithoutExpiryIndex(table);
+    List<RecordKey> live = new ArrayList<>();
+    List<RecordKey> completed = new ArrayList<>();
+    for (int i = 0; i < 2500; i++) {
+      RecordKey key = RecordKey.of(scope + WALK_SCOPES[i % 3], oddKey(i / 3));
+      switch (i % 5) {
+        case 0 -> {
+          assertThat(store.claim(key, "o", null, LONG).isAcquired()).as(key.key()).isTrue();
+          live.add(key);
+        }
+        case 1 -> {
+          assertThat(store.claim(key, "o", null, LONG).isAcquired()).as(key.key()).isTrue();
+          assertThat(store.complete(key, "o", new byte[] {1}, LONG)).isTrue();
+          completed.add(key);
+        }
+        case 3 -> {
+          assertThat(store.claim(key, "o", null, LONG).isAcquired()).as(key.key()).isTrue();
+          assertThat(store.complete(key, "o", new byte[] {2}, Duration.ofNanos(1000))).isTrue();
+        }
+        default ->
+            assertThat(store.claim(key, "o", null, Duration.ofNanos(1000)).isAcquired())
+                .as(key.key())
+                .isTrue();
+      }
+    }
+    Thread.sleep(20);
+    assertThat(count(table)).isEqualTo(2500);
+
+    int[] deleted = new int[1];
+    String log = standardErrorOf(() -> deleted[0] = store.purgeBatch(100));
+    assertThat(log)
+        .contains("table " + table + " has no index on expires_at")
+        .contains("the purge walks the primary key in batches of 100 rows");
+    assertThat(deleted[0]).as("the expired rows of the first 100").isBetween(1, 100);
+    int total = deleted[0];
+    // 2,500 rows are 25 chunks of 100; the 26th finds no row at its end and runs to the end
+    for (int chunk = 2; chunk <= 26; chunk++) {
+      int n = store.purgeBatch(100);
+      assertThat(n).as("chunk " + chunk).isBetween(0, 100);
+      total += n;
+    }
+    assertThat(total).as("every expired row, once").isEqualTo(1500);
+    assertThat(count(table)).isEqualTo(1000);
+    assertLive(store, live, completed);
+
+    // the walk is at the beginning again: new expired rows anywhere are found by one more pass
+    for (int i = 0; i < 300; i++) {
+      store.claim(
+          RecordKey.of(scope + WALK_SCOPES[i % 3], oddKey(i) + "-later"),
+          "o",
+          null,
+          Duration.ofNanos(1000));
+    }
+    Thread.sleep(20);
+    int again = 0;
+    for (int chunk = 0; chunk < 14; chunk++) {
+      again += store.purgeBatch(100);
+    }
+    assertThat(again).as("the expired rows of the second pass").isEqualTo(300);
+    assertThat(count(table)).isEqualTo(1000);
+    assertLive(store, live, completed);
+  }
+
+  /**
+   * {@code purgeExpired} without the expiry index walks the whole table once, from where the last
+   * purge left off round to there, however many of its chunks find nothing expired.
+   */
+  @Test
+  void withoutTheExpiryIndexPurgeExpiredWalksTheWholeTableOnce() throws Exception {
+    String table = "idem_walk_once_test";
+    JdbcIdempotencyStore store = storeWithoutExpiryIndex(table);
+    List<RecordKey> live = new ArrayList<>();
+    for (int i = 0; i < 2500; i++) {
+      RecordKey key = RecordKey.of(scope + WALK_SCOPES[i % 3], oddKey(i / 3));
+      assertThat(store.claim(key, "o", null, LONG).isAcquired()).as(key.key()).isTrue();
+      live.add(key);
+    }
+    for (int chunk = 0; chunk < 12; chunk++) {
+      assertThat(store.purgeBatch(100)).as("nothing has expired").isZero();
+    }
+    // the cursor is about half way: expired rows before it and after it
+    for (int i = 0; i < 40; i++) {
+      store.claim(
+          RecordKey.of(scope + WALK_SCOPES[i % 3], oddKey(i * 61) + "~"),
+          "o",
+          null,
+          Duration.ofNanos(1000));
+    }
+    Thread.sleep(20);
+    assertThat(count(table)).isEqualTo(2540);
+    assertThat(store.purgeExpired(100)).as("rows deleted in one walk of the table").isEqualTo(40);
+    assertThat(count(table)).isEqualTo(2500);
+    assertThat(store.purgeExpired(100)).isZero();
+    assertLive(store, live, List.of());
+  }
+
+  private static final String[] WALK_SCOPES = {"-a", "-B", "-\u00fc"};
+
+  /**
+   * Keys that sort differently by case, accents, code points and numbers, and prefixes of each
+   * other.
+   */
+  private static String oddKey(int i) {
+    return switch (i % 8) {
+      case 0 -> "k" + i;
+      case 1 -> "K" + i;
+      case 2 -> "k" + i + "x"; // "k<i>" (case 0 of another i) is a prefix of some of these
+      case 3 -> "\u00e9" + i;
+      case 4 -> "e\u0301" + i;
+      case 5 -> "\u00c9" + i;
+      case 6 -> "\ud83d\ude00" + i;
+      default -> String.valueOf(i);
+    };
+  }
+
+  private static void assertLive(
+      JdbcIdempotencyStore store, List<RecordKey> inProgress, List<RecordKey> completed) {
+    for (RecordKey key : inProgress) {
+      assertThat(store.read(key)).as(key.key()).get().matches(r -> !r.isCompleted());
+    }
+    for (RecordKey key : completed) {
+      assertThat(store.read(key)).as(key.key()).get().matches(IdempotencyRecord::isCompleted);
+    }
+  }
+
+  /**
+   * A store on {@code table}, created afresh from the shipped DDL, its expiry index then dropped by
+   * the statement docs/stores/jdbc.md shows for this database.
+   */
+  JdbcIdempotencyStore storeWithoutExpiryIndex(String table) throws Exception {
+    execute("DROP TABLE IF EXISTS " + table);
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
+    String drop = documentedDropOfTheExpiryIndex();
+    assertThat(drop).contains(expiryIndex(JdbcIdempotencyStore.DEFAULT_TABLE));
+    execute(drop.replace(JdbcIdempotencyStore.DEFAULT_TABLE, table));
+    return store;
+  }
+
+  /**
+   * The statement of docs/stores/jdbc.md that drops the expiry index on this database: in the block
+   * after the marker naming this class, the one after the comment naming the database.
+   */
+  String documentedDropOfTheExpiryIndex() throws Exception {
+    List<String> lines =
+        Files.readAllLines(Path.of("").toAbsolutePath().getParent().resolve("docs/stores/jdbc.md"));
+    int at =
+        lines.indexOf(
+            "<!-- tested-by: store-jdbc/src/test/java/dev/idempotent/jdbc/JdbcStoreChecks.java"
+                + " -->");
+    assertThat(at).as("the marker in docs/stores/jdbc.md").isNotNegative();
+    String database =
+        switch (expectedDialect()) {
+          case MYSQL -> "-- MySQL/MariaDB";
+          case POSTGRESQL -> "-- PostgreSQL";
+          case H2 -> "-- H2";
+        };
+    for (int i = at + 2; !lines.get(i).equals("```"); i++) {
+      if (lines.get(i).startsWith(database)) {
+        return lines.get(i + 1).strip().replaceAll(";$", "");
+      }
+    }
+    throw new AssertionError("no statement for " + database + " in docs/stores/jdbc.md");
+  }
+
+  /** The name of the expiry index of the shipped DDL for {@code table}. */
+  String expiryIndex(String table) {
+    return table
+        + (expectedDialect() == JdbcDialect.POSTGRESQL ? "_expiry_idx" : "_expires_at_idx");
   }
 
   /**

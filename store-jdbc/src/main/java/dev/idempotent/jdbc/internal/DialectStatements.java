@@ -48,7 +48,15 @@ public abstract class DialectStatements {
     TTL,
     OUTCOME,
     PREVIOUS_OWNER,
-    LIMIT
+    LIMIT,
+    /** The walking purge: the primary key the chunk starts after, as the database returned it. */
+    AFTER_SCOPE,
+    AFTER_KEY,
+    /** The walking purge: the last primary key of the chunk, as the database returned it. */
+    UP_TO_SCOPE,
+    UP_TO_KEY,
+    /** The walking purge: the chunk's size less one, the offset of its last row. */
+    OFFSET
   }
 
   /** The layout of a record table. */
@@ -106,6 +114,12 @@ public abstract class DialectStatements {
   private final Sql renew;
   private final Sql delete;
   private final Sql purgeBatch;
+
+  /** The walking purge's statements, by {@link #walkIndex}. */
+  private final Sql[] walkBound = new Sql[4];
+
+  private final Sql[] walkDelete = new Sql[4];
+
   private final Sql insertScope;
   private final Sql readScope;
 
@@ -170,6 +184,31 @@ public abstract class DialectStatements {
         Sql.of("UPDATE " + table + " SET expires_at = " + nowPlus(":lease") + stamp + owned);
     this.delete = Sql.of("DELETE FROM " + table + byKey + " AND " + live());
     this.purgeBatch = Sql.of(purgeBatchText());
+    String first = layout == Layout.LEGACY ? "scope" : "scope_id";
+    for (int i = 0; i < 4; i++) {
+      boolean after = (i & 1) != 0;
+      boolean upTo = (i & 2) != 0;
+      List<String> range = new ArrayList<>();
+      if (after) {
+        range.add(keyAfter(first, ":after_scope", ":after_key"));
+      }
+      if (upTo) {
+        range.add(keyNotAfter(first, ":up_to_scope", ":up_to_key"));
+      }
+      String where = range.isEmpty() ? "" : " WHERE " + String.join(" AND ", range);
+      walkBound[i] =
+          Sql.of(
+              "SELECT "
+                  + keyColumns()
+                  + " FROM "
+                  + table
+                  + where
+                  + " ORDER BY "
+                  + keyColumns()
+                  + oneRowAt(":offset"));
+      range.add("expires_at <= " + now());
+      walkDelete[i] = Sql.of("DELETE FROM " + table + " WHERE " + String.join(" AND ", range));
+    }
     this.insertScope = Sql.of(insertScopeText());
     this.readScope =
         Sql.of("SELECT scope FROM " + scopeTable(table) + " WHERE scope_id = :scope_id");
@@ -312,9 +351,80 @@ public abstract class DialectStatements {
     return delete;
   }
 
-  /** Deletes at most {@code :limit} expired rows. */
+  /** Deletes at most {@code :limit} expired rows, found through an index on the expiry. */
   public Sql purgeBatch() {
     return purgeBatch;
+  }
+
+  /**
+   * The walking purge, for a table without an index on the expiry: the primary key of the last row
+   * of the next chunk, the row at {@code :offset} in primary-key order among those after {@code
+   * :after_scope, :after_key} (when {@code after}; else from the start of the table) and not after
+   * {@code :up_to_scope, :up_to_key} (when {@code upTo}; else to its end). No row: the chunk runs
+   * to the end (or to {@code :up_to}). The keys are bound as the database returned them, and
+   * compared in SQL, in the order of the primary key.
+   */
+  public Sql walkBound(boolean after, boolean upTo) {
+    return walkBound[walkIndex(after, upTo)];
+  }
+
+  /**
+   * The walking purge: deletes the expired rows (by the same test as {@link #purgeBatch()}) after
+   * {@code :after_scope, :after_key} (when {@code after}) and not after {@code :up_to_scope,
+   * :up_to_key} (when {@code upTo}).
+   */
+  public Sql walkDelete(boolean after, boolean upTo) {
+    return walkDelete[walkIndex(after, upTo)];
+  }
+
+  private static int walkIndex(boolean after, boolean upTo) {
+    return (after ? 1 : 0) | (upTo ? 2 : 0);
+  }
+
+  /**
+   * The condition of a row whose primary key ({@code first}, {@code idem_key}) comes after the one
+   * bound to {@code firstParam, keyParam}. By default written out, {@code first > a OR (first = a
+   * AND idem_key > k)}, after a bound on {@code first} alone, so that the optimizer reads it as a
+   * range of the primary key.
+   */
+  protected String keyAfter(String first, String firstParam, String keyParam) {
+    return first
+        + " >= "
+        + firstParam
+        + " AND ("
+        + first
+        + " > "
+        + firstParam
+        + " OR ("
+        + first
+        + " = "
+        + firstParam
+        + " AND idem_key > "
+        + keyParam
+        + "))";
+  }
+
+  /** The condition of a row whose primary key is not after the one bound to the parameters. */
+  protected String keyNotAfter(String first, String firstParam, String keyParam) {
+    return first
+        + " <= "
+        + firstParam
+        + " AND ("
+        + first
+        + " < "
+        + firstParam
+        + " OR ("
+        + first
+        + " = "
+        + firstParam
+        + " AND idem_key <= "
+        + keyParam
+        + "))";
+  }
+
+  /** The clause, after an {@code ORDER BY}, that keeps only the row at {@code offsetParam}. */
+  protected String oneRowAt(String offsetParam) {
+    return " OFFSET " + offsetParam + " ROWS FETCH NEXT 1 ROWS ONLY";
   }
 
   /** Binds a scope or key. */
@@ -466,6 +576,20 @@ public abstract class DialectStatements {
           + now();
     }
 
+    /**
+     * A row-value comparison, which PostgreSQL reads as one range of the primary key; the form
+     * written out would bound only its first column, and filter the rest of that scope's rows.
+     */
+    @Override
+    protected String keyAfter(String first, String firstParam, String keyParam) {
+      return "(" + first + ", idem_key) > (" + firstParam + ", " + keyParam + ")";
+    }
+
+    @Override
+    protected String keyNotAfter(String first, String firstParam, String keyParam) {
+      return "(" + first + ", idem_key) <= (" + firstParam + ", " + keyParam + ")";
+    }
+
     /** The indexed expression of the compact layout's expiry index (see schema-postgresql.sql). */
     static final String EXPIRY_SECOND = "date_trunc('second', expires_at AT TIME ZONE 'UTC')";
 
@@ -584,6 +708,11 @@ public abstract class DialectStatements {
     @Override
     protected String purgeBatchText() {
       return "DELETE FROM " + table + " WHERE expires_at <= UTC_TIMESTAMP(6) LIMIT :limit";
+    }
+
+    @Override
+    protected String oneRowAt(String offsetParam) {
+      return " LIMIT 1 OFFSET " + offsetParam;
     }
   }
 

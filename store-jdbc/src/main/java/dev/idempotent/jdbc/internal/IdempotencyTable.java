@@ -13,6 +13,7 @@ import dev.idempotent.spi.OutcomeNotRecordedException;
 import dev.idempotent.spi.RecordKey;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -21,14 +22,17 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +52,12 @@ import org.slf4j.LoggerFactory;
  *       gives one; it then fails the call rather than being written anywhere else, then or later.
  *       An outcome larger than the database accepts releases the key.
  *   <li><b>Delete</b> (administrative): one statement that deletes the live record of any owner.
- *   <li><b>Purge</b>: bounded batches of expired rows, each its own short transaction.
+ *   <li><b>Purge</b>: bounded batches of expired rows, each its own short transaction. Where the
+ *       table has an index whose first column is {@code expires_at} (the shipped DDL's), a batch is
+ *       at most that many expired rows found through it. Where it has none, the purge walks the
+ *       primary key instead, one chunk of that many rows after the last one walked (kept between
+ *       calls) at a time, deleting the chunk's expired rows, and starts again from the beginning
+ *       after the end. Which, the store finds with the table's layout, from its indexes.
  * </ul>
  */
 public final class IdempotencyTable {
@@ -57,6 +66,10 @@ public final class IdempotencyTable {
   private static final int MAX_PURGE_BATCHES = 10_000;
   private static final int MAX_REMEMBERED_FAILURES = 10_000;
   private static final long NO_CODE = -1;
+
+  /** A column name or an index expression that names {@code expires_at}. */
+  private static final Pattern NAMES_EXPIRES_AT =
+      Pattern.compile("(?i)(^|[^a-z0-9_$])\"?expires_at\"?([^a-z0-9_$]|$)");
 
   /** SQLStates of a column that is not there: PostgreSQL, MySQL/MariaDB, H2. */
   private static final Set<String> UNDEFINED_COLUMN_STATES = Set.of("42703", "42S22", "42122");
@@ -69,6 +82,24 @@ public final class IdempotencyTable {
    * until then.
    */
   private volatile DialectStatements sql;
+
+  /**
+   * How the purge finds expired rows, found with {@link #sql} and written before it; {@code null}
+   * until then.
+   */
+  private volatile PurgeWay purgeWay;
+
+  /** Whether the purge way found last has been logged (at the first purge after it was found). */
+  private volatile boolean purgeWayLogged;
+
+  /**
+   * The walking purge: the primary key of the last row walked, as the database returned it; {@code
+   * null} at the beginning of the table. Changed under {@link #walk}.
+   */
+  private volatile PrimaryKey walkCursor;
+
+  /** Held by a walking purge, so that one walk at a time moves the cursor. */
+  private final Object walk = new Object();
 
   /**
    * The scopes whose text this store has seen written to the scope table, by their id at the
@@ -107,6 +138,22 @@ public final class IdempotencyTable {
     OWN_CONNECTION
   }
 
+  /**
+   * How the purge finds expired rows, and why: through the named index on the expiry, or by walking
+   * the primary key.
+   */
+  private record PurgeWay(boolean walks, String why) {}
+
+  /**
+   * A primary key ({@code scope_id} or, in the earlier layout, {@code scope}, then {@code
+   * idem_key}) as the database returned it, bound back as it is: the walk compares keys only in
+   * SQL, in the database's order.
+   */
+  private record PrimaryKey(Object first, Object key) {}
+
+  /** What one step of the purge did. */
+  private record PurgeStep(int deleted, boolean walked, boolean reachedEnd) {}
+
   /** The values a statement may bind; {@link Param} says which it takes, in what order. */
   private record Values(
       RecordKey key,
@@ -115,7 +162,20 @@ public final class IdempotencyTable {
       long micros,
       byte[] outcome,
       String previousOwner,
-      int limit) {
+      int limit,
+      PrimaryKey after,
+      PrimaryKey upTo) {
+    Values(
+        RecordKey key,
+        String owner,
+        String fingerprint,
+        long micros,
+        byte[] outcome,
+        String previousOwner,
+        int limit) {
+      this(key, owner, fingerprint, micros, outcome, previousOwner, limit, null, null);
+    }
+
     static Values of(RecordKey key, String owner) {
       return new Values(key, owner, null, 0, null, null, 0);
     }
@@ -526,18 +586,56 @@ public final class IdempotencyTable {
 
   /**
    * Deletes expired records in batches of at most {@code batchSize} rows, each in its own short
-   * transaction, until a batch finds fewer than {@code batchSize}; returns how many rows were
-   * deleted.
+   * transaction, and returns how many rows were deleted. Through the expiry index: until a batch
+   * finds fewer than {@code batchSize}. Walking the primary key: one chunk of {@code batchSize}
+   * rows after another, from where the last purge left off to the end of the table and then from
+   * its beginning back to there, so that the whole table is walked once, however many chunks find
+   * nothing expired. At most {@value #MAX_PURGE_BATCHES} batches or chunks (logged); the next purge
+   * continues.
    */
   public int purgeExpired(int batchSize) {
-    int total = 0;
-    for (int batch = 0; batch < MAX_PURGE_BATCHES; batch++) {
+    PurgeWay way = purgeWay;
+    if (way != null && !way.walks()) {
+      return purgeThroughIndex(batchSize, 0, 0);
+    }
+    synchronized (walk) {
+      PrimaryKey start = walkCursor;
+      boolean wrapped = start == null;
+      int total = 0;
+      for (int batch = 0; batch < MAX_PURGE_BATCHES; batch++) {
+        PurgeStep step = purgeStep(batchSize, wrapped ? start : null);
+        total += step.deleted();
+        if (!step.walked()) {
+          return step.deleted() < batchSize
+              ? total
+              : purgeThroughIndex(batchSize, batch + 1, total);
+        }
+        if (step.reachedEnd()) {
+          if (wrapped) {
+            return total;
+          }
+          wrapped = true;
+        }
+      }
+      return stoppedAt(total);
+    }
+  }
+
+  /**
+   * The purge through the expiry index, after {@code batches} batches that deleted {@code total}.
+   */
+  private int purgeThroughIndex(int batchSize, int batches, int total) {
+    for (int batch = batches; batch < MAX_PURGE_BATCHES; batch++) {
       int deleted = purgeBatch(batchSize);
       total += deleted;
       if (deleted < batchSize) {
         return total;
       }
     }
+    return stoppedAt(total);
+  }
+
+  private int stoppedAt(int total) {
     LOG.warn(
         "purge of {} stopped after {} batches ({} rows); the next purge continues",
         table,
@@ -546,11 +644,145 @@ public final class IdempotencyTable {
     return total;
   }
 
-  /** Deletes at most {@code batchSize} expired rows in one statement. */
+  /**
+   * One batch in one statement and short transaction, and how many rows it deleted: through the
+   * expiry index, at most {@code batchSize} expired rows; walking the primary key, the expired rows
+   * of the next {@code batchSize} rows after the last ones walked, which may be none while expired
+   * rows remain further on (the walk starts again from the beginning after the end).
+   */
   public int purgeBatch(int batchSize) {
-    Values purge = new Values(null, null, null, 0, null, null, batchSize);
+    PurgeWay way = purgeWay;
+    if (way != null && !way.walks()) {
+      return purgeStep(batchSize, null).deleted();
+    }
+    synchronized (walk) {
+      return purgeStep(batchSize, null).deleted();
+    }
+  }
+
+  /**
+   * One batch of the purge on its own connection. Walking, the chunk after the cursor, up to the
+   * row {@code upTo} (when given: the walk then ends there) or to the end of the table, whose end
+   * puts the cursor back at the beginning. A walking caller holds {@link #walk} before it takes the
+   * connection (the lock is taken again inside only where the table was found to walk meanwhile).
+   */
+  private PurgeStep purgeStep(int batchSize, PrimaryKey upTo) {
     return connections.runWithQueryTimeout(
-        "purge", null, (c, t) -> update(c, t, DialectStatements::purgeBatch, purge));
+        "purge",
+        null,
+        (c, t) -> {
+          DialectStatements sql = statements(c);
+          PurgeWay way = purgeWay;
+          logPurgeWay(way, batchSize);
+          if (!way.walks()) {
+            Values purge = new Values(null, null, null, 0, null, null, batchSize);
+            return new PurgeStep(update(c, t, sql, sql.purgeBatch(), purge), false, false);
+          }
+          synchronized (walk) {
+            PrimaryKey after = walkCursor;
+            PrimaryKey bound = null;
+            Values find = new Values(null, null, null, 0, null, null, batchSize, after, upTo);
+            try (PreparedStatement ps =
+                    prepare(c, sql, sql.walkBound(after != null, upTo != null), find, t, false);
+                ResultSet rs = ps.executeQuery()) {
+              if (rs.next()) {
+                bound = new PrimaryKey(rs.getObject(1), rs.getObject(2));
+              }
+            } catch (SQLException e) {
+              throw layoutMayHaveChanged(e);
+            }
+            PrimaryKey end = bound != null ? bound : upTo;
+            Values delete = new Values(null, null, null, 0, null, null, 0, after, end);
+            int deleted = update(c, t, sql, sql.walkDelete(after != null, end != null), delete);
+            walkCursor = end;
+            return new PurgeStep(deleted, true, bound == null);
+          }
+        });
+  }
+
+  /** Logs, at the first purge after the table's layout was found, how the purge finds its rows. */
+  private void logPurgeWay(PurgeWay way, int batchSize) {
+    if (purgeWayLogged) {
+      return;
+    }
+    purgeWayLogged = true;
+    if (way.walks()) {
+      LOG.info(
+          "table {} {}: the purge walks the primary key in batches of {} rows, deleting the"
+              + " expired ones of each",
+          table,
+          way.why(),
+          batchSize);
+    } else {
+      LOG.info(
+          "table {} {}: the purge deletes at most {} expired rows a statement, found through it",
+          table,
+          way.why(),
+          batchSize);
+    }
+  }
+
+  /**
+   * How the purge of the table finds expired rows, from its indexes as {@link
+   * DatabaseMetaData#getIndexInfo} reports them: through an index whose first column is {@code
+   * expires_at} (or an expression of it, as PostgreSQL's shipped expiry index), where there is one;
+   * else by walking the primary key. Where the database reports no index of the table at all, not
+   * even its primary key's, or fails to report them, the indexes could not be read, and the purge
+   * is the one of the shipped DDL, through the index.
+   */
+  private PurgeWay purgeWay(Connection c) throws SQLException {
+    DatabaseMetaData md = c.getMetaData();
+    int dot = table.indexOf('.');
+    String schema = dot < 0 ? null : identifier(md, table.substring(0, dot));
+    String name = identifier(md, table.substring(dot + 1));
+    String catalog = null;
+    if (dialect == JdbcDialect.MYSQL) {
+      catalog = schema != null ? schema : c.getCatalog();
+      schema = null;
+    } else if (schema == null) {
+      schema = c.getSchema();
+    }
+    boolean anyIndex = false;
+    List<String> expiryIndexes = new ArrayList<>();
+    try (ResultSet rs = md.getIndexInfo(catalog, schema, name, false, true)) {
+      while (rs.next()) {
+        if (rs.getShort("TYPE") == DatabaseMetaData.tableIndexStatistic) {
+          continue;
+        }
+        anyIndex = true;
+        String column = rs.getString("COLUMN_NAME");
+        if (rs.getInt("ORDINAL_POSITION") == 1
+            && column != null
+            && NAMES_EXPIRES_AT.matcher(column).find()) {
+          expiryIndexes.add(rs.getString("INDEX_NAME"));
+        }
+      }
+    } catch (SQLException e) {
+      return new PurgeWay(
+          false,
+          "has indexes the database's metadata would not report ("
+              + (e.getSQLState() == null ? "" : "[" + e.getSQLState() + "] ")
+              + JdbcUrls.withoutPassword(String.valueOf(e.getMessage()))
+              + "), so it is taken to have the expiry index of the shipped DDL");
+    }
+    if (!expiryIndexes.isEmpty()) {
+      return new PurgeWay(false, "has an index on expires_at (" + expiryIndexes.get(0) + ")");
+    }
+    if (!anyIndex) {
+      return new PurgeWay(
+          false,
+          "has no index the database's metadata reports (its indexes could not be read), so it"
+              + " is taken to have the expiry index of the shipped DDL");
+    }
+    return new PurgeWay(true, "has no index on expires_at");
+  }
+
+  /** An unquoted SQL name as the database stores it. */
+  private static String identifier(DatabaseMetaData md, String name) throws SQLException {
+    if (md.storesUpperCaseIdentifiers()) {
+      return name.toUpperCase(Locale.ROOT);
+    }
+    return md.storesLowerCaseIdentifiers() ? name.toLowerCase(Locale.ROOT) : name;
   }
 
   /**
@@ -559,7 +791,7 @@ public final class IdempotencyTable {
    * earlier versions, which keeps working as it is (logged once, with the migration that shrinks
    * it). In the compact layout the type of {@code scope_id} gives the width of the scope ids
    * ({@link #scopeIdWidth}), so that a table's records are always found under the ids they were
-   * written with.
+   * written with. With them, {@link #purgeWay(Connection) how the purge finds expired rows}.
    */
   private DialectStatements statements(Connection c) throws SQLException {
     DialectStatements known = sql;
@@ -591,6 +823,13 @@ public final class IdempotencyTable {
             table);
       }
       known = DialectStatements.of(dialect, table, layout, width);
+      PurgeWay way = purgeWay(c);
+      PurgeWay before = purgeWay;
+      if (before == null || before.walks() != way.walks()) {
+        walkCursor = null;
+        purgeWayLogged = false;
+      }
+      purgeWay = way;
       sql = known;
       return known;
     }
@@ -720,6 +959,7 @@ public final class IdempotencyTable {
             table);
       }
       sql = null;
+      walkCursor = null;
       registeredScopes.clear();
     }
     return e;
@@ -768,6 +1008,11 @@ public final class IdempotencyTable {
         case OUTCOME -> ps.setBytes(i, v.outcome());
         case PREVIOUS_OWNER -> ps.setString(i, v.previousOwner());
         case LIMIT -> ps.setInt(i, v.limit());
+        case AFTER_SCOPE -> ps.setObject(i, v.after().first());
+        case AFTER_KEY -> ps.setObject(i, v.after().key());
+        case UP_TO_SCOPE -> ps.setObject(i, v.upTo().first());
+        case UP_TO_KEY -> ps.setObject(i, v.upTo().key());
+        case OFFSET -> ps.setInt(i, v.limit() - 1);
         default -> throw new IllegalStateException("unbound parameter " + p);
       }
       i++;

@@ -15,8 +15,9 @@ public final class PurgeSchedule implements AutoCloseable {
   private final ScheduledExecutorService purger;
 
   /**
-   * Starts purging {@code table}, first after {@code interval}, {@code batchSize} rows per
-   * statement.
+   * Starts purging {@code table}, first after {@code interval}, with one {@link
+   * IdempotencyTable#purgeExpired} of {@code batchSize} rows per batch each time (on a table
+   * without an expiry index, one walk of the whole table).
    */
   public PurgeSchedule(IdempotencyTable table, String tableName, Duration interval, int batchSize) {
     purger =

@@ -1,15 +1,18 @@
 package dev.idempotent.jdbc.internal;
 
+import static dev.idempotent.jdbc.internal.DialectStatements.Param.AFTER_KEY;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.FINGERPRINT;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.KEY;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.LEASE;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.LIMIT;
+import static dev.idempotent.jdbc.internal.DialectStatements.Param.OFFSET;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.OUTCOME;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.OWNER;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.PREVIOUS_OWNER;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.SCOPE;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.SCOPE_ID;
 import static dev.idempotent.jdbc.internal.DialectStatements.Param.TTL;
+import static dev.idempotent.jdbc.internal.DialectStatements.Param.UP_TO_KEY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -40,6 +43,21 @@ class DialectStatementsTest {
       assertBinds(sql.renew(), LEASE, scope, KEY, OWNER);
       assertBinds(sql.delete(), scope, KEY);
       assertBinds(sql.purgeBatch(), LIMIT);
+      for (int i = 0; i < 4; i++) {
+        boolean after = (i & 1) != 0;
+        boolean upTo = (i & 2) != 0;
+        List<DialectStatements.Param> bound = sql.walkBound(after, upTo).params();
+        assertThat(bound).as("walk bound").endsWith(OFFSET);
+        assertThat(bound.contains(AFTER_KEY)).isEqualTo(after);
+        assertThat(bound.contains(UP_TO_KEY)).isEqualTo(upTo);
+        assertThat(sql.walkDelete(after, upTo).params())
+            .as("walk delete")
+            .isEqualTo(bound.subList(0, bound.size() - 1));
+        assertThat(sql.walkDelete(after, upTo).text()).contains("expires_at <=");
+        assertThat(sql.walkBound(after, upTo).text())
+            .contains("ORDER BY " + (layout == Layout.LEGACY ? "scope" : "scope_id") + ", idem_key")
+            .doesNotContain(":");
+      }
       assertBinds(sql.insertScope(), SCOPE_ID, SCOPE);
       assertBinds(sql.readScope(), SCOPE_ID);
       assertThat(sql.insertScope().text()).contains("app.idem_scope");
