@@ -787,8 +787,9 @@ public final class IdempotencyFilter implements Filter {
     private String problemTypeBase = DEFAULT_PROBLEM_TYPE_BASE;
 
     /**
-     * The policies of the scopes requests were made in, each with the plan it keeps; at most {@link
-     * #MAX_KEPT_POLICIES}, then the set starts again (callers and paths are the client's).
+     * The policies of the scopes requests were made in, each with the plan it keeps: at most {@link
+     * #MAX_KEPT_POLICIES} scopes of at most {@link #MAX_KEPT_SCOPE_LENGTH} characters, then the set
+     * starts again (callers and paths are the client's).
      */
     private final Map<String, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
 

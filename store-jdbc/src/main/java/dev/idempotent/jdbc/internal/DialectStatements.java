@@ -388,36 +388,38 @@ public abstract class DialectStatements {
    * range of the primary key.
    */
   protected String keyAfter(String first, String firstParam, String keyParam) {
-    return first
-        + " >= "
-        + firstParam
-        + " AND ("
-        + first
-        + " > "
-        + firstParam
-        + " OR ("
-        + first
-        + " = "
-        + firstParam
-        + " AND idem_key > "
-        + keyParam
-        + "))";
+    return keyBeyond(first, firstParam, keyParam, ">");
   }
 
   /** The condition of a row whose primary key is not after the one bound to the parameters. */
   protected String keyNotAfter(String first, String firstParam, String keyParam) {
+    return keyBeyond(first, firstParam, keyParam, "<");
+  }
+
+  /**
+   * {@code first >= a AND (first > a OR (first = a AND idem_key > k))} for {@code ">"}, and the
+   * mirror image, {@code idem_key <= k} included, for {@code "<"}.
+   */
+  private static String keyBeyond(String first, String firstParam, String keyParam, String op) {
+    String keyOp = op.equals(">") ? ">" : "<=";
     return first
-        + " <= "
+        + " "
+        + op
+        + "= "
         + firstParam
         + " AND ("
         + first
-        + " < "
+        + " "
+        + op
+        + " "
         + firstParam
         + " OR ("
         + first
         + " = "
         + firstParam
-        + " AND idem_key <= "
+        + " AND idem_key "
+        + keyOp
+        + " "
         + keyParam
         + "))";
   }
