@@ -23,17 +23,29 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>the same after {@code live} completed records, live for a day, are loaded into the table
  *       (in chunks of a million, each sorted by key, spread over the whole key space) and
  *       statistics refreshed;
- *   <li>with a backlog of {@code backlog} expired records and 1,000 new records a second arriving
- *       through the store (with a 20 s retention, so that they keep expiring too), the latency of
- *       those arriving calls and the saturated fresh-key throughput, first without a purge, then
- *       with the purge paced to twice the arrival rate, then with it unpaced ({@code
- *       purgeExpired(1000)} back to back); the purge's rate is the rows it deleted per second of
- *       the phase.
+ *   <li>with a backlog of {@code backlog} expired records, their keys among the live ones, and
+ *       1,000 new records a second arriving through the store (with a 20 s retention, so that they
+ *       keep expiring too), the latency of those arriving calls and the saturated fresh-key
+ *       throughput, in phases without a purge and with the purge paced to twice the arrival rate,
+ *       alternating {@code rounds} times (so that what one phase leaves behind, such as a
+ *       checkpoint or an autovacuum after its saturated half, falls on both kinds), then with it
+ *       unpaced ({@code purgeExpired(1000)} back to back); each phase is compared with the mean of
+ *       the phases without a purge; the purge's rate is the rows it deleted per second of the
+ *       phase.
  * </ol>
+ *
+ * <p>The backlog is written in the order its records would have arrived (by expiry: {@code
+ * backlog-order=arrival}, the default), as a table that fills over time is laid out on PostgreSQL,
+ * whose heap keeps insertion order; {@code key} writes it in key order instead, which scatters
+ * records of neighbouring expiry over the whole table. MariaDB keeps rows in primary-key order
+ * either way.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.JdbcLargeTableRun
  *     postgresql|mariadb [live=10000000] [seconds=20] [threads=4] [backlog=1000000]
- *     [paced batch=1000]</pre>
+ *     [paced batch=1000] [rounds=2] [backlog-order=arrival|key] [expiry-index=keep|drop]</pre>
+ *
+ * <p>{@code expiry-index=drop} drops the table's expiry index before the store first uses it, so
+ * that its purge walks the primary key (see the JDBC store's documentation).
  *
  * <p>The database is the one of {@code IDEMPOTENT_POSTGRES_URL} or {@code IDEMPOTENT_MARIADB_URL};
  * its table {@value #TABLE} is dropped first and left in place at the end, for inspection.
@@ -60,6 +72,17 @@ public final class JdbcLargeTableRun {
     int threads = args.length > 3 ? Integer.parseInt(args[3]) : 4;
     long backlog = args.length > 4 ? Long.parseLong(args[4]) : 1_000_000L;
     int pacedBatch = args.length > 5 ? Integer.parseInt(args[5]) : 1000;
+    int rounds = args.length > 6 ? Integer.parseInt(args[6]) : 2;
+    String backlogOrder = args.length > 7 ? args[7] : "arrival";
+    if (!backlogOrder.equals("arrival") && !backlogOrder.equals("key")) {
+      throw new IllegalArgumentException(
+          "backlog order '" + backlogOrder + "': use arrival or key");
+    }
+    String expiryIndex = args.length > 8 ? args[8] : "keep";
+    if (!expiryIndex.equals("keep") && !expiryIndex.equals("drop")) {
+      throw new IllegalArgumentException("expiry index '" + expiryIndex + "': use keep or drop");
+    }
+    boolean walking = expiryIndex.equals("drop");
     String url = BenchmarkSettings.jdbcUrl(database);
     boolean postgres = JdbcRows.isPostgres(url);
     try (HikariDataSource ds = JdbcRows.pool(url, threads + 8)) {
@@ -67,6 +90,11 @@ public final class JdbcLargeTableRun {
       JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + TABLE + "_scope");
       try (JdbcIdempotencyStore store =
           JdbcIdempotencyStore.builder(ds).table(TABLE).createTable(true).build()) {
+        if (walking) {
+          JdbcRows.dropExpiryIndex(ds, url, TABLE);
+          System.out.printf(
+              "%s: expiry index dropped; the purge walks the primary key%n", database);
+        }
         freshKeyThroughput(store, threads, seconds); // warm-up: JIT, pool, caches
         JdbcRows.execute(ds, "TRUNCATE TABLE " + TABLE);
         analyze(ds, postgres);
@@ -75,7 +103,7 @@ public final class JdbcLargeTableRun {
             "%s: fresh-key calls/s on an empty table: %,.0f (%d threads, %d s)%n",
             database, empty, threads, seconds);
         long loadStart = System.nanoTime();
-        load(ds, postgres, live, "ord-", "interval '1 day'", "INTERVAL 1 DAY");
+        load(ds, postgres, live, "", "interval '1 day'", "INTERVAL 1 DAY", 4);
         analyze(ds, postgres);
         System.out.printf(
             "%s: loaded %,d live records in %.0f s; table and indexes %,d bytes (%.1f per"
@@ -90,32 +118,64 @@ public final class JdbcLargeTableRun {
             "%s: fresh-key calls/s with %,d live records: %,.0f = %.2fx of the empty table%n",
             database, live, full, full / empty);
 
-        load(ds, postgres, backlog, "old-", "interval '-1 hour'", "INTERVAL -1 HOUR");
+        load(
+            ds,
+            postgres,
+            backlog,
+            "expired:",
+            "interval '-1 hour'",
+            "INTERVAL -1 HOUR",
+            backlogOrder.equals("key") ? 4 : 2);
         analyze(ds, postgres);
-        System.out.printf("%s: backlog of %,d expired records loaded%n", database, backlog);
-        Phase without = phase(store, threads, seconds, -1, 0);
-        report(database, "without purge", without, without);
-        report(
-            database,
-            "purge paced to " + PACED_PURGE + " rows/s in batches of " + pacedBatch,
-            phase(store, threads, seconds, PACED_PURGE, pacedBatch),
-            without);
-        report(database, "purge unpaced", phase(store, threads, seconds, 0, 1000), without);
+        System.out.printf(
+            "%s: backlog of %,d expired records loaded in %s order%n",
+            database, backlog, backlogOrder);
+        String paced = "purge paced to " + PACED_PURGE + " rows/s in batches of " + pacedBatch;
+        List<String> names = new ArrayList<>();
+        List<Phase> phases = new ArrayList<>();
+        List<Phase> withouts = new ArrayList<>();
+        for (int r = 1; r <= rounds; r++) {
+          Phase w = phase(store, threads, seconds, -1, 0, walking);
+          withouts.add(w);
+          names.add("round " + r + ", without purge");
+          phases.add(w);
+          names.add("round " + r + ", " + paced);
+          phases.add(phase(store, threads, seconds, PACED_PURGE, pacedBatch, walking));
+        }
+        names.add("purge unpaced");
+        phases.add(phase(store, threads, seconds, 0, 1000, walking));
+        Phase without =
+            new Phase(
+                withouts.stream().mapToDouble(Phase::meanMillis).average().orElseThrow(),
+                withouts.stream().mapToDouble(Phase::p99Millis).average().orElseThrow(),
+                withouts.stream().mapToDouble(Phase::throughput).average().orElseThrow(),
+                0,
+                0);
+        System.out.printf(
+            "%s: ratios below are to the mean of the %d phases without purge (arrival call mean"
+                + " %.2f ms, p99 %.2f ms, saturated %,.0f calls/s)%n",
+            database, rounds, without.meanMillis, without.p99Millis, without.throughput);
+        for (int i = 0; i < phases.size(); i++) {
+          report(database, names.get(i), phases.get(i), without);
+        }
       }
     }
   }
 
   /**
-   * Inserts {@code rows} completed records, in chunks sorted by key, expiring at now plus the given
-   * interval.
+   * Inserts {@code rows} completed records, in chunks sorted by the column at {@code orderColumn}
+   * of the insert (2 expiry, 4 key), expiring at now plus the given interval. Keys are {@code ord-}
+   * and 16 hex digits of MD5 of {@code keySalt} and the row number, so that records loaded with
+   * another salt (the expired backlog) are spread over the same key space as the live ones.
    */
   private static void load(
       HikariDataSource ds,
       boolean postgres,
       long rows,
-      String keyPrefix,
+      String keySalt,
       String pgInterval,
-      String myInterval)
+      String myInterval,
+      int orderColumn)
       throws Exception {
     long scopeId = JdbcRows.scopeId(JdbcRows.SCOPE);
     if (!postgres) {
@@ -134,15 +194,16 @@ public final class JdbcLargeTableRun {
                 + ", statement_timestamp() + "
                 + pgInterval
                 + " + (g % 10000) * interval '1 ms', 2,"
-                + " '"
-                + keyPrefix
-                + "' || substr(md5(g::text), 1, 16), 'k3j4h5g6f7d8s:' || to_hex(g), NULL,"
+                + " 'ord-' || substr(md5('"
+                + keySalt
+                + "' || g::text), 1, 16), 'k3j4h5g6f7d8s:' || to_hex(g), NULL,"
                 + " decode(substr(md5(g::text || 'o') || md5(g::text), 1, 50), 'hex')"
                 + " FROM generate_series("
                 + (from + 1)
                 + ", "
                 + (from + n)
-                + ") g ORDER BY 4";
+                + ") g ORDER BY "
+                + orderColumn;
       } else {
         sql =
             "INSERT INTO "
@@ -153,15 +214,16 @@ public final class JdbcLargeTableRun {
                 + ", UTC_TIMESTAMP(6) + "
                 + myInterval
                 + " + INTERVAL (g MOD 10000) * 1000"
-                + " MICROSECOND, 2, CONCAT('"
-                + keyPrefix
-                + "', LEFT(MD5(g), 16)), CONCAT('k3j4h5g6f7d8s:', HEX(g)),"
+                + " MICROSECOND, 2, CONCAT('ord-', LEFT(MD5(CONCAT('"
+                + keySalt
+                + "', g)), 16)), CONCAT('k3j4h5g6f7d8s:', HEX(g)),"
                 + " NULL, UNHEX(LEFT(CONCAT(MD5(CONCAT(g, 'o')), MD5(g)), 50))"
                 + " FROM (SELECT seq + "
                 + from
                 + " AS g FROM seq_1_to_"
                 + n
-                + ") s ORDER BY 4";
+                + ") s ORDER BY "
+                + orderColumn;
       }
       JdbcRows.execute(ds, sql);
     }
@@ -240,10 +302,16 @@ public final class JdbcLargeTableRun {
    * 1,000 arrivals a second for the whole phase; their latency over the first half, the saturated
    * fresh-key throughput over the second. With {@code purgeRate} 0, {@code purgeExpired(1000)}
    * (batches back to back) throughout; above 0, {@code purgeBatch(batch)} paced to that many rows a
-   * second; below 0, no purge.
+   * second; below 0, no purge. A batch that deleted nothing pauses the purge for 100 ms, but on a
+   * {@code walking} purge, where it only means that the chunk walked held no expired row.
    */
   private static Phase phase(
-      JdbcIdempotencyStore store, int threads, int seconds, int purgeRate, int batch)
+      JdbcIdempotencyStore store,
+      int threads,
+      int seconds,
+      int purgeRate,
+      int batch,
+      boolean walking)
       throws Exception {
     boolean purge = purgeRate >= 0;
     AtomicBoolean running = new AtomicBoolean(true);
@@ -255,7 +323,7 @@ public final class JdbcLargeTableRun {
               while (running.get()) {
                 int n = purgeRate > 0 ? store.purgeBatch(batch) : store.purgeExpired(1000);
                 purged.addAndGet(n);
-                if (n == 0) {
+                if (n == 0 && !walking) {
                   sleep(100);
                 } else if (purgeRate > 0) {
                   long due =

@@ -75,6 +75,18 @@ final class JdbcRows {
     }
   }
 
+  /**
+   * Drops the expiry index that {@code createTable(true)} gave {@code table}; a store that has not
+   * yet used the table then purges it by walking its primary key.
+   */
+  static void dropExpiryIndex(HikariDataSource ds, String url, String table) throws SQLException {
+    execute(
+        ds,
+        isPostgres(url)
+            ? "DROP INDEX " + table + "_expiry_idx"
+            : "DROP INDEX " + table + "_expires_at_idx ON " + table);
+  }
+
   static long queryLong(HikariDataSource ds, String sql) throws SQLException {
     try (Connection c = ds.getConnection();
         Statement st = c.createStatement();

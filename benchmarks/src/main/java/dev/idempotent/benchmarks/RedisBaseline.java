@@ -33,7 +33,7 @@ final class RedisBaseline {
       end
       return 0
       """;
-  private static final String READ =
+  static final String READ =
       """
       return redis.call('HGET', KEYS[1], 'r')
       """;

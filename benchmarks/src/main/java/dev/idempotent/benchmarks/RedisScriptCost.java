@@ -13,13 +13,13 @@ import java.util.function.LongFunction;
 
 /**
  * What the store's scripts cost the Redis server, against the hand-written baseline's: each step
- * (claim of new keys, completion of those claims) is sent {@code count} times, pipelined, with the
- * server's command statistics reset before, and the report prints the server time per {@code
- * EVALSHA} (inner commands included) and the commands each call ran, as {@code INFO commandstats}
- * gives them. The store's steps use its own scripts and record names ({@link RecordLayout}), with
- * and without the name of the earlier layout ({@code readLegacyRecords}); both sides complete with
- * the same 200-byte outcome. The steps alternate, {@code repetitions} times; the report gives the
- * median and every repetition.
+ * (claim of new keys, completion of those claims, replay of the completed records) is sent {@code
+ * count} times, pipelined, with the server's command statistics reset before, and the report prints
+ * the server time per {@code EVALSHA} (inner commands included) and the commands each call ran, as
+ * {@code INFO commandstats} gives them. The store's steps use its own scripts and record names
+ * ({@link RecordLayout}), with and without the name of the earlier layout ({@code
+ * readLegacyRecords}); both sides complete with the same 200-byte outcome. The steps alternate,
+ * {@code repetitions} times; the report gives the median and every repetition.
  *
  * <p>It resets the server's statistics ({@code CONFIG RESETSTAT}): run it on a Redis of your own or
  * when nothing else reads them. Its keys expire after 30 s.
@@ -52,6 +52,7 @@ public final class RedisScriptCost {
     try (RespPipe pipe = new RespPipe(url)) {
       String baseClaim = pipe.command("SCRIPT", "LOAD", RedisBaseline.CLAIM);
       String baseComplete = pipe.command("SCRIPT", "LOAD", RedisBaseline.COMPLETE);
+      String baseRead = pipe.command("SCRIPT", "LOAD", RedisBaseline.READ);
       for (RecordScript s : new RecordScript[] {RecordScript.CLAIM, RecordScript.COMPLETE}) {
         pipe.command("SCRIPT", "LOAD", s.source());
       }
@@ -120,6 +121,27 @@ public final class RedisScriptCost {
                   outcome,
                   layout.channelName(ours[(int) i]),
                   RecordLayout.ownerDigest(owner(i))
+                });
+        measure(
+            pipe,
+            steps,
+            "replay, baseline",
+            count,
+            i -> new Object[] {"EVALSHA", baseRead, "1", base[(int) i]});
+        measure(
+            pipe,
+            steps,
+            "replay, ours (the claim of a completed record, with the earlier layout's name)",
+            count,
+            i ->
+                new Object[] {
+                  "EVALSHA",
+                  RecordScript.CLAIM.sha(),
+                  "2",
+                  layout.recordName(ours[(int) i]),
+                  layout.legacyName(ours[(int) i]),
+                  owner(i + count),
+                  LEASE_MS
                 });
       }
     }

@@ -73,11 +73,7 @@ public final class RowSizeReport {
               JdbcIdempotencyStore.builder(ds).table(CURRENT).createTable(true).build();
           JdbcIdempotencyStore noExpiryIndex =
               JdbcIdempotencyStore.builder(ds).table(NO_EXPIRY_INDEX).createTable(true).build()) {
-        JdbcRows.execute(
-            ds,
-            JdbcRows.isPostgres(url)
-                ? "DROP INDEX " + NO_EXPIRY_INDEX + "_expiry_idx"
-                : "DROP INDEX " + NO_EXPIRY_INDEX + "_expires_at_idx ON " + NO_EXPIRY_INDEX);
+        JdbcRows.dropExpiryIndex(ds, url, NO_EXPIRY_INDEX);
         writeThroughStore(earlier, records);
         writeThroughStore(current, records);
         writeThroughStore(noExpiryIndex, records);
