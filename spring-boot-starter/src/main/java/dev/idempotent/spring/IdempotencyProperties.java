@@ -209,7 +209,7 @@ public class IdempotencyProperties {
     /** Timeout of each statement (5s). */
     private Duration queryTimeout;
 
-    /** Delete expired records this often, 1000 rows per statement (off). */
+    /** Delete expired records this often, 1000 rows per statement, pausing between them (off). */
     private Duration purgeEvery;
 
     public String getUrl() {

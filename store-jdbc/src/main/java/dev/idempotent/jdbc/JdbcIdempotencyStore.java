@@ -332,7 +332,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * Purges expired records every {@code interval} on one daemon thread that {@link #close()}
      * stops, {@code batchSize} rows per statement (each time one {@link
      * JdbcIdempotencyStore#purgeExpired purgeExpired}: on a table without an index on {@code
-     * expires_at}, one walk of the whole table in chunks of {@code batchSize} rows).
+     * expires_at}, one walk of the whole table in chunks of {@code batchSize} rows), pausing after
+     * each batch for four times as long as it took (at most 10 s), so that the purge leaves the
+     * database to the live calls most of the time; {@link JdbcIdempotencyStore#close()} ends a pause.
      */
     public Builder purgeEvery(Duration interval, int batchSize) {
       if (interval == null || interval.compareTo(Duration.ofSeconds(1)) < 0) {

@@ -594,21 +594,31 @@ public final class IdempotencyTable {
    * continues.
    */
   public int purgeExpired(int batchSize) {
+    return purgeExpired(batchSize, BatchPause.NONE);
+  }
+
+  /**
+   * {@link #purgeExpired(int)} with {@code pause} between one batch and the next, given how long
+   * the batch took; an interrupted pause ends the purge (the thread stays interrupted) with what
+   * was deleted until then.
+   */
+  public int purgeExpired(int batchSize, BatchPause pause) {
     PurgeWay way = purgeWay;
     if (way != null && !way.walks()) {
-      return purgeThroughIndex(batchSize, 0, 0);
+      return purgeThroughIndex(batchSize, 0, 0, pause);
     }
     synchronized (walk) {
       PrimaryKey start = walkCursor;
       boolean wrapped = start == null;
       int total = 0;
       for (int batch = 0; batch < MAX_PURGE_BATCHES; batch++) {
+        long began = System.nanoTime();
         PurgeStep step = purgeStep(batchSize, wrapped ? start : null);
         total += step.deleted();
         if (!step.walked()) {
-          return step.deleted() < batchSize
+          return step.deleted() < batchSize || !paused(pause, began)
               ? total
-              : purgeThroughIndex(batchSize, batch + 1, total);
+              : purgeThroughIndex(batchSize, batch + 1, total, pause);
         }
         if (step.reachedEnd()) {
           if (wrapped) {
@@ -616,19 +626,50 @@ public final class IdempotencyTable {
           }
           wrapped = true;
         }
+        if (!paused(pause, began)) {
+          return total;
+        }
       }
       return stoppedAt(total);
     }
   }
 
   /**
+   * A pause between two batches of a purge, for a purge that must leave the database to the live
+   * calls most of the time.
+   */
+  @FunctionalInterface
+  public interface BatchPause {
+    /** No pause: batches back to back. */
+    BatchPause NONE = batchNanos -> {};
+
+    /** Pauses after a batch that took {@code batchNanos}. */
+    void after(long batchNanos) throws InterruptedException;
+  }
+
+  /**
+   * Pauses after the batch that began at {@code began}; false when the pause was interrupted (the
+   * thread is interrupted again).
+   */
+  private static boolean paused(BatchPause pause, long began) {
+    try {
+      pause.after(System.nanoTime() - began);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
    * The purge through the expiry index, after {@code batches} batches that deleted {@code total}.
    */
-  private int purgeThroughIndex(int batchSize, int batches, int total) {
+  private int purgeThroughIndex(int batchSize, int batches, int total, BatchPause pause) {
     for (int batch = batches; batch < MAX_PURGE_BATCHES; batch++) {
+      long began = System.nanoTime();
       int deleted = purgeBatch(batchSize);
       total += deleted;
-      if (deleted < batchSize) {
+      if (deleted < batchSize || !paused(pause, began)) {
         return total;
       }
     }
