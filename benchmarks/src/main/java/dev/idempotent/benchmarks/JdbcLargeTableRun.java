@@ -29,12 +29,15 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>with a backlog of {@code backlog} expired records, their keys among the live ones, and
  *       1,000 new records a second arriving through the store (with a 20 s retention, so that they
  *       keep expiring too), the latency of those arriving calls and the saturated fresh-key
- *       throughput, in phases without a purge and with the purge paced to twice the arrival rate,
- *       alternating {@code rounds} times (so that what one phase leaves behind, such as a
- *       checkpoint or an autovacuum after its saturated half, falls on both kinds), then with it
- *       unpaced ({@code purgeExpired(1000)} back to back); each phase is compared with the mean of
- *       the phases without a purge; the purge's rate is the rows it deleted per second of the
- *       phase.
+ *       throughput, in phases without a purge, with the purge paced to twice the arrival rate
+ *       ({@code purgeBatch}) and with the store's own scheduled purge ({@code purgeEvery(1 s,
+ *       1000)}, on a second store object on the same table), alternating {@code rounds} times after
+ *       one phase without a purge that is not counted (so that what one phase leaves behind, such
+ *       as a checkpoint or an autovacuum after its saturated half, falls on every kind), then with
+ *       the purge unpaced ({@code purgeExpired(1000)} back to back); each phase is compared with
+ *       the mean of the phases without a purge; the purge's rate is the rows it deleted per second
+ *       of the phase (the scheduled purge's shows in the expired rows counted before and after each
+ *       phase).
  * </ol>
  *
  * <p>The backlog is written in the order its records would have arrived (by expiry: {@code
@@ -65,6 +68,9 @@ public final class JdbcLargeTableRun {
    * The rate of the paced purge: twice the arrival rate, so that it catches up with a backlog too.
    */
   private static final int PACED_PURGE = 2 * ARRIVALS_PER_SECOND;
+
+  /** The purge rate that stands for the store's own scheduled purge ({@code purgeEvery}). */
+  private static final int SCHEDULED = -2;
 
   private JdbcLargeTableRun() {}
 
@@ -145,21 +151,27 @@ public final class JdbcLargeTableRun {
         List<String> names = new ArrayList<>();
         List<Phase> phases = new ArrayList<>();
         List<Phase> withouts = new ArrayList<>();
+        phase(store, ds, postgres, threads, seconds, -1, 0, walking); // settles; not counted
         for (int r = 1; r <= rounds; r++) {
-          Phase w = phase(store, threads, seconds, -1, 0, walking);
+          Phase w = phase(store, ds, postgres, threads, seconds, -1, 0, walking);
           withouts.add(w);
           names.add("round " + r + ", without purge");
           phases.add(w);
           names.add("round " + r + ", " + paced);
-          phases.add(phase(store, threads, seconds, PACED_PURGE, pacedBatch, walking));
+          phases.add(
+              phase(store, ds, postgres, threads, seconds, PACED_PURGE, pacedBatch, walking));
+          names.add("round " + r + ", purgeEvery(1 s, 1000)");
+          phases.add(phase(store, ds, postgres, threads, seconds, SCHEDULED, 1000, walking));
         }
         names.add("purge unpaced");
-        phases.add(phase(store, threads, seconds, 0, 1000, walking));
+        phases.add(phase(store, ds, postgres, threads, seconds, 0, 1000, walking));
         Phase without =
             new Phase(
                 withouts.stream().mapToDouble(Phase::meanMillis).average().orElseThrow(),
                 withouts.stream().mapToDouble(Phase::p99Millis).average().orElseThrow(),
                 withouts.stream().mapToDouble(Phase::throughput).average().orElseThrow(),
+                0,
+                0,
                 0,
                 0);
         System.out.printf(
@@ -347,13 +359,30 @@ public final class JdbcLargeTableRun {
   }
 
   private record Phase(
-      double meanMillis, double p99Millis, double throughput, long purged, double purgeRate) {}
+      double meanMillis,
+      double p99Millis,
+      double throughput,
+      long purged,
+      double purgeRate,
+      long expiredBefore,
+      long expiredAfter) {}
+
+  /** The expired records in the table now (a count over the whole table). */
+  private static long expiredRows(HikariDataSource ds, boolean postgres) throws Exception {
+    return JdbcRows.queryLong(
+        ds,
+        "SELECT COUNT(*) FROM "
+            + TABLE
+            + " WHERE expires_at <= "
+            + (postgres ? "statement_timestamp()" : "UTC_TIMESTAMP(6)"));
+  }
 
   private static void report(String database, String name, Phase phase, Phase without) {
     System.out.printf(
         "%s: 1,000 arrivals/s, %s: arrival call mean %.2f ms (%.2fx), p99 %.2f ms; saturated"
             + " fresh-key calls/s %,.0f (%.2fx); purge deleted %,d rows, %,.0f rows/s over the"
-            + " phase (%.1fx the arrival rate)%n",
+            + " phase (%.1fx the arrival rate); expired rows in the table %,d before, %,d"
+            + " after%n",
         database,
         name,
         phase.meanMillis,
@@ -363,7 +392,9 @@ public final class JdbcLargeTableRun {
         phase.throughput / without.throughput,
         phase.purged,
         phase.purgeRate,
-        phase.purgeRate / ARRIVALS_PER_SECOND);
+        phase.purgeRate / ARRIVALS_PER_SECOND,
+        phase.expiredBefore,
+        phase.expiredAfter);
   }
 
   /**
@@ -375,6 +406,8 @@ public final class JdbcLargeTableRun {
    */
   private static Phase phase(
       JdbcIdempotencyStore store,
+      HikariDataSource ds,
+      boolean postgres,
       int threads,
       int seconds,
       int purgeRate,
@@ -382,6 +415,14 @@ public final class JdbcLargeTableRun {
       boolean walking)
       throws Exception {
     boolean purge = purgeRate >= 0;
+    long expiredBefore = expiredRows(ds, postgres);
+    AutoCloseable scheduled =
+        purgeRate == SCHEDULED
+            ? JdbcIdempotencyStore.builder(ds)
+                .table(TABLE)
+                .purgeEvery(Duration.ofSeconds(1), batch)
+                .build()
+            : null;
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong purged = new AtomicLong();
     long phaseStart = System.nanoTime();
@@ -447,6 +488,9 @@ public final class JdbcLargeTableRun {
     if (purge) {
       purger.join();
     }
+    if (scheduled != null) {
+      scheduled.close();
+    }
     long[] all = new long[Arrays.stream(counts).sum()];
     int at = 0;
     for (int t = 0; t < arrivalThreads; t++) {
@@ -460,7 +504,8 @@ public final class JdbcLargeTableRun {
             ? 0
             : all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6;
     double rate = purged.get() / ((System.nanoTime() - phaseStart) / 1e9);
-    return new Phase(mean, p99, throughput, purged.get(), rate);
+    return new Phase(
+        mean, p99, throughput, purged.get(), rate, expiredBefore, expiredRows(ds, postgres));
   }
 
   private static void sleep(long millis) {
