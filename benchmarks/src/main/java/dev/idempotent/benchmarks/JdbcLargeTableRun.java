@@ -29,15 +29,16 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>with a backlog of {@code backlog} expired records, their keys among the live ones, and
  *       1,000 new records a second arriving through the store (with a 20 s retention, so that they
  *       keep expiring too), the latency of those arriving calls and the saturated fresh-key
- *       throughput, in phases without a purge, with the purge paced to twice the arrival rate
- *       ({@code purgeBatch}) and with the store's own scheduled purge ({@code purgeEvery(1 s,
- *       1000)}, on a second store object on the same table), alternating {@code rounds} times after
- *       one phase without a purge that is not counted (so that what one phase leaves behind, such
- *       as a checkpoint or an autovacuum after its saturated half, falls on every kind), then with
- *       the purge unpaced ({@code purgeExpired(1000)} back to back); each phase is compared with
- *       the mean of the phases without a purge; the purge's rate is the rows it deleted per second
- *       of the phase (the scheduled purge's shows in the expired rows counted before and after each
- *       phase).
+ *       throughput, each phase with a purge against the mean of the phases without: after one phase
+ *       without a purge that is not counted, {@code rounds} times a phase without a purge and one
+ *       with the purge paced to twice the arrival rate ({@code purgeBatch}); then one phase with
+ *       the purge unpaced ({@code purgeExpired(1000)} back to back), which removes the backlog;
+ *       then {@code rounds} times a phase without a purge and one with the store's own scheduled
+ *       purge ({@code purgeEvery(1 s, 1000)}, on a second store object on the same table, built for
+ *       the phase). Phases alternate so that what one leaves behind, such as a checkpoint or an
+ *       autovacuum after its saturated half, falls on both kinds. The purge's rate is the rows it
+ *       deleted per second of the phase; the scheduled purge's shows in the expired rows counted
+ *       before and after each phase.
  * </ol>
  *
  * <p>The backlog is written in the order its records would have arrived (by expiry: {@code
@@ -148,41 +149,77 @@ public final class JdbcLargeTableRun {
             database, backlog, backlogOrder);
         settle(ds, postgres, database);
         String paced = "purge paced to " + PACED_PURGE + " rows/s in batches of " + pacedBatch;
-        List<String> names = new ArrayList<>();
-        List<Phase> phases = new ArrayList<>();
-        List<Phase> withouts = new ArrayList<>();
         phase(store, ds, postgres, threads, seconds, -1, 0, walking); // settles; not counted
-        for (int r = 1; r <= rounds; r++) {
-          Phase w = phase(store, ds, postgres, threads, seconds, -1, 0, walking);
-          withouts.add(w);
-          names.add("round " + r + ", without purge");
-          phases.add(w);
-          names.add("round " + r + ", " + paced);
-          phases.add(
-              phase(store, ds, postgres, threads, seconds, PACED_PURGE, pacedBatch, walking));
-          names.add("round " + r + ", purgeEvery(1 s, 1000)");
-          phases.add(phase(store, ds, postgres, threads, seconds, SCHEDULED, 1000, walking));
+        Phase withBacklog =
+            rounds(
+                database,
+                "with the backlog",
+                rounds,
+                paced,
+                () -> phase(store, ds, postgres, threads, seconds, -1, 0, walking),
+                () ->
+                    phase(store, ds, postgres, threads, seconds, PACED_PURGE, pacedBatch, walking));
+        Phase unpaced = phase(store, ds, postgres, threads, seconds, 0, 1000, walking);
+        report(database, "purge unpaced", unpaced, withBacklog);
+        long rest = 0;
+        for (int n = 1000; n >= 1000; ) {
+          n = store.purgeExpired(1000);
+          rest += n;
         }
-        names.add("purge unpaced");
-        phases.add(phase(store, ds, postgres, threads, seconds, 0, 1000, walking));
-        Phase without =
-            new Phase(
-                withouts.stream().mapToDouble(Phase::meanMillis).average().orElseThrow(),
-                withouts.stream().mapToDouble(Phase::p99Millis).average().orElseThrow(),
-                withouts.stream().mapToDouble(Phase::throughput).average().orElseThrow(),
-                0,
-                0,
-                0,
-                0);
         System.out.printf(
-            "%s: ratios below are to the mean of the %d phases without purge (arrival call mean"
-                + " %.2f ms, p99 %.2f ms, saturated %,.0f calls/s)%n",
-            database, rounds, without.meanMillis, without.p99Millis, without.throughput);
-        for (int i = 0; i < phases.size(); i++) {
-          report(database, names.get(i), phases.get(i), without);
-        }
+            "%s: the rest of the backlog purged between the phases: %,d rows%n", database, rest);
+        rounds(
+            database,
+            "after the unpaced purge, the store's own scheduled purge",
+            rounds,
+            "purgeEvery(1 s, 1000)",
+            () -> phase(store, ds, postgres, threads, seconds, -1, 0, walking),
+            () -> phase(store, ds, postgres, threads, seconds, SCHEDULED, 1000, walking));
       }
     }
+  }
+
+  /** A phase of the measurement. */
+  @FunctionalInterface
+  private interface PhaseRun {
+    Phase run() throws Exception;
+  }
+
+  /**
+   * {@code rounds} rounds of a phase without a purge, then one with {@code purge}, reported with
+   * ratios to the mean of the phases without; returns that mean.
+   */
+  private static Phase rounds(
+      String database, String part, int rounds, String purge, PhaseRun without, PhaseRun with)
+      throws Exception {
+    List<String> names = new ArrayList<>();
+    List<Phase> phases = new ArrayList<>();
+    List<Phase> withouts = new ArrayList<>();
+    for (int r = 1; r <= rounds; r++) {
+      Phase w = without.run();
+      withouts.add(w);
+      names.add("round " + r + ", without purge");
+      phases.add(w);
+      names.add("round " + r + ", " + purge);
+      phases.add(with.run());
+    }
+    Phase mean =
+        new Phase(
+            withouts.stream().mapToDouble(Phase::meanMillis).average().orElseThrow(),
+            withouts.stream().mapToDouble(Phase::p99Millis).average().orElseThrow(),
+            withouts.stream().mapToDouble(Phase::throughput).average().orElseThrow(),
+            0,
+            0,
+            0,
+            0);
+    System.out.printf(
+        "%s: %s; ratios to the mean of the %d phases without purge (arrival call mean %.2f ms,"
+            + " p99 %.2f ms, saturated %,.0f calls/s)%n",
+        database, part, rounds, mean.meanMillis, mean.p99Millis, mean.throughput);
+    for (int i = 0; i < phases.size(); i++) {
+      report(database, names.get(i), phases.get(i), mean);
+    }
+    return mean;
   }
 
   /**

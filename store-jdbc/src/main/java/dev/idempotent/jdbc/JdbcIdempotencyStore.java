@@ -332,9 +332,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * Purges expired records every {@code interval} on one daemon thread that {@link #close()}
      * stops, {@code batchSize} rows per statement (each time one {@link
      * JdbcIdempotencyStore#purgeExpired purgeExpired}: on a table without an index on {@code
-     * expires_at}, one walk of the whole table in chunks of {@code batchSize} rows), pausing after
-     * each batch for four times as long as it took (at most 10 s), so that the purge leaves the
-     * database to the live calls most of the time; {@link JdbcIdempotencyStore#close()} ends a pause.
+     * expires_at}, one walk of the whole table in chunks of {@code batchSize} rows), paced so that
+     * the live calls keep the database: a run spreads its batches over half the interval at the
+     * rate of the run before, and after each batch pauses at least four times as long as the batch
+     * took (at most 10 s); {@link JdbcIdempotencyStore#close()} ends a pause.
      */
     public Builder purgeEvery(Duration interval, int batchSize) {
       if (interval == null || interval.compareTo(Duration.ofSeconds(1)) < 0) {

@@ -616,7 +616,7 @@ public final class IdempotencyTable {
         PurgeStep step = purgeStep(batchSize, wrapped ? start : null);
         total += step.deleted();
         if (!step.walked()) {
-          return step.deleted() < batchSize || !paused(pause, began)
+          return step.deleted() < batchSize || !paused(pause, began, total)
               ? total
               : purgeThroughIndex(batchSize, batch + 1, total, pause);
         }
@@ -626,7 +626,7 @@ public final class IdempotencyTable {
           }
           wrapped = true;
         }
-        if (!paused(pause, began)) {
+        if (!paused(pause, began, total)) {
           return total;
         }
       }
@@ -641,19 +641,22 @@ public final class IdempotencyTable {
   @FunctionalInterface
   public interface BatchPause {
     /** No pause: batches back to back. */
-    BatchPause NONE = batchNanos -> {};
+    BatchPause NONE = (batchNanos, deleted) -> {};
 
-    /** Pauses after a batch that took {@code batchNanos}. */
-    void after(long batchNanos) throws InterruptedException;
+    /**
+     * Pauses after a batch that took {@code batchNanos}, when the purge has deleted {@code deleted}
+     * rows so far.
+     */
+    void after(long batchNanos, int deleted) throws InterruptedException;
   }
 
   /**
-   * Pauses after the batch that began at {@code began}; false when the pause was interrupted (the
-   * thread is interrupted again).
+   * Pauses after the batch that began at {@code began}, with {@code deleted} rows deleted so far;
+   * false when the pause was interrupted (the thread is interrupted again).
    */
-  private static boolean paused(BatchPause pause, long began) {
+  private static boolean paused(BatchPause pause, long began, int deleted) {
     try {
-      pause.after(System.nanoTime() - began);
+      pause.after(System.nanoTime() - began, deleted);
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -669,7 +672,7 @@ public final class IdempotencyTable {
       long began = System.nanoTime();
       int deleted = purgeBatch(batchSize);
       total += deleted;
-      if (deleted < batchSize || !paused(pause, began)) {
+      if (deleted < batchSize || !paused(pause, began, total)) {
         return total;
       }
     }

@@ -1,5 +1,7 @@
 package dev.idempotent.jdbc.internal;
 
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotent.jdbc.JdbcDialect;
@@ -11,7 +13,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,8 +44,17 @@ class PurgePauseTest {
   void theIndexedPurgePausesBetweenBatchesAndNotAfterTheLast() throws Exception {
     IdempotencyTable table = tableWithExpired("idem_pause_indexed", 25, false);
     List<Long> pauses = new ArrayList<>();
-    assertThat(table.purgeExpired(10, pauses::add)).isEqualTo(25);
+    List<Integer> deleted = new ArrayList<>();
+    assertThat(
+            table.purgeExpired(
+                10,
+                (nanos, sofar) -> {
+                  pauses.add(nanos);
+                  deleted.add(sofar);
+                }))
+        .isEqualTo(25);
     assertThat(pauses).as("a pause after each full batch").hasSize(2).allMatch(n -> n > 0);
+    assertThat(deleted).as("the rows deleted before each pause").containsExactly(10, 20);
     assertThat(count("idem_pause_indexed")).isEqualTo(5);
   }
 
@@ -65,27 +75,61 @@ class PurgePauseTest {
     assertThat(Thread.interrupted()).isTrue();
     assertThat(count("idem_pause_walking")).isEqualTo(20);
     List<Long> pauses = new ArrayList<>();
-    assertThat(table.purgeExpired(10, pauses::add)).as("the rest of the walk").isEqualTo(15);
+    assertThat(table.purgeExpired(10, (nanos, sofar) -> pauses.add(nanos)))
+        .as("the rest of the walk")
+        .isEqualTo(15);
     assertThat(count("idem_pause_walking")).isEqualTo(5);
     assertThat(pauses).as("a pause after each chunk but the last").isNotEmpty();
   }
 
   @Test
-  void theScheduledPauseIsFourTimesTheBatchUpToTenSeconds() {
-    assertThat(PurgeSchedule.pauseNanos(0)).isZero();
-    assertThat(PurgeSchedule.pauseNanos(-5)).isZero();
-    assertThat(PurgeSchedule.pauseNanos(TimeUnit.MILLISECONDS.toNanos(20)))
-        .isEqualTo(TimeUnit.MILLISECONDS.toNanos(80));
-    assertThat(PurgeSchedule.pauseNanos(TimeUnit.SECONDS.toNanos(3)))
-        .isEqualTo(TimeUnit.SECONDS.toNanos(10));
-    assertThat(PurgeSchedule.pauseNanos(Long.MAX_VALUE))
+  void withoutARunBeforeOrBehindScheduleTheScheduledPauseIsFourTimesTheBatchUpToTenSeconds() {
+    long interval = SECONDS.toNanos(60);
+    assertThat(PurgeSchedule.pauseNanos(0, 10, 0, 0, interval)).isZero();
+    assertThat(PurgeSchedule.pauseNanos(-5, 10, 0, 0, interval)).isZero();
+    assertThat(PurgeSchedule.pauseNanos(MILLISECONDS.toNanos(20), 1000, 0, 0, interval))
+        .as("no run before")
+        .isEqualTo(MILLISECONDS.toNanos(80));
+    assertThat(PurgeSchedule.pauseNanos(SECONDS.toNanos(3), 1000, 0, 0, interval))
+        .isEqualTo(SECONDS.toNanos(10));
+    assertThat(PurgeSchedule.pauseNanos(Long.MAX_VALUE, 1000, 0, 0, interval))
         .as("no overflow")
-        .isEqualTo(TimeUnit.SECONDS.toNanos(10));
+        .isEqualTo(SECONDS.toNanos(10));
+    assertThat(
+            PurgeSchedule.pauseNanos(
+                MILLISECONDS.toNanos(20), 1000, SECONDS.toNanos(61), 2000, interval))
+        .as("still running after the interval: catching up")
+        .isEqualTo(MILLISECONDS.toNanos(80));
+  }
+
+  @Test
+  void onScheduleARunSpreadsThePreviousRunsRowsOverHalfTheInterval() {
+    long interval = SECONDS.toNanos(60);
+    // the run before deleted 3,000 rows: 1,000 of them are due after 10 s (a third of 30 s)
+    assertThat(
+            PurgeSchedule.pauseNanos(
+                MILLISECONDS.toNanos(20), 1000, MILLISECONDS.toNanos(20), 3000, interval))
+        .isEqualTo(SECONDS.toNanos(10) - MILLISECONDS.toNanos(20));
+    // ahead of schedule by less than four batches' time: the least pause still holds
+    assertThat(
+            PurgeSchedule.pauseNanos(
+                MILLISECONDS.toNanos(20), 1000, SECONDS.toNanos(10) - 50_000, 3000, interval))
+        .isEqualTo(MILLISECONDS.toNanos(80));
+    // more rows than the run before: on at the same rate until the interval has passed
+    assertThat(
+            PurgeSchedule.pauseNanos(
+                MILLISECONDS.toNanos(20), 4000, SECONDS.toNanos(35), 3000, interval))
+        .isEqualTo(SECONDS.toNanos(5));
+    // a long interval: no pause longer than 10 s
+    assertThat(
+            PurgeSchedule.pauseNanos(
+                MILLISECONDS.toNanos(20), 1000, 0, 1000, SECONDS.toNanos(3600)))
+        .isEqualTo(SECONDS.toNanos(10));
   }
 
   private static IdempotencyTable.BatchPause interruptedAfter(int pauses) {
     int[] seen = {0};
-    return nanos -> {
+    return (nanos, deleted) -> {
       if (++seen[0] >= pauses) {
         throw new InterruptedException("stop");
       }
