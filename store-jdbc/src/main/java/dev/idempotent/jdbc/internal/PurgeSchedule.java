@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>on schedule, a run spreads its batches over half the interval, at the rate that deletes as
- *       many rows as the run before deleted: about twice the rate at which records expire;
+ *       many rows as the run before deleted: two to three times the rate at which records expire;
  *   <li>whatever that rate, after each batch it pauses at least {@value #PAUSE_PER_BATCH_TIME}
  *       times as long as the batch took (at most {@value #MAX_PAUSE_MS} ms), so that it works at
  *       most a fifth of the time: the pace of a first run, which knows no run before, and of a run
