@@ -184,30 +184,11 @@ public abstract class DialectStatements {
         Sql.of("UPDATE " + table + " SET expires_at = " + nowPlus(":lease") + stamp + owned);
     this.delete = Sql.of("DELETE FROM " + table + byKey + " AND " + live());
     this.purgeBatch = Sql.of(purgeBatchText());
-    String first = layout == Layout.LEGACY ? "scope" : "scope_id";
     for (int i = 0; i < 4; i++) {
       boolean after = (i & 1) != 0;
       boolean upTo = (i & 2) != 0;
-      List<String> range = new ArrayList<>();
-      if (after) {
-        range.add(keyAfter(first, ":after_scope", ":after_key"));
-      }
-      if (upTo) {
-        range.add(keyNotAfter(first, ":up_to_scope", ":up_to_key"));
-      }
-      String where = range.isEmpty() ? "" : " WHERE " + String.join(" AND ", range);
-      walkBound[i] =
-          Sql.of(
-              "SELECT "
-                  + keyColumns()
-                  + " FROM "
-                  + table
-                  + where
-                  + " ORDER BY "
-                  + keyColumns()
-                  + oneRowAt(":offset"));
-      range.add("expires_at <= " + now());
-      walkDelete[i] = Sql.of("DELETE FROM " + table + " WHERE " + String.join(" AND ", range));
+      walkBound[i] = Sql.of(walkBoundText(after, upTo));
+      walkDelete[i] = Sql.of(walkDeleteText(after, upTo));
     }
     this.insertScope = Sql.of(insertScopeText());
     this.readScope =
@@ -375,6 +356,51 @@ public abstract class DialectStatements {
    */
   public Sql walkDelete(boolean after, boolean upTo) {
     return walkDelete[walkIndex(after, upTo)];
+  }
+
+  /** The first column of the primary key. */
+  protected final String firstKeyColumn() {
+    return layout == Layout.LEGACY ? "scope" : "scope_id";
+  }
+
+  /**
+   * The conditions of the rows after {@code :after} (when {@code after}) and up to {@code :up_to}.
+   */
+  private String walkRange(boolean after, boolean upTo) {
+    List<String> range = new ArrayList<>();
+    if (after) {
+      range.add(keyAfter(firstKeyColumn(), ":after_scope", ":after_key"));
+    }
+    if (upTo) {
+      range.add(keyNotAfter(firstKeyColumn(), ":up_to_scope", ":up_to_key"));
+    }
+    return String.join(" AND ", range);
+  }
+
+  /**
+   * The text of {@link #walkBound}: by default the range's rows, in order, the one at the offset.
+   */
+  protected String walkBoundText(boolean after, boolean upTo) {
+    String range = walkRange(after, upTo);
+    return "SELECT "
+        + keyColumns()
+        + " FROM "
+        + table
+        + (range.isEmpty() ? "" : " WHERE " + range)
+        + " ORDER BY "
+        + keyColumns()
+        + oneRowAt(":offset");
+  }
+
+  /** The text of {@link #walkDelete}: by default the expired rows of the range. */
+  protected String walkDeleteText(boolean after, boolean upTo) {
+    String range = walkRange(after, upTo);
+    return "DELETE FROM "
+        + table
+        + " WHERE "
+        + (range.isEmpty() ? "" : range + " AND ")
+        + "expires_at <= "
+        + now();
   }
 
   private static int walkIndex(boolean after, boolean upTo) {
@@ -590,6 +616,56 @@ public abstract class DialectStatements {
     @Override
     protected String keyNotAfter(String first, String firstParam, String keyParam) {
       return "(" + first + ", idem_key) <= (" + firstParam + ", " + keyParam + ")";
+    }
+
+    /**
+     * The chunk's rows as the next {@code :limit} of the primary key after {@code :after}, found by
+     * ctid, and of them the expired ones up to {@code :up_to}. PostgreSQL (15 at least) stops an
+     * index scan at a row-value upper bound only at its first column, so a range bounded by {@code
+     * <= :up_to} in the scan would read on to the end of that scope (the rest of the table, with
+     * one scope): the {@code LIMIT} ends the scan instead, and the bound only filters.
+     */
+    @Override
+    protected String walkDeleteText(boolean after, boolean upTo) {
+      String first = firstKeyColumn();
+      return "DELETE FROM "
+          + table
+          + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM "
+          + table
+          + (after ? " WHERE " + keyAfter(first, ":after_scope", ":after_key") : "")
+          + " ORDER BY "
+          + keyColumns()
+          + " LIMIT :limit))"
+          + (upTo ? " AND " + keyNotAfter(first, ":up_to_scope", ":up_to_key") : "")
+          + " AND expires_at <= "
+          + now();
+    }
+
+    /**
+     * The row at the offset after {@code :after}, kept only when it is not after {@code :up_to}:
+     * the offset ends the scan, the bound filters (see {@link #walkDeleteText}).
+     */
+    @Override
+    protected String walkBoundText(boolean after, boolean upTo) {
+      String first = firstKeyColumn();
+      String next =
+          "SELECT "
+              + keyColumns()
+              + " FROM "
+              + table
+              + (after ? " WHERE " + keyAfter(first, ":after_scope", ":after_key") : "")
+              + " ORDER BY "
+              + keyColumns()
+              + oneRowAt(":offset");
+      if (!upTo) {
+        return next;
+      }
+      return "SELECT "
+          + keyColumns()
+          + " FROM ("
+          + next
+          + ") chunk_end WHERE "
+          + keyNotAfter(first, ":up_to_scope", ":up_to_key");
     }
 
     /** The indexed expression of the compact layout's expiry index (see schema-postgresql.sql). */

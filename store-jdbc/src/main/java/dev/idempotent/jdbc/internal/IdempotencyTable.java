@@ -736,7 +736,7 @@ public final class IdempotencyTable {
               throw layoutMayHaveChanged(e);
             }
             PrimaryKey end = bound != null ? bound : upTo;
-            Values delete = new Values(null, null, null, 0, null, null, 0, after, end);
+            Values delete = new Values(null, null, null, 0, null, null, batchSize, after, end);
             int deleted = update(c, t, sql, sql.walkDelete(after != null, end != null), delete);
             walkCursor = end;
             return new PurgeStep(deleted, true, bound == null);

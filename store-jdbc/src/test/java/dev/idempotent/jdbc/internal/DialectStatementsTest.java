@@ -47,12 +47,12 @@ class DialectStatementsTest {
         boolean after = (i & 1) != 0;
         boolean upTo = (i & 2) != 0;
         List<DialectStatements.Param> bound = sql.walkBound(after, upTo).params();
-        assertThat(bound).as("walk bound").endsWith(OFFSET);
+        assertThat(bound).as("walk bound").containsOnlyOnce(OFFSET);
         assertThat(bound.contains(AFTER_KEY)).isEqualTo(after);
         assertThat(bound.contains(UP_TO_KEY)).isEqualTo(upTo);
-        assertThat(sql.walkDelete(after, upTo).params())
+        assertThat(sql.walkDelete(after, upTo).params().stream().filter(p -> p != LIMIT).toList())
             .as("walk delete")
-            .isEqualTo(bound.subList(0, bound.size() - 1));
+            .isEqualTo(bound.stream().filter(p -> p != OFFSET).toList());
         assertThat(sql.walkDelete(after, upTo).text()).contains("expires_at <=");
         assertThat(sql.walkBound(after, upTo).text())
             .contains("ORDER BY " + (layout == Layout.LEGACY ? "scope" : "scope_id") + ", idem_key")
