@@ -3,9 +3,6 @@ package dev.idempotent.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
 import dev.idempotent.spi.RecordKey;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -301,7 +298,8 @@ public final class JdbcLargeTableRun {
     if (postgres) {
       JdbcRows.execute(ds, "CHECKPOINT");
     } else {
-      double pct = Double.parseDouble(queryText(ds, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct"));
+      double pct =
+          Double.parseDouble(JdbcRows.queryText(ds, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct"));
       JdbcRows.execute(ds, "SET GLOBAL innodb_max_dirty_pages_pct = 0");
       try {
         long deadline = start + Duration.ofMinutes(10).toNanos();
@@ -322,28 +320,18 @@ public final class JdbcLargeTableRun {
   }
 
   private static double dirtyPagesPercent(HikariDataSource ds) throws Exception {
-    double dirty =
-        Double.parseDouble(
-            queryText(
-                ds,
-                "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS"
-                    + " WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_DIRTY'"));
-    double total =
-        Double.parseDouble(
-            queryText(
-                ds,
-                "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS"
-                    + " WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_TOTAL'"));
-    return 100 * dirty / Math.max(1, total);
+    return 100.0
+        * innodbStatus(ds, "INNODB_BUFFER_POOL_PAGES_DIRTY")
+        / Math.max(1, innodbStatus(ds, "INNODB_BUFFER_POOL_PAGES_TOTAL"));
   }
 
-  private static String queryText(HikariDataSource ds, String sql) throws Exception {
-    try (Connection c = ds.getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getString(1);
-    }
+  private static long innodbStatus(HikariDataSource ds, String name) throws Exception {
+    return Long.parseLong(
+        JdbcRows.queryText(
+            ds,
+            "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '"
+                + name
+                + "'"));
   }
 
   private static void analyze(HikariDataSource ds, boolean postgres) throws Exception {

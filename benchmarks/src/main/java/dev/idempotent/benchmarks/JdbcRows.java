@@ -88,11 +88,27 @@ final class JdbcRows {
   }
 
   static long queryLong(HikariDataSource ds, String sql) throws SQLException {
+    return firstValue(ds, sql, rs -> rs.getLong(1));
+  }
+
+  /** The first column of the first row of {@code sql}, as text. */
+  static String queryText(HikariDataSource ds, String sql) throws SQLException {
+    return firstValue(ds, sql, rs -> rs.getString(1));
+  }
+
+  /** Reads a value of the first row of a result. */
+  @FunctionalInterface
+  private interface FirstRow<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  private static <T> T firstValue(HikariDataSource ds, String sql, FirstRow<T> value)
+      throws SQLException {
     try (Connection c = ds.getConnection();
         Statement st = c.createStatement();
         ResultSet rs = st.executeQuery(sql)) {
       rs.next();
-      return rs.getLong(1);
+      return value.read(rs);
     }
   }
 

@@ -5,7 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -106,7 +105,8 @@ public final class PurgeRun {
       purging.set(false);
       prober.join();
       long remainingExpired =
-          count(ds, "SELECT COUNT(*) FROM " + TABLE + " WHERE scope_id = " + PURGE_SCOPE_ID);
+          JdbcRows.queryLong(
+              ds, "SELECT COUNT(*) FROM " + TABLE + " WHERE scope_id = " + PURGE_SCOPE_ID);
       if (deleted != rows || remainingExpired != 0) {
         throw new IllegalStateException(
             name
@@ -139,15 +139,6 @@ public final class PurgeRun {
       drop(ds);
     } catch (SQLException | RuntimeException e) {
       System.out.printf("| %s | skipped: %s |%n", name, e.getMessage());
-    }
-  }
-
-  private static long count(HikariDataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
     }
   }
 

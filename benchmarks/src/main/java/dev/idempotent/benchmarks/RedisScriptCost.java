@@ -72,16 +72,7 @@ public final class RedisScriptCost {
             steps,
             "claim, ours (with the earlier layout's name, the default)",
             count,
-            i ->
-                new Object[] {
-                  "EVALSHA",
-                  RecordScript.CLAIM.sha(),
-                  "2",
-                  layout.recordName(ours[(int) i]),
-                  layout.legacyName(ours[(int) i]),
-                  owner(i),
-                  LEASE_MS
-                });
+            claimWithLegacyName(layout, ours, 0));
         measure(
             pipe,
             steps,
@@ -133,19 +124,28 @@ public final class RedisScriptCost {
             steps,
             "replay, ours (the claim of a completed record, with the earlier layout's name)",
             count,
-            i ->
-                new Object[] {
-                  "EVALSHA",
-                  RecordScript.CLAIM.sha(),
-                  "2",
-                  layout.recordName(ours[(int) i]),
-                  layout.legacyName(ours[(int) i]),
-                  owner(i + count),
-                  LEASE_MS
-                });
+            claimWithLegacyName(layout, ours, count));
       }
     }
     print(steps, count, repetitions);
+  }
+
+  /**
+   * The store's claim of {@code keys[i]}, with the earlier layout's name, by the owner {@code i +
+   * ownerFrom}.
+   */
+  private static LongFunction<Object[]> claimWithLegacyName(
+      RecordLayout layout, RecordKey[] keys, long ownerFrom) {
+    return i ->
+        new Object[] {
+          "EVALSHA",
+          RecordScript.CLAIM.sha(),
+          "2",
+          layout.recordName(keys[(int) i]),
+          layout.legacyName(keys[(int) i]),
+          owner(i + ownerFrom),
+          LEASE_MS
+        };
   }
 
   private static String owner(long i) {
