@@ -10,6 +10,8 @@ import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * The response as the application sees it behind the filter. Status and headers go to the real
@@ -324,11 +326,11 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     }
 
     void write(byte[] b, int off, int len) {
-      java.util.Objects.checkFromIndexSize(off, len, b.length);
+      Objects.checkFromIndexSize(off, len, b.length);
       int needed = size + len;
       if (needed > bytes.length || handedOut) {
         int grown = Math.max(needed, Math.max(expected, size == 0 ? len : bytes.length * 2));
-        bytes = java.util.Arrays.copyOf(bytes, grown);
+        bytes = Arrays.copyOf(bytes, grown);
         handedOut = false;
       }
       System.arraycopy(b, off, bytes, size, len);
@@ -352,7 +354,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         handedOut = true;
         return bytes;
       }
-      return java.util.Arrays.copyOf(bytes, size);
+      return Arrays.copyOf(bytes, size);
     }
   }
 }
