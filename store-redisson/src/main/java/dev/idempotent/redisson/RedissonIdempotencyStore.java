@@ -1,5 +1,6 @@
 package dev.idempotent.redisson;
 
+import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.redisson.internal.RecordLayout;
 import dev.idempotent.redisson.internal.RecordScript;
 import dev.idempotent.redisson.internal.RedactedFailure;
@@ -581,7 +582,7 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
   // ---- decoding
   // ---------------------------------------------------------------------------------------
 
-  private static IdempotencyRecord toRecord(RecordKey key, List<Object> reply, int from) {
+  private IdempotencyRecord toRecord(RecordKey key, List<Object> reply, int from) {
     String status = text(reply.get(from));
     String owner = reply.get(from + 1) == null ? null : text(reply.get(from + 1));
     String fingerprint = reply.get(from + 2) == null ? null : text(reply.get(from + 2));
@@ -594,12 +595,26 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
     if ("P".equals(status) && owner != null) {
       return IdempotencyRecord.inProgress(key, owner, fingerprint, left);
     }
-    throw new IllegalStateException(
-        "record "
-            + key
-            + " has unknown status '"
-            + status
-            + "': is another program writing under the same key prefix?");
+    throw notARecord(key, status.startsWith("?") ? status.substring(1) : "an unknown status");
+  }
+
+  /**
+   * The failure of a call whose record's name holds {@code what}, which is not a record of this
+   * store: an {@link IdempotencyOutcomeException}, which the executor never treats as a store
+   * outage (so not even fail-open runs the method over what may be someone's record).
+   */
+  private IdempotencyOutcomeException notARecord(RecordKey key, String what) {
+    return new IdempotencyOutcomeException(
+        "Redis holds "
+            + what
+            + " under the name of this record, which is not a record of this store, so the call"
+            + " did not run: is another program writing under the key prefix '"
+            + layout.prefix()
+            + "'? Look at the value, then delete it (RedissonIdempotencyStore.delete) once running"
+            + " the call again is safe",
+        key.scope(),
+        key.redactedKey(),
+        null);
   }
 
   private static String text(Object value) {

@@ -3,20 +3,32 @@ package dev.idempotent.redisson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyOutcomeException;
+import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.StoreFailurePolicy;
 import dev.idempotent.redisson.internal.RecordLayout;
 import dev.idempotent.spi.RecordKey;
 import dev.idempotent.spi.RecordStatus;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.Redisson;
+import org.redisson.api.RBucket;
+import org.redisson.api.RMap;
 import org.redisson.api.RType;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
@@ -99,6 +111,104 @@ class RedissonIdempotencyStoreTest {
                 .<byte[]>getBucket(store.layout().recordName(plain), ByteArrayCodec.INSTANCE)
                 .get())
         .containsExactly('c', digest2[0], digest2[1], 7);
+  }
+
+  /**
+   * Values under a record's name that are not records of this store: another program's, a truncated
+   * write, or someone's hand. Every call of the key fails with an outcome exception naming what is
+   * there (never a Lua error, never a record read out of garbage), the value stays as it was, and
+   * not even a fail-open call runs the method over it.
+   */
+  @Test
+  void aValueThatIsNotARecordFailsEveryCallAsUnreadableAndIsLeftAlone() throws Exception {
+    RedissonIdempotencyStore store = store();
+    Map<String, Consumer<String>> plants = new LinkedHashMap<>();
+    Map<String, String> described = new LinkedHashMap<>();
+    byte[][] strings = {
+      {},
+      {'c'},
+      {'c', 1},
+      {'f'},
+      {'f', 1, 2},
+      {'f', 1, 2, 0},
+      {'f', 1, 2, 0, 2, 'x'},
+      {'z', 1, 2, 3}
+    };
+    for (byte[] v : strings) {
+      String label = "string " + Arrays.toString(v);
+      plants.put(label, name -> bucket(name).set(v, LONG));
+      described.put(label, "a string of " + v.length + " bytes");
+    }
+    plants.put("list", name -> client.getList(name, StringCodec.INSTANCE).add("x"));
+    described.put("list", "a list");
+    plants.put("set", name -> client.getSet(name, StringCodec.INSTANCE).add("x"));
+    described.put("set", "a set");
+    plants.put("hash of other fields", name -> hash(name).put("x", "y"));
+    plants.put("claim without owner", name -> hash(name).put("s", "P"));
+    plants.put("unknown status", name -> hash(name).putAll(Map.of("s", "Q", "o", "owner-1")));
+    for (String label : List.of("hash of other fields", "claim without owner", "unknown status")) {
+      described.put(label, "a hash without a status and owner");
+    }
+    AtomicInteger runs = new AtomicInteger();
+    Idempotency failOpen =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN)
+                .build());
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(scope).resultType(Integer.class).build();
+
+    for (Map.Entry<String, Consumer<String>> plant : plants.entrySet()) {
+      String label = plant.getKey();
+      String userKey = "planted " + label;
+      RecordKey key = RecordKey.of(scope, userKey);
+      String name = store.layout().recordName(key);
+      plant.getValue().accept(name);
+      String before = dump(name);
+      String expected = "Redis holds " + described.get(label) + " under the name of this record";
+
+      assertThatThrownBy(() -> store.claim(key, "owner-1", null, LONG))
+          .as(label)
+          .isInstanceOf(IdempotencyOutcomeException.class)
+          .hasMessageContaining(expected)
+          .hasMessageContaining("'idem-unit:'");
+      assertThatThrownBy(() -> store.read(key))
+          .as(label)
+          .isInstanceOf(IdempotencyOutcomeException.class)
+          .hasMessageContaining(expected);
+      assertThat(store.complete(key, "owner-1", new byte[] {1}, LONG)).as(label).isFalse();
+      assertThat(store.renew(key, "owner-1", LONG)).as(label).isFalse();
+      assertThat(store.release(key, "owner-1")).as(label).isFalse();
+      assertThatThrownBy(() -> failOpen.call(policy, userKey, runs::incrementAndGet))
+          .as(label)
+          .isInstanceOf(IdempotencyOutcomeException.class)
+          .hasMessageContaining(expected);
+      assertThat(dump(name)).as(label + ": left as it was").isEqualTo(before);
+      assertThat(store.delete(key)).as(label).isTrue();
+    }
+    assertThat(runs).as("not run over any of them, though fail-open").hasValue(0);
+  }
+
+  private static RBucket<byte[]> bucket(String name) {
+    return client.getBucket(name, ByteArrayCodec.INSTANCE);
+  }
+
+  private static RMap<String, String> hash(String name) {
+    return client.getMap(name, StringCodec.INSTANCE);
+  }
+
+  /** The type and content of the Redis key {@code name}. */
+  private static String dump(String name) {
+    RType type = client.getKeys().getType(name);
+    Object content =
+        switch (type) {
+          case OBJECT -> Arrays.toString(bucket(name).get());
+          case LIST -> client.getList(name, StringCodec.INSTANCE).readAll();
+          case SET -> client.getSet(name, StringCodec.INSTANCE).readAll();
+          case MAP -> hash(name).readAllMap();
+          default -> "?";
+        };
+    return type + " " + content;
   }
 
   @Test

@@ -29,7 +29,10 @@ import java.security.NoSuchAlgorithmException;
  * once completed, and a record's remaining time is read with {@code PTTL} inside the script, so no
  * client clock is involved. Record replies are {@code {status, owner|nil, fingerprint|nil,
  * outcome|nil, pttl}}; the owner of a completed record is nil unless it was written by the earlier
- * layout.
+ * layout. A value under a record's name that is neither layout (another Redis type, a string too
+ * short for its format, a hash without a status and owner) is answered with a status that starts
+ * with {@code ?} and describes it, and is never overwritten or deleted by a claim: the store
+ * refuses the call rather than run it over what may be someone's record.
  *
  * <p>Complete and release answer a resent command truthfully: Redisson sends a command again when
  * its reply did not arrive in time, and the executor repeats a write that failed on an interrupted
@@ -64,9 +67,6 @@ public enum RecordScript {
           if r then
             return {0, r[1], r[2], r[3], r[4], r[5]}
           end
-          if t ~= 'none' then
-            redis.call('DEL', KEYS[1])
-          end
           if ARGV[3] then
             redis.call('HSET', KEYS[1], 's', 'P', 'o', ARGV[1], 'f', ARGV[3])
           else
@@ -87,6 +87,9 @@ public enum RecordScript {
         local v = redis.call('GET', KEYS[1])
         local from = 4
         if string.sub(v, 1, 1) == 'f' then
+          if #v < 5 then
+            return 0
+          end
           from = 6 + string.byte(v, 4) * 256 + string.byte(v, 5)
         end
         if string.sub(v, 2, 3) == ARGV[5] and string.sub(v, from) == ARGV[3] then
@@ -249,7 +252,8 @@ public enum RecordScript {
   private static final class Lua {
     /**
      * {@code record(name, type)}: the record reply of the key {@code name} of Redis type {@code
-     * type}, or nil.
+     * type}, a {@code ?} status describing a value that is not a record, or nil when there is no
+     * key.
      */
     static final String RECORD =
         """
@@ -258,18 +262,23 @@ public enum RecordScript {
             local v = redis.call('GET', name)
             local pttl = redis.call('PTTL', name)
             local format = string.sub(v, 1, 1)
-            if format == 'c' then
+            if format == 'c' and #v >= 3 then
               return {'C', false, false, string.sub(v, 4), pttl}
-            elseif format == 'f' then
+            elseif format == 'f' and #v >= 5 then
               local n = string.byte(v, 4) * 256 + string.byte(v, 5)
-              return {'C', false, string.sub(v, 6, 5 + n), string.sub(v, 6 + n), pttl}
+              if #v >= 5 + n then
+                return {'C', false, string.sub(v, 6, 5 + n), string.sub(v, 6 + n), pttl}
+              end
             end
-            return {'string ' .. format, false, false, false, pttl}
+            return {'?a string of ' .. #v .. ' bytes', false, false, false, pttl}
           elseif t == 'hash' then
             local h = redis.call('HMGET', name, 's', 'o', 'f', 'r')
-            if h[1] then
+            if h[1] == 'C' or (h[1] == 'P' and h[2]) then
               return {h[1], h[2], h[3], h[4], redis.call('PTTL', name)}
             end
+            return {'?a hash without a status and owner', false, false, false, redis.call('PTTL', name)}
+          elseif t ~= 'none' then
+            return {'?a ' .. t, false, false, false, redis.call('PTTL', name)}
           end
           return nil
         end
