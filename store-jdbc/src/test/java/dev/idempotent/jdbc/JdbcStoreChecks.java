@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyEvent;
+import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
+import dev.idempotent.StoreFailurePolicy;
 import dev.idempotent.jdbc.internal.SchemaScript;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -31,10 +33,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
+import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
@@ -226,6 +231,73 @@ abstract class JdbcStoreChecks {
     IdempotencyRecord claimed = store.read(key).orElseThrow();
     assertThat(claimed.isCompleted()).isFalse();
     assertThat(claimed.ownerToken()).startsWith("next-");
+  }
+
+  /**
+   * Live rows this store never writes (changed by hand or by another program): every call of the
+   * key fails with an outcome exception naming what the row is, not even a fail-open call runs the
+   * method, and the row is left as it was; once such a row has expired, a claim takes it over.
+   */
+  @Test
+  void aLiveRowThatIsNotARecordFailsEveryCallAndAnExpiredOneIsTakenOver() throws Exception {
+    JdbcIdempotencyStore store = store();
+    String table = JdbcIdempotencyStore.DEFAULT_TABLE;
+    Map<String, String> tampering = new LinkedHashMap<>();
+    tampering.put("status = 7", "a row of another status");
+    tampering.put("status = 1, owner = NULL", "a claim without an owner");
+    tampering.put("outcome = NULL", "a completed record without an outcome");
+    AtomicInteger runs = new AtomicInteger();
+    Idempotency failOpen =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN)
+                .build());
+    int n = 0;
+    for (Map.Entry<String, String> t : tampering.entrySet()) {
+      String caseScope = scope + "-" + n++;
+      RecordKey key = RecordKey.of(caseScope, "k");
+      assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+      assertThat(store.complete(key, "o1", new byte[] {7}, LONG)).isTrue();
+      long id = scopeId(table, caseScope);
+      execute("UPDATE " + table + " SET " + t.getKey() + " WHERE scope_id = " + id);
+      String expected = "the row of this record in " + table + " is " + t.getValue();
+      IdempotencyPolicy policy =
+          IdempotencyPolicy.builder(caseScope).resultType(Integer.class).build();
+
+      assertThatThrownBy(() -> store.claim(key, "o2", null, LONG))
+          .as(t.getKey())
+          .isInstanceOf(IdempotencyOutcomeException.class)
+          .hasMessageContaining(expected);
+      assertThatThrownBy(() -> store.read(key))
+          .as(t.getKey())
+          .isInstanceOf(IdempotencyOutcomeException.class)
+          .hasMessageContaining(expected);
+      assertThatThrownBy(() -> failOpen.call(policy, "k", runs::incrementAndGet))
+          .as(t.getKey())
+          .isInstanceOf(IdempotencyOutcomeException.class)
+          .hasMessageContaining(expected);
+      try (Connection c = dataSource().getConnection();
+          Statement st = c.createStatement();
+          ResultSet rs =
+              st.executeQuery("SELECT COUNT(*) FROM " + table + " WHERE scope_id = " + id)) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getInt(1)).as(t.getKey() + ": the row is still there").isEqualTo(1);
+      }
+
+      try (Connection c = dataSource().getConnection();
+          PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE " + table + " SET expires_at = ? WHERE scope_id = " + id)) {
+        ps.setTimestamp(1, Timestamp.valueOf("2000-01-01 00:00:00"));
+        assertThat(ps.executeUpdate()).isEqualTo(1);
+      }
+      assertThat(store.read(key)).as(t.getKey() + ", expired").isEmpty();
+      assertThat(store.claim(key, "o3", null, LONG).isAcquired())
+          .as(t.getKey() + ", expired: taken over")
+          .isTrue();
+    }
+    assertThat(runs).as("not run over any of them, though fail-open").hasValue(0);
   }
 
   @Test

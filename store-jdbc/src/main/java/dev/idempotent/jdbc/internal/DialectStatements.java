@@ -159,15 +159,9 @@ public abstract class DialectStatements {
             + byKey;
     this.takeOver = Sql.of(takeOverSet + " AND owner = :previous_owner AND " + expired());
     // the compact layout keeps no owner in a completed row (the contract allows it): it is claimed
-    // again by the
-    // one update that still finds it completed, ownerless and expired
-    this.takeOverCompleted =
-        Sql.of(
-            takeOverSet
-                + " AND owner IS NULL AND status = "
-                + (legacy ? "'COMPLETED'" : Layout.COMPLETED_CODE)
-                + " AND "
-                + expired());
+    // again by the one update that still finds it ownerless and expired (a claim always has an
+    // owner, so that is a completed row, or an expired row this store did not write)
+    this.takeOverCompleted = Sql.of(takeOverSet + " AND owner IS NULL AND " + expired());
     this.complete =
         Sql.of(
             "UPDATE "
@@ -248,6 +242,13 @@ public abstract class DialectStatements {
     }
   }
 
+  /** Whether {@code status}, as read by {@link #read()}, is that of a completed record. */
+  public boolean isCompleted(String status) {
+    return layout == Layout.LEGACY
+        ? "COMPLETED".equals(status)
+        : String.valueOf(Layout.COMPLETED_CODE).equals(status);
+  }
+
   /** Whether {@code status}, as read by {@link #read()}, is that of a claim in progress. */
   public boolean isInProgress(String status) {
     return layout == Layout.LEGACY
@@ -303,8 +304,8 @@ public abstract class DialectStatements {
   }
 
   /**
-   * The takeover of an expired completed row that keeps no owner (the compact layout's completed
-   * rows).
+   * The takeover of an expired row that keeps no owner: a completed row of the compact layout, or a
+   * row this store did not write.
    */
   public Sql takeOverCompleted() {
     return takeOverCompleted;

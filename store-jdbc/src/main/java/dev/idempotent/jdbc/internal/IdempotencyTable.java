@@ -1,5 +1,6 @@
 package dev.idempotent.jdbc.internal;
 
+import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.jdbc.ConnectionProvider;
 import dev.idempotent.jdbc.JdbcDialect;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
@@ -209,9 +210,12 @@ public final class IdempotencyTable {
             if (stored == null) {
               continue; // released or purged since the insert: the key is free
             }
+            if (stored.microsLeft() > 0 && stored.unreadable() != null) {
+              throw notARecord(key, stored.unreadable());
+            }
             if (inserted == Inserted.UNKNOWN
                 && stored.inProgress()
-                && stored.owner().equals(owner)) {
+                && owner.equals(stored.owner())) {
               return ClaimResult.acquired();
             }
             if (stored.microsLeft() > 0) {
@@ -281,17 +285,52 @@ public final class IdempotencyTable {
     }
   }
 
-  /** A record as stored, live or expired. */
+  /**
+   * A record as stored, live or expired; {@code unreadable} describes a row this store never writes
+   * (another status, a claim without an owner, a completed record without an outcome), else {@code
+   * null}.
+   */
   private record Stored(
-      boolean inProgress, String owner, String fingerprint, byte[] outcome, long microsLeft) {
+      boolean inProgress,
+      String owner,
+      String fingerprint,
+      byte[] outcome,
+      long microsLeft,
+      String unreadable) {
 
     IdempotencyRecord record(RecordKey key) {
       Duration left = Duration.of(microsLeft, ChronoUnit.MICROS);
       return inProgress()
           ? IdempotencyRecord.inProgress(key, owner, fingerprint, left)
-          : IdempotencyRecord.completed(
-              key, owner, fingerprint, outcome == null ? new byte[0] : outcome, left);
+          : IdempotencyRecord.completed(key, owner, fingerprint, outcome, left);
     }
+  }
+
+  /**
+   * The failure of a call whose live row is not a record of this store: an {@link
+   * IdempotencyOutcomeException}, which the executor never treats as a store outage, so not even
+   * fail-open runs the method over what may be someone's record.
+   */
+  private IdempotencyOutcomeException notARecord(RecordKey key, String what) {
+    return new IdempotencyOutcomeException(
+        "the row of this record in "
+            + table
+            + " is "
+            + what
+            + ", which this store never writes, so the call did not run: is another program writing"
+            + " to the table? Look at the row, then delete it (JdbcIdempotencyStore.delete) once"
+            + " running the call again is safe",
+        key.scope(),
+        key.redactedKey(),
+        null);
+  }
+
+  /** {@code stored} as a record, or the failure naming why it is none. */
+  private IdempotencyRecord live(RecordKey key, Stored stored) {
+    if (stored.unreadable() != null) {
+      throw notARecord(key, stored.unreadable());
+    }
+    return stored.record(key);
   }
 
   private Stored readStored(Connection c, int statementTimeout, RecordKey key) throws SQLException {
@@ -302,12 +341,19 @@ public final class IdempotencyTable {
       if (!rs.next()) {
         return null;
       }
-      return new Stored(
-          sql.isInProgress(rs.getString(1)),
-          rs.getString(2),
-          rs.getString(3),
-          rs.getBytes(4),
-          rs.getLong(5));
+      String status = rs.getString(1);
+      String owner = rs.getString(2);
+      byte[] outcome = rs.getBytes(4);
+      boolean inProgress = sql.isInProgress(status);
+      String unreadable = null;
+      if (inProgress && owner == null) {
+        unreadable = "a claim without an owner";
+      } else if (!inProgress && !sql.isCompleted(status)) {
+        unreadable = status == null ? "a row without a status" : "a row of another status";
+      } else if (!inProgress && outcome == null) {
+        unreadable = "a completed record without an outcome";
+      }
+      return new Stored(inProgress, owner, rs.getString(3), outcome, rs.getLong(5), unreadable);
     } catch (SQLException e) {
       throw layoutMayHaveChanged(e);
     }
@@ -322,7 +368,7 @@ public final class IdempotencyTable {
           Stored stored = readStored(c, t, key);
           return stored == null || stored.microsLeft() <= 0
               ? Optional.empty()
-              : Optional.of(stored.record(key));
+              : Optional.of(live(key, stored));
         });
   }
 
