@@ -589,8 +589,10 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
     byte[] outcome = (byte[]) reply.get(from + 3);
     Duration left = Duration.ofMillis(Math.max(0, asLong(reply.get(from + 4))));
     if ("C".equals(status)) {
-      return IdempotencyRecord.completed(
-          key, owner, fingerprint, outcome == null ? new byte[0] : outcome, left);
+      if (outcome == null) {
+        throw notARecord(key, "a completed hash without an outcome");
+      }
+      return IdempotencyRecord.completed(key, owner, fingerprint, outcome, left);
     }
     if ("P".equals(status) && owner != null) {
       return IdempotencyRecord.inProgress(key, owner, fingerprint, left);

@@ -146,6 +146,8 @@ class RedissonIdempotencyStoreTest {
     plants.put("hash of other fields", name -> hash(name).put("x", "y"));
     plants.put("claim without owner", name -> hash(name).put("s", "P"));
     plants.put("unknown status", name -> hash(name).putAll(Map.of("s", "Q", "o", "owner-1")));
+    plants.put("completed without outcome", name -> hash(name).putAll(Map.of("s", "C", "o", "o")));
+    described.put("completed without outcome", "a completed hash without an outcome");
     for (String label : List.of("hash of other fields", "claim without owner", "unknown status")) {
       described.put(label, "a hash without a status and owner");
     }
