@@ -11,7 +11,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /** What the JDBC size and large-table runs share: realistic record values, pools, sizes and DDL. */
 final class JdbcRows {
@@ -62,6 +67,33 @@ final class JdbcRows {
     byte[] bytes = new byte[25];
     random.nextBytes(bytes);
     return bytes;
+  }
+
+  /** The work of one of {@link #onThreads}' threads. */
+  interface ThreadWork {
+    void run(int thread) throws Exception;
+  }
+
+  /** Runs {@code work} on {@code threads} threads, numbered from 0, and waits for all of them. */
+  static void onThreads(int threads, ThreadWork work) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        done.add(
+            pool.submit(
+                () -> {
+                  work.run(thread);
+                  return null;
+                }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      pool.shutdown();
+    }
   }
 
   static boolean isPostgres(String url) {

@@ -8,12 +8,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Bytes per live record of the JDBC store's table once records come and go, against the minimal
@@ -133,30 +129,16 @@ public final class RowSizeChurn {
    */
   private static void forEachRecord(int records, int round, int from, int to, RecordWork work)
       throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-    try {
-      List<Future<?>> done = new ArrayList<>();
-      for (int t = 0; t < THREADS; t++) {
-        int thread = t;
-        done.add(
-            pool.submit(
-                () -> {
-                  String prefix = JdbcRows.ownerPrefix(new Random(round * 31L + thread));
-                  for (int i = from + thread; i < to; i += THREADS) {
-                    Random values = values(records, round, i);
-                    RecordKey key = RecordKey.of(JdbcRows.SCOPE, JdbcRows.userKey(values));
-                    work.apply(
-                        key, prefix + Long.toString(i / THREADS + 1, 36), JdbcRows.outcome(values));
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : done) {
-        f.get();
-      }
-    } finally {
-      pool.shutdown();
-    }
+    JdbcRows.onThreads(
+        THREADS,
+        thread -> {
+          String prefix = JdbcRows.ownerPrefix(new Random(round * 31L + thread));
+          for (int i = from + thread; i < to; i += THREADS) {
+            Random values = values(records, round, i);
+            RecordKey key = RecordKey.of(JdbcRows.SCOPE, JdbcRows.userKey(values));
+            work.apply(key, prefix + Long.toString(i / THREADS + 1, 36), JdbcRows.outcome(values));
+          }
+        });
   }
 
   private static void write(

@@ -8,12 +8,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Bytes per record of the JDBC store's table (rows and all indexes) on PostgreSQL and MariaDB, for
@@ -129,34 +125,21 @@ public final class RowSizeReport {
    * order.
    */
   private static void writeThroughStore(JdbcIdempotencyStore store, int records) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-    try {
-      List<Future<?>> done = new ArrayList<>();
-      for (int t = 0; t < THREADS; t++) {
-        int thread = t;
-        done.add(
-            pool.submit(
-                () -> {
-                  Random random = new Random(thread);
-                  String prefix = JdbcRows.ownerPrefix(random);
-                  for (int i = thread; i < records; i += THREADS) {
-                    Random values = new Random(i);
-                    RecordKey key = RecordKey.of(JdbcRows.SCOPE, JdbcRows.userKey(values));
-                    String owner = prefix + Long.toString(i / THREADS + 1, 36);
-                    store.claim(key, owner, null, Duration.ofMinutes(1));
-                    if (!store.complete(key, owner, JdbcRows.outcome(values), Duration.ofDays(1))) {
-                      throw new IllegalStateException("completion of " + key + " refused");
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : done) {
-        f.get();
-      }
-    } finally {
-      pool.shutdown();
-    }
+    JdbcRows.onThreads(
+        THREADS,
+        thread -> {
+          Random random = new Random(thread);
+          String prefix = JdbcRows.ownerPrefix(random);
+          for (int i = thread; i < records; i += THREADS) {
+            Random values = new Random(i);
+            RecordKey key = RecordKey.of(JdbcRows.SCOPE, JdbcRows.userKey(values));
+            String owner = prefix + Long.toString(i / THREADS + 1, 36);
+            store.claim(key, owner, null, Duration.ofMinutes(1));
+            if (!store.complete(key, owner, JdbcRows.outcome(values), Duration.ofDays(1))) {
+              throw new IllegalStateException("completion of " + key + " refused");
+            }
+          }
+        });
   }
 
   private static void writeMinimal(HikariDataSource ds, String url, int records)
