@@ -78,8 +78,8 @@ import org.slf4j.LoggerFactory;
  * with the same outcome answers {@code true} (so does, with a chance of 1 in 65536, a fenced holder
  * whose outcome is byte for byte the stored one; nothing changes either way). A completed record
  * read back has no owner token ({@link IdempotencyRecord#ownerToken()} is {@code null}). A release
- * remembers its owner token for a minute (in {@code <record name>#released}) so that a repeated
- * release answers {@code true} too, never a false "fenced".
+ * remembers its owner token for a minute (in {@code <prefix>{<tag>}#released:<digest>:<key>}) so
+ * that a repeated release answers {@code true} too, never a false "fenced".
  *
  * <h2>Waiting</h2>
  *

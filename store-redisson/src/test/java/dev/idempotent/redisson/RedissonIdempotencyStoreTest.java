@@ -230,6 +230,41 @@ class RedissonIdempotencyStoreTest {
     assertThat(layout.scopesName()).isEqualTo("p:scopes");
   }
 
+  /**
+   * A key {@code K#released} whose slot tag is {@code K}'s (1 in 16384 keys): the released-owners
+   * set of {@code K} is not the record of {@code K#released}, so each key's claims and releases
+   * leave the other's alone.
+   */
+  @Test
+  void theReleasedOwnersOfAKeyAreNeverTheRecordOfAnotherKey() {
+    RedissonIdempotencyStore store = store();
+    RecordLayout layout = store.layout();
+    RecordKey key = null;
+    for (int i = 0; key == null && i < 1_000_000; i++) {
+      RecordKey candidate = RecordKey.of(scope, "k" + i);
+      RecordKey suffixed = RecordKey.of(scope, candidate.key() + "#released");
+      String tag = layout.recordName(candidate).substring(0, layout.prefix().length() + 5);
+      if (layout.recordName(suffixed).startsWith(tag)) {
+        key = candidate;
+      }
+    }
+    assertThat(key).as("a key whose #released twin has the same slot tag").isNotNull();
+    RecordKey twin = RecordKey.of(scope, key.key() + "#released");
+    assertThat(RecordLayout.releasedOf(layout.recordName(key)))
+        .isNotEqualTo(layout.recordName(twin))
+        .startsWith(layout.recordName(key).substring(0, layout.prefix().length() + 5));
+
+    assertThat(store.claim(twin, "twin-owner", null, LONG).isAcquired()).isTrue();
+    assertThat(store.claim(key, "owner-1", null, LONG).isAcquired()).isTrue();
+    assertThat(store.release(key, "owner-1")).isTrue();
+    assertThat(store.release(key, "owner-1")).as("a resent release").isTrue();
+    assertThat(store.read(twin).orElseThrow().ownerToken()).isEqualTo("twin-owner");
+    assertThat(store.complete(twin, "twin-owner", new byte[] {1}, LONG)).isTrue();
+    assertThat(store.claim(key, "owner-2", null, LONG).isAcquired()).isTrue();
+    assertThat(store.release(key, "owner-2")).isTrue();
+    assertThat(store.read(twin).orElseThrow().outcome()).containsExactly(1);
+  }
+
   @Test
   void aScopeWhoseDigestNamesAnotherScopeIsRefusedNamingBoth() {
     String prefix = "idem-unit-" + UUID.randomUUID() + ":";

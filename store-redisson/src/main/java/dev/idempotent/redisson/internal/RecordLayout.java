@@ -29,9 +29,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       legacy name are in one slot, which lets one script look at both in a cluster.
  *   <li>the tag is the first brace pair in the name (the prefix may not contain braces), so braces
  *       inside a user's key can never change the slot;
- *   <li>the channel {@code <record name>#changed} and the set {@code <record name>#released} carry
- *       the same tag, so they map to the same slot as the record (which sharded pub/sub and a
- *       script over both keys require).
+ *   <li>the channel {@code <record name>#changed} and the set {@code <prefix>{<slot
+ *       tag>}#released:<scope digest>:<K>} ({@link #releasedOf}) carry the same tag, so they map to
+ *       the same slot as the record (which sharded pub/sub and a script over both keys require).
  * </ul>
  */
 public final class RecordLayout {
@@ -161,10 +161,15 @@ public final class RecordLayout {
 
   /**
    * The short-lived set of owner tokens whose release of the record was applied, so that a resent
-   * release is answered truthfully; same hash tag, so the same cluster slot as the record.
+   * release is answered truthfully: {@code <prefix>{<slot tag>}#released:<scope digest>:<K>}. Same
+   * hash tag, so the same cluster slot as the record; and never the name of a record, whatever its
+   * key, since {@code #} is not a character of a scope digest (a name that appended to the record's
+   * name would be the record name of the key {@code K#released} whenever the two keys' tags
+   * matched).
    */
   public static String releasedOf(String recordName) {
-    return recordName + "#released";
+    int tagEnd = recordName.indexOf('}') + 1;
+    return recordName.substring(0, tagEnd) + "#released:" + recordName.substring(tagEnd);
   }
 
   /**
