@@ -239,11 +239,12 @@ class RedissonIdempotencyStoreTest {
   void theReleasedOwnersOfAKeyAreNeverTheRecordOfAnotherKey() {
     RedissonIdempotencyStore store = store();
     RecordLayout layout = store.layout();
+    int taggedPrefix = layout.prefix().length() + "{abc}".length();
     RecordKey key = null;
     for (int i = 0; key == null && i < 1_000_000; i++) {
       RecordKey candidate = RecordKey.of(scope, "k" + i);
       RecordKey suffixed = RecordKey.of(scope, candidate.key() + "#released");
-      String tag = layout.recordName(candidate).substring(0, layout.prefix().length() + 5);
+      String tag = layout.recordName(candidate).substring(0, taggedPrefix);
       if (layout.recordName(suffixed).startsWith(tag)) {
         key = candidate;
       }
@@ -252,7 +253,7 @@ class RedissonIdempotencyStoreTest {
     RecordKey twin = RecordKey.of(scope, key.key() + "#released");
     assertThat(RecordLayout.releasedOf(layout.recordName(key)))
         .isNotEqualTo(layout.recordName(twin))
-        .startsWith(layout.recordName(key).substring(0, layout.prefix().length() + 5));
+        .startsWith(layout.recordName(key).substring(0, taggedPrefix));
 
     assertThat(store.claim(twin, "twin-owner", null, LONG).isAcquired()).isTrue();
     assertThat(store.claim(key, "owner-1", null, LONG).isAcquired()).isTrue();

@@ -210,16 +210,13 @@ public final class IdempotencyTable {
             if (stored == null) {
               continue; // released or purged since the insert: the key is free
             }
-            if (stored.microsLeft() > 0 && stored.unreadable() != null) {
-              throw notARecord(key, stored.unreadable());
-            }
             if (inserted == Inserted.UNKNOWN
                 && stored.inProgress()
                 && owner.equals(stored.owner())) {
               return ClaimResult.acquired();
             }
             if (stored.microsLeft() > 0) {
-              return ClaimResult.existing(stored.record(key));
+              return ClaimResult.existing(live(key, stored));
             }
             Values takeOver =
                 new Values(key, owner, fingerprint, leaseMicros, null, stored.owner(), 0);
