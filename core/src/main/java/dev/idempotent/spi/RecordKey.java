@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The identity of one record: a scope (namespace, by default the annotated method) and a key inside
@@ -16,18 +18,22 @@ import java.util.Base64;
  * key each into such a text, never truncating and never merging two different ones:
  *
  * <ul>
- *   <li>a part that is well-formed (no lone surrogate), has no NUL, does not start with {@code
- *       sha256~} and fits is kept as it is;
+ *   <li>a part that is well-formed (no lone surrogate), has no NUL, does not start with a reserved
+ *       digest prefix ({@code sha256:} or {@code sha256~}) and fits is kept as it is;
  *   <li>such a part that is longer becomes {@code sha256:} and the base64url SHA-256 digest of its
  *       UTF-8 bytes;
- *   <li>any other part, of any length (a lone surrogate, a NUL, or the reserved {@code sha256~} at
- *       its start) becomes {@code sha256~} and the base64url SHA-256 digest of its UTF-16 code
- *       units, two bytes each, big-endian.
+ *   <li>any other part, of any length (a lone surrogate, a NUL, or a reserved prefix at its start)
+ *       becomes {@code sha256~} and the base64url SHA-256 digest of its UTF-16 code units, two
+ *       bytes each, big-endian.
  * </ul>
  *
  * A digest is 50 characters and the same on every JVM and host. Each encoding is one-to-one on the
  * parts it is used for (UTF-8 would turn every lone surrogate into {@code ?}), and no part kept as
- * it is starts with {@code sha256~}, so distinct parts stay distinct.
+ * it is starts with a reserved prefix, so no text a caller gives can equal the fitted form of
+ * another: distinct parts stay distinct.
+ *
+ * <p>{@link #scopeId()} is the scope's 64-bit id: what a store may keep in place of the scope's
+ * text.
  *
  * <p>Messages and logs never show a whole key: use {@link #redactedKey()}.
  */
@@ -38,8 +44,8 @@ public final class RecordKey {
   private static final String DIGEST_PREFIX = "sha256:";
 
   /**
-   * Starts the digest of a part a store cannot hold as it is; reserved: a part that starts with it
-   * is digested.
+   * Starts the digest of a part a store cannot hold as it is. Both digest prefixes are reserved: a
+   * part that starts with either is digested with this one.
    */
   private static final String CODE_UNIT_DIGEST_PREFIX = "sha256~";
 
@@ -84,6 +90,38 @@ public final class RecordKey {
   }
 
   /**
+   * The scope's 64-bit id: the first 8 bytes of the SHA-256 of its UTF-8 text, big-endian, the same
+   * on every JVM. A store may keep it instead of the scope's text; two scopes with one id would
+   * share records, which the executor refuses when an operation's plan is first built, and a store
+   * that keeps ids refuses when a scope first reaches it. Computed once per scope text and kept (up
+   * to {@value #MAX_CACHED_SCOPE_IDS} scopes, then the cache starts again).
+   */
+  public long scopeId() {
+    return scopeIdOf(scope);
+  }
+
+  /** {@link #scopeId()} of any scope text. */
+  public static long scopeIdOf(String scope) {
+    Long known = SCOPE_IDS.get(scope);
+    if (known != null) {
+      return known;
+    }
+    byte[] d = sha256(scope);
+    long id = 0;
+    for (int i = 0; i < 8; i++) {
+      id = (id << 8) | (d[i] & 0xFF);
+    }
+    if (SCOPE_IDS.size() >= MAX_CACHED_SCOPE_IDS) {
+      SCOPE_IDS.clear();
+    }
+    SCOPE_IDS.put(scope, id);
+    return id;
+  }
+
+  private static final int MAX_CACHED_SCOPE_IDS = 10_000;
+  private static final Map<String, Long> SCOPE_IDS = new ConcurrentHashMap<>();
+
+  /**
    * This key as a store holds it: scope and key each well-formed, without NUL and at most {@code
    * maxLength} characters; a part that is not is replaced by its digest (see the class
    * description). Returns {@code this} when both parts are kept as they are. Fitting the result
@@ -115,11 +153,11 @@ public final class RecordKey {
   }
 
   /**
-   * Whether {@code part} is well-formed UTF-16, has no NUL and does not start with the reserved
+   * Whether {@code part} is well-formed UTF-16, has no NUL and does not start with a reserved
    * prefix.
    */
   private static boolean keptAsIs(String part) {
-    if (part.startsWith(CODE_UNIT_DIGEST_PREFIX)) {
+    if (part.startsWith(CODE_UNIT_DIGEST_PREFIX) || part.startsWith(DIGEST_PREFIX)) {
       return false;
     }
     int length = part.length();

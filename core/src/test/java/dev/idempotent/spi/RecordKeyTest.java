@@ -21,8 +21,8 @@ class RecordKeyTest {
             "tx-?",
             "tx-😀",
             "中文键",
-            "sha256:abc",
             "sha256-x",
+            "sha256",
             "tab\tkey",
             "\u0001",
             "\uFFFF",
@@ -103,9 +103,37 @@ class RecordKeyTest {
     assertThat(lookalike.key()).startsWith("sha256~").hasSize(RecordKey.DIGEST_LENGTH);
   }
 
+  /**
+   * Hardening item 3: a key over the store's limit becomes {@code sha256:<digest>}; a short key
+   * that is literally that text must not share its record.
+   */
+  @Test
+  void aShortKeyThatIsTheDigestTextOfALongKeyIsNotThatKey() {
+    RecordKey longKey = RecordKey.of("s", "k".repeat(300)).fittedTo(MAX);
+    RecordKey lookalike = RecordKey.of("s", longKey.key()).fittedTo(MAX);
+
+    assertThat(longKey.key()).startsWith("sha256:");
+    assertThat(lookalike).isNotEqualTo(longKey);
+    assertThat(lookalike.key()).startsWith("sha256~").hasSize(RecordKey.DIGEST_LENGTH);
+    RecordKey scopeLookalike =
+        RecordKey.of(RecordKey.of("x".repeat(300), "k").fittedTo(MAX).scope(), "k").fittedTo(MAX);
+    assertThat(scopeLookalike.scope()).startsWith("sha256~");
+    assertThat(RecordKey.of("s", "sha256:abc").fittedTo(MAX).key()).startsWith("sha256~");
+  }
+
+  @Test
+  void theScopeIdIsTheFirstEightBytesOfTheScopesDigest() {
+    // echo -n orders.submit | sha256sum: 680e41f400bb19c4...
+    assertThat(RecordKey.of("orders.submit", "k").scopeId())
+        .isEqualTo(0x680e41f400bb19c4L)
+        .isEqualTo(RecordKey.scopeIdOf("orders.submit"))
+        .isNotEqualTo(RecordKey.scopeIdOf("orders.submit "));
+  }
+
   @Test
   void fittingAFittedKeyAgainChangesNothingOrFitsItFurther() {
-    for (String key : List.of("tx-\uD800", "sha256~x", "k".repeat(300), "k".repeat(200), "plain")) {
+    for (String key :
+        List.of("tx-\uD800", "sha256~x", "sha256:y", "k".repeat(300), "k".repeat(200), "plain")) {
       RecordKey once = RecordKey.of("s\u0000", key).fittedTo(MAX);
       assertThat(once.fittedTo(MAX)).as("%s fitted twice", escape(key)).isEqualTo(once);
       assertThat(once.fittedTo(64))
