@@ -246,7 +246,7 @@ public final class IdempotencySettings {
     }
 
     /** The settings as set so far. */
-    protected final IdempotencySettings buildSettings() {
+    public final IdempotencySettings buildSettings() {
       return new IdempotencySettings(this);
     }
 

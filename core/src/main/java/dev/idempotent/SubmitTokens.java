@@ -13,6 +13,9 @@ import java.util.Base64;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * One-time submit tokens, the classic guard against a form submitted twice: the server {@link
@@ -210,6 +213,33 @@ public final class SubmitTokens {
     }
   }
 
+  /**
+   * {@link #execute(String, String, String, Type, Callable)} for a body whose outcome arrives
+   * later: the outcome is recorded when the stage completes, and a failed stage settles the claim
+   * as a thrown exception does. Every refusal ({@link SubmitTokenException}, in progress, already
+   * submitted, store failure) fails the returned stage.
+   */
+  @SuppressWarnings("unchecked")
+  public <T> CompletionStage<T> executeAsync(
+      String scene,
+      String subject,
+      String token,
+      Type resultType,
+      Supplier<? extends CompletionStage<T>> body) {
+    Objects.requireNonNull(body, "body");
+    try {
+      require(scene, subject, token);
+      return (CompletionStage<T>)
+          executor.execute(
+              plan(SUBMIT_SCOPE + scene, settings, resultType, true),
+              recordKey(token, subject),
+              null,
+              body::get);
+    } catch (Throwable t) {
+      return CompletableFuture.failedFuture(t);
+    }
+  }
+
   /** The instance these tokens run on. */
   public Idempotency idempotency() {
     return idempotency;
@@ -221,10 +251,15 @@ public final class SubmitTokens {
   }
 
   private OperationPlan plan(String scope, IdempotencySettings settings, Type resultType) {
+    return plan(scope, settings, resultType, false);
+  }
+
+  private OperationPlan plan(
+      String scope, IdempotencySettings settings, Type resultType, boolean async) {
     IdempotencyPolicy policy =
         IdempotencyPolicy.builder(scope).settings(settings).resultType(resultType).build();
     return OperationPlan.of(
-        policy, idempotency.config(), false, Thread.currentThread().getContextClassLoader());
+        policy, idempotency.config(), async, Thread.currentThread().getContextClassLoader());
   }
 
   /**
