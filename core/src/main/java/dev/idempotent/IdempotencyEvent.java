@@ -47,7 +47,13 @@ public final class IdempotencyEvent {
      * duration is zero). A call still running under that claim is fenced, and the next call of the
      * key runs the method.
      */
-    DELETED
+    DELETED,
+    /**
+     * The work of a claimed key was cancelled before it ended (a Reactor subscriber cancelled, a
+     * coroutine was cancelled): nothing was recorded, and the claim was released or left to end
+     * with its lease ({@link OnCancel}).
+     */
+    CANCELLED
   }
 
   private final Type type;

@@ -35,6 +35,7 @@ public final class IdempotencySettings {
   private final Duration waitTimeout;
   private final OnDuplicate onDuplicate;
   private final OnInProgress onInProgress;
+  private final OnCancel onCancel;
   private final Class<? extends Throwable>[] recordFailures;
 
   private IdempotencySettings(AbstractBuilder<?> b) {
@@ -44,6 +45,7 @@ public final class IdempotencySettings {
     this.waitTimeout = b.waitTimeout;
     this.onDuplicate = b.onDuplicate;
     this.onInProgress = b.onInProgress;
+    this.onCancel = b.onCancel;
     this.recordFailures = b.recordFailures.clone();
   }
 
@@ -89,6 +91,11 @@ public final class IdempotencySettings {
     return onInProgress;
   }
 
+  /** What happens to the claim when the work it protects is cancelled before it ends. */
+  public OnCancel onCancel() {
+    return onCancel;
+  }
+
   /** The failures kept as the outcome and rethrown on repeats; any other frees the key. */
   public Class<? extends Throwable>[] recordFailures() {
     return recordFailures.clone();
@@ -113,12 +120,13 @@ public final class IdempotencySettings {
         && Objects.equals(waitTimeout, s.waitTimeout)
         && onDuplicate == s.onDuplicate
         && onInProgress == s.onInProgress
+        && onCancel == s.onCancel
         && Arrays.equals(recordFailures, s.recordFailures);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(store, ttl, lease, waitTimeout, onDuplicate, onInProgress);
+    return Objects.hash(store, ttl, lease, waitTimeout, onDuplicate, onInProgress, onCancel);
   }
 
   @Override
@@ -135,6 +143,8 @@ public final class IdempotencySettings {
         + onDuplicate
         + ", "
         + onInProgress
+        + ", onCancel="
+        + onCancel
         + ", recordFailures="
         + Arrays.toString(recordFailures);
   }
@@ -169,6 +179,7 @@ public final class IdempotencySettings {
     private Duration waitTimeout;
     private OnDuplicate onDuplicate = OnDuplicate.REPLAY;
     private OnInProgress onInProgress = OnInProgress.REJECT;
+    private OnCancel onCancel = OnCancel.KEEP;
 
     @SuppressWarnings("unchecked")
     private Class<? extends Throwable>[] recordFailures = new Class[0];
@@ -187,6 +198,7 @@ public final class IdempotencySettings {
       this.waitTimeout = settings.waitTimeout;
       this.onDuplicate = settings.onDuplicate;
       this.onInProgress = settings.onInProgress;
+      this.onCancel = settings.onCancel;
       this.recordFailures = settings.recordFailures.clone();
       return self();
     }
@@ -228,6 +240,15 @@ public final class IdempotencySettings {
     /** What a repeat of a running key gets (default {@link OnInProgress#REJECT}). */
     public B onInProgress(OnInProgress onInProgress) {
       this.onInProgress = Objects.requireNonNull(onInProgress, "onInProgress must not be null");
+      return self();
+    }
+
+    /**
+     * What happens to the claim when the work it protects (a {@code Mono}, a {@code Flux}, a
+     * coroutine) is cancelled before it ends (default {@link OnCancel#KEEP}).
+     */
+    public B onCancel(OnCancel onCancel) {
+      this.onCancel = Objects.requireNonNull(onCancel, "onCancel must not be null");
       return self();
     }
 

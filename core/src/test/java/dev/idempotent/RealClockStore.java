@@ -31,6 +31,7 @@ public final class RealClockStore implements IdempotencyStore {
   public final AtomicInteger claims = new AtomicInteger();
   public volatile RenewHook beforeRenew = () -> {};
   public volatile boolean closed;
+  public volatile RuntimeException failClaims;
 
   private Entry live(RecordKey key) {
     Entry e = entries.get(key);
@@ -40,6 +41,9 @@ public final class RealClockStore implements IdempotencyStore {
   @Override
   public synchronized ClaimResult claim(
       RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+    if (failClaims != null) {
+      throw failClaims;
+    }
     claims.incrementAndGet();
     Entry e = entries.get(key);
     Entry l = live(key);

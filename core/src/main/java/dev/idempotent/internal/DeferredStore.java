@@ -2,6 +2,7 @@ package dev.idempotent.internal;
 
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyStoreException;
+import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.DeleteAnnouncingStore;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -38,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * length and fits each key to the real store here: the record key is the one the executor would
  * have made.
  */
-public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingStore {
+public final class DeferredStore
+    implements IdempotencyStore, AsyncIdempotencyStore, DeleteAnnouncingStore {
   static final long FIRST_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
   static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
 
@@ -233,6 +236,65 @@ public final class DeferredStore implements IdempotencyStore, DeleteAnnouncingSt
     } catch (IllegalStateException e) {
       throw new IdempotencyStoreException(e.getMessage(), key.scope(), key.redactedKey(), e);
     }
+  }
+
+  /**
+   * The real store for a non-blocking operation on {@code key}: at once when it exists, else
+   * created on the library's offload threads (creating it connects to the backend).
+   */
+  private CompletionStage<IdempotencyStore> storeForAsync(RecordKey key) {
+    IdempotencyStore s = store;
+    if (s != null) {
+      return CompletableFuture.completedFuture(s);
+    }
+    return AsyncStores.offload(key, "creation of the store", () -> storeFor(key));
+  }
+
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(
+      RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+    return storeForAsync(key)
+        .thenCompose(
+            s ->
+                AsyncStores.of(s)
+                    .claimAsync(key.fittedTo(s.maxKeyLength()), ownerToken, fingerprint, lease));
+  }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(
+      RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+    return storeForAsync(key)
+        .thenCompose(
+            s ->
+                AsyncStores.of(s)
+                    .completeAsync(key.fittedTo(s.maxKeyLength()), ownerToken, outcome, ttl));
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordKey key, String ownerToken) {
+    return storeForAsync(key)
+        .thenCompose(
+            s -> AsyncStores.of(s).releaseAsync(key.fittedTo(s.maxKeyLength()), ownerToken));
+  }
+
+  @Override
+  public CompletionStage<Boolean> renewAsync(RecordKey key, String ownerToken, Duration lease) {
+    return storeForAsync(key)
+        .thenCompose(
+            s -> AsyncStores.of(s).renewAsync(key.fittedTo(s.maxKeyLength()), ownerToken, lease));
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> readAsync(RecordKey key) {
+    return storeForAsync(key)
+        .thenCompose(s -> AsyncStores.of(s).readAsync(key.fittedTo(s.maxKeyLength())));
+  }
+
+  @Override
+  public CompletionStage<Void> awaitChangeAsync(RecordKey key, Duration maxWait) {
+    return storeForAsync(key)
+        .thenCompose(
+            s -> AsyncStores.of(s).awaitChangeAsync(key.fittedTo(s.maxKeyLength()), maxWait));
   }
 
   @Override

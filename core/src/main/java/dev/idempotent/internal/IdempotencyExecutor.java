@@ -86,12 +86,13 @@ public final class IdempotencyExecutor {
     Object run() throws Throwable;
   }
 
-  private final IdempotencyConfig config;
-  private final OutcomeCodec outcomes;
-  private final LeaseRenewer renewer;
-  private final TimeSource time;
+  final IdempotencyConfig config;
+  final OutcomeCodec outcomes;
+  final LeaseRenewer renewer;
+  final TimeSource time;
   private final IdempotencyListener listener;
   private final boolean listening;
+  private final DeferredCalls deferred;
 
   /**
    * One executor per configuration: {@link dev.idempotent.Idempotency} makes it, woven calls share
@@ -108,6 +109,12 @@ public final class IdempotencyExecutor {
     this.time = config.timeSource();
     this.listener = config.listener();
     this.listening = listener != IdempotencyListener.NO_OP;
+    this.deferred = new DeferredCalls(this);
+  }
+
+  /** The same protocol for work whose result arrives later, without blocking. */
+  public DeferredCalls deferred() {
+    return deferred;
   }
 
   /**
@@ -204,7 +211,7 @@ public final class IdempotencyExecutor {
   }
 
   /** A null or blank key, named by what gave it (the plan's key source, or the caller). */
-  private static IdempotencyKeyException blankKey(OperationPlan plan, String rawKey) {
+  static IdempotencyKeyException blankKey(OperationPlan plan, String rawKey) {
     String message =
         plan.keySource == null
             ? "the idempotency key is "
@@ -459,7 +466,7 @@ public final class IdempotencyExecutor {
    * fail for the whole ttl. One ERROR per scope, declared type and runtime class (the message names
    * the type and the fix), and a {@code STORE_ERROR} event per call.
    */
-  private void reportUnrecordable(
+  void reportUnrecordable(
       OperationPlan plan, RecordKey key, Class<?> type, RuntimeException e, long start) {
     emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
     if (reportedUnrecordable.add(List.of(plan.scope, plan.valueType, type))) {
@@ -478,78 +485,112 @@ public final class IdempotencyExecutor {
   }
 
   private void complete(OperationPlan plan, RecordKey key, String owner, byte[] bytes, long start) {
+    boolean done;
     try {
-      if (despiteInterrupt(() -> plan.store.complete(key, owner, bytes, plan.ttl))) {
-        emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
-      } else {
-        LOG.warn(
-            "the outcome of {} was not recorded: the store no longer holds this caller's claim (its"
-                + " lease ended and another caller took the key over, or the store dropped it); the"
-                + " caller still gets its result",
-            key);
-        emit(IdempotencyEvent.Type.FENCED, key, start, null);
+      done = despiteInterrupt(() -> plan.store.complete(key, owner, bytes, plan.ttl));
+    } catch (RuntimeException e) {
+      if (completionFailed(plan, key, owner, bytes, e, start)) {
+        release(plan, key, owner, start);
       }
-    } catch (OutcomeNotRecordedException e) {
-      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
-      if (e.failsTheCall()) {
+      return;
+    }
+    completed(key, done, start);
+  }
+
+  /** The store answered a completion: the outcome is recorded, or this holder was fenced. */
+  void completed(RecordKey key, boolean recorded, long start) {
+    if (recorded) {
+      emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
+    } else {
+      LOG.warn(
+          "the outcome of {} was not recorded: the store no longer holds this caller's claim (its"
+              + " lease ended and another caller took the key over, or the store dropped it); the"
+              + " caller still gets its result",
+          key);
+      emit(IdempotencyEvent.Type.FENCED, key, start, null);
+    }
+  }
+
+  /**
+   * A completion failed with {@code e} after the method ran. An outcome that belongs to the
+   * caller's transaction fails the call: this throws the {@link IdempotencyStoreException} to
+   * throw. An outcome the backend can never accept: returns {@code true}, release the key. Any
+   * other failure: recording is retried in the background, and this returns {@code false}.
+   */
+  boolean completionFailed(
+      OperationPlan plan, RecordKey key, String owner, byte[] bytes, Throwable e, long start) {
+    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+    if (e instanceof OutcomeNotRecordedException notRecorded) {
+      if (notRecorded.failsTheCall()) {
         LOG.warn(
             "the outcome of {} could not be recorded where it belongs, so the call fails and the"
                 + " claim ends with its lease: {}",
             key,
-            e.getMessage());
+            notRecorded.getMessage());
         throw new IdempotencyStoreException(
             "the method ran but its outcome could not be recorded, so the call fails (never"
                 + " recorded elsewhere; roll back its work, and a retry after the lease runs it"
                 + " again): "
-                + e.getMessage(),
+                + notRecorded.getMessage(),
             key.scope(),
             key.redactedKey(),
-            e);
+            notRecorded);
       }
       LOG.error(
           "the outcome of {} cannot be recorded, so the key is released and a repeat will run"
               + " again; the caller gets its result: {}",
           key,
-          e.getMessage());
-      release(plan, key, owner, start);
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "recording the outcome of {} failed; the caller gets its result and recording is retried"
-              + " in the background until the lease would end: {}",
-          key,
-          describe(e));
-      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
-      CompletionRetries.shared()
-          .retry(
-              plan.store,
-              key,
-              owner,
-              bytes,
-              plan.ttl,
-              plan.lease,
-              result -> {
-                switch (result) {
-                  case RECORDED -> {
-                    LOG.info("the outcome of {} was recorded on a later attempt", key);
-                    emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
-                  }
-                  case FENCED -> emit(IdempotencyEvent.Type.FENCED, key, start, null);
-                  case GAVE_UP -> emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
-                }
-              });
+          notRecorded.getMessage());
+      return true;
     }
+    LOG.warn(
+        "recording the outcome of {} failed; the caller gets its result and recording is retried"
+            + " in the background until the lease would end: {}",
+        key,
+        describe(e));
+    CompletionRetries.shared()
+        .retry(
+            plan.store,
+            key,
+            owner,
+            bytes,
+            plan.ttl,
+            plan.lease,
+            result -> {
+              switch (result) {
+                case RECORDED -> {
+                  LOG.info("the outcome of {} was recorded on a later attempt", key);
+                  emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
+                }
+                case FENCED -> emit(IdempotencyEvent.Type.FENCED, key, start, null);
+                case GAVE_UP -> emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+              }
+            });
+    return false;
   }
 
   private void release(OperationPlan plan, RecordKey key, String owner, long start) {
+    boolean done;
     try {
-      if (!despiteInterrupt(() -> plan.store.release(key, owner))) {
-        LOG.warn("releasing {} was refused: another caller holds the key now", key);
-        emit(IdempotencyEvent.Type.FENCED, key, start, null);
-      }
+      done = despiteInterrupt(() -> plan.store.release(key, owner));
     } catch (RuntimeException e) {
+      released(key, null, e, start);
+      return;
+    }
+    released(key, done, null, start);
+  }
+
+  /** The store answered a release ({@code released}), or failed it ({@code error}). */
+  void released(RecordKey key, Boolean released, Throwable error, long start) {
+    if (error != null) {
       LOG.error(
-          "releasing {} failed; the claim frees itself when its lease ends: {}", key, describe(e));
-      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+          "releasing {} failed; the claim frees itself when its lease ends: {}",
+          key,
+          describe(error));
+      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, error);
+    } else if (!released) {
+      LOG.warn("releasing {} was refused: another caller holds the key now", key);
+      emit(IdempotencyEvent.Type.FENCED, key, start, null);
     }
   }
 
@@ -583,7 +624,7 @@ public final class IdempotencyExecutor {
    * A completed record whose outcome cannot be read back fails this call; the method does not run
    * again.
    */
-  private IdempotencyOutcomeException unreadable(RecordKey key, RuntimeException e, long start) {
+  IdempotencyOutcomeException unreadable(RecordKey key, RuntimeException e, long start) {
     LOG.error(
         "the recorded outcome of {} cannot be read back, so this call fails and the method does not"
             + " run again: {}",
@@ -609,7 +650,7 @@ public final class IdempotencyExecutor {
     return t;
   }
 
-  private void emit(IdempotencyEvent.Type type, RecordKey key, long start, Throwable error) {
+  void emit(IdempotencyEvent.Type type, RecordKey key, long start, Throwable error) {
     if (!listening) {
       return;
     }

@@ -55,6 +55,7 @@ public final class LibraryThreads implements ThreadFactory {
   public static void stopAll() {
     LeaseRenewer.shared().shutdown();
     CompletionRetries.shared().shutdown();
+    AsyncStores.shutdown();
   }
 
   /** Stops {@code pool} and waits briefly for its threads; returns the tasks that never ran. */

@@ -1,6 +1,7 @@
 package dev.idempotent.internal;
 
 import dev.idempotent.TimeSource;
+import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.DeleteAnnouncingStore;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -11,6 +12,8 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -51,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * <p>A put made from a store reply is skipped when any invalidation happened while the request was
  * in flight: a reply read before a delete can never be kept after the delete was heard of.
  */
-public final class NearCacheStore implements IdempotencyStore {
+public final class NearCacheStore implements IdempotencyStore, AsyncIdempotencyStore {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
 
   private final IdempotencyStore delegate;
@@ -221,24 +224,9 @@ public final class NearCacheStore implements IdempotencyStore {
   @Override
   public ClaimResult claim(
       RecordKey recordKey, String ownerToken, String fingerprint, Duration lease) {
-    RecordKey key = entryKey(recordKey);
-    Entry e = key == null ? null : entries.get(key);
-    if (e != null) {
-      long now = clock.nanoTime();
-      if (now - e.dropAt < 0) {
-        if (!e.used) {
-          e.used = true;
-        }
-        IdempotencyRecord r = e.record;
-        return ClaimResult.existing(
-            IdempotencyRecord.completed(
-                r.key(),
-                r.ownerToken(),
-                r.fingerprint(),
-                r.outcome(),
-                Duration.ofNanos(e.ttlEndsAt - now)));
-      }
-      entries.remove(key, e);
+    ClaimResult cached = cached(entryKey(recordKey));
+    if (cached != null) {
+      return cached;
     }
     long seen = invalidations.get();
     long sent = clock.nanoTime();
@@ -247,6 +235,90 @@ public final class NearCacheStore implements IdempotencyStore {
       keep(entryKey(recordKey), result.existing(), sent, seen);
     }
     return result;
+  }
+
+  /** The answer of a cached, unexpired record of {@code key}, or {@code null}. */
+  private ClaimResult cached(RecordKey key) {
+    Entry e = key == null ? null : entries.get(key);
+    if (e == null) {
+      return null;
+    }
+    long now = clock.nanoTime();
+    if (now - e.dropAt < 0) {
+      if (!e.used) {
+        e.used = true;
+      }
+      IdempotencyRecord r = e.record;
+      return ClaimResult.existing(
+          IdempotencyRecord.completed(
+              r.key(),
+              r.ownerToken(),
+              r.fingerprint(),
+              r.outcome(),
+              Duration.ofNanos(e.ttlEndsAt - now)));
+    }
+    entries.remove(key, e);
+    return null;
+  }
+
+  /** {@link #claim}, without blocking: a cached record at once, else the store's answer. */
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(
+      RecordKey recordKey, String ownerToken, String fingerprint, Duration lease) {
+    ClaimResult cached = cached(entryKey(recordKey));
+    if (cached != null) {
+      return CompletableFuture.completedFuture(cached);
+    }
+    long seen = invalidations.get();
+    long sent = clock.nanoTime();
+    return AsyncStores.of(delegate)
+        .claimAsync(recordKey, ownerToken, fingerprint, lease)
+        .thenApply(
+            result -> {
+              if (!result.isAcquired() && result.existing().isCompleted()) {
+                keep(entryKey(recordKey), result.existing(), sent, seen);
+              }
+              return result;
+            });
+  }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(
+      RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+    return AsyncStores.of(delegate).completeAsync(key, ownerToken, outcome, ttl);
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordKey key, String ownerToken) {
+    return AsyncStores.of(delegate).releaseAsync(key, ownerToken);
+  }
+
+  @Override
+  public CompletionStage<Boolean> renewAsync(RecordKey key, String ownerToken, Duration lease) {
+    return AsyncStores.of(delegate).renewAsync(key, ownerToken, lease);
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> readAsync(RecordKey key) {
+    long seen = invalidations.get();
+    long sent = clock.nanoTime();
+    return AsyncStores.of(delegate)
+        .readAsync(key)
+        .thenApply(
+            found -> {
+              RecordKey entry = entryKey(key);
+              if (found.isPresent() && found.get().isCompleted()) {
+                keep(entry, found.get(), sent, seen);
+              } else if (entry != null) {
+                entries.remove(entry);
+              }
+              return found;
+            });
+  }
+
+  @Override
+  public CompletionStage<Void> awaitChangeAsync(RecordKey key, Duration maxWait) {
+    return AsyncStores.of(delegate).awaitChangeAsync(key, maxWait);
   }
 
   /**

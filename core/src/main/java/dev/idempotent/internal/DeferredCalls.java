@@ -1,0 +1,472 @@
+package dev.idempotent.internal;
+
+import dev.idempotent.DuplicateRequestException;
+import dev.idempotent.IdempotencyEvent;
+import dev.idempotent.IdempotencyException;
+import dev.idempotent.IdempotencyInProgressException;
+import dev.idempotent.IdempotencyKeyMismatchException;
+import dev.idempotent.IdempotencyStoreException;
+import dev.idempotent.OnCancel;
+import dev.idempotent.OnDuplicate;
+import dev.idempotent.OnInProgress;
+import dev.idempotent.StoreFailurePolicy;
+import dev.idempotent.spi.AsyncIdempotencyStore;
+import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.IdempotencyRecord;
+import dev.idempotent.spi.RecordKey;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The protocol of {@link IdempotencyExecutor}, for work whose result arrives later (a Reactor
+ * {@code Mono} or {@code Flux}, a Kotlin coroutine, a WebFlux exchange), on the store's
+ * non-blocking face ({@link AsyncStores}): no step blocks or parks the calling thread.
+ *
+ * <pre>
+ *   claim(key, fresh owner token, fingerprint, lease)                      claimAsync
+ *     acquired     -> Claim.RUN: start lease renewal; the caller runs the work, then settles it
+ *                       complete(value)  -> record COMPLETED(value) for ttl, then the value
+ *                       fail(failure)    -> record it when listed, else release; then the failure
+ *                       cancel(onCancel) -> release (RELEASE), or leave the claim to its lease (KEEP)
+ *     COMPLETED    -> payload differs? IdempotencyKeyMismatchException
+ *                     REPLAY: Claim.REPLAY with the recorded value or failure; REJECT: duplicate
+ *     IN_PROGRESS  -> payload differs? IdempotencyKeyMismatchException
+ *                     REJECT: IdempotencyInProgressException
+ *                     WAIT:   awaitChangeAsync (a notification or a timer), claim again, until the wait timeout
+ *   store fails before the work ran -> FAIL_CLOSED: IdempotencyStoreException; FAIL_OPEN: Claim.RUN unprotected
+ *   store fails after the work ran  -> the caller still gets the value; recording is retried in the background
+ * </pre>
+ *
+ * Every decision, message and event is the blocking executor's; a failure is always delivered
+ * through the returned stage, never thrown.
+ */
+public final class DeferredCalls {
+  private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
+  private static final long FIRST_POLL_NANOS = 10_000_000L;
+  private static final long MAX_POLL_NANOS = 250_000_000L;
+
+  private final IdempotencyExecutor executor;
+
+  DeferredCalls(IdempotencyExecutor executor) {
+    this.executor = executor;
+  }
+
+  /**
+   * Claims {@code rawKey} in the plan's scope, waiting (without blocking) while another call holds
+   * it when the plan says so.
+   *
+   * @param fingerprint the payload fingerprint, or {@code null} for no payload check
+   * @return a stage with the claim, or failed with the library's exception
+   */
+  public CompletionStage<Claim> claim(OperationPlan plan, String rawKey, String fingerprint) {
+    if (rawKey == null || rawKey.isBlank()) {
+      return CompletableFuture.failedFuture(IdempotencyExecutor.blankKey(plan, rawKey));
+    }
+    RecordKey key;
+    try {
+      key = RecordKey.of(plan.scope, rawKey).fittedTo(plan.maxKeyLength);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    Attempts attempts = new Attempts(plan, key, fingerprint, executor.time.nanoTime());
+    return attempts.next();
+  }
+
+  /** One call's claims, until one is decided. */
+  private final class Attempts {
+    final OperationPlan plan;
+    final RecordKey key;
+    final String fingerprint;
+    final long start;
+    final AsyncIdempotencyStore store;
+    long deadline;
+    long poll = FIRST_POLL_NANOS;
+
+    IdempotencyExecutor executor() {
+      return executor;
+    }
+
+    Attempts(OperationPlan plan, RecordKey key, String fingerprint, long start) {
+      this.plan = plan;
+      this.key = key;
+      this.fingerprint = fingerprint;
+      this.start = start;
+      this.store = AsyncStores.of(plan.store);
+    }
+
+    CompletionStage<Claim> next() {
+      String owner = OwnerTokens.next();
+      CompletionStage<ClaimResult> claimed;
+      try {
+        claimed = store.claimAsync(key, owner, fingerprint, plan.lease);
+      } catch (RuntimeException e) {
+        claimed = CompletableFuture.failedFuture(e);
+      }
+      return claimed
+          .handle(
+              (claim, error) -> error != null ? claimFailed(unwrap(error)) : decide(claim, owner))
+          .thenCompose(stage -> stage);
+    }
+
+    private CompletionStage<Claim> decide(ClaimResult claim, String owner) {
+      if (claim.isAcquired()) {
+        if (claim.isTakeover()) {
+          LOG.info("took over {}: the previous holder's lease had ended", key);
+          executor.emit(IdempotencyEvent.Type.TAKEN_OVER, key, start, null);
+        }
+        return CompletableFuture.completedFuture(new Claim(this, owner));
+      }
+      IdempotencyRecord existing = claim.existing();
+      if (fingerprint != null
+          && existing.fingerprint() != null
+          && !fingerprint.equals(existing.fingerprint())) {
+        executor.emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
+        return failed(new IdempotencyKeyMismatchException(key.scope(), key.redactedKey()));
+      }
+      if (existing.isCompleted()) {
+        if (plan.onDuplicate == OnDuplicate.REJECT) {
+          executor.emit(IdempotencyEvent.Type.REJECTED_DUPLICATE, key, start, null);
+          return failed(new DuplicateRequestException(key.scope(), key.redactedKey()));
+        }
+        return replay(existing);
+      }
+      if (plan.onInProgress == OnInProgress.REJECT) {
+        executor.emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
+        return failed(
+            new IdempotencyInProgressException(
+                key.scope(), key.redactedKey(), existing.expiresIn(), null));
+      }
+      long now = executor.time.nanoTime();
+      if (deadline == 0) {
+        deadline = now + plan.waitTimeout.toNanos();
+      }
+      long remaining = deadline - now;
+      if (remaining <= 0) {
+        executor.emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
+        return failed(
+            new IdempotencyInProgressException(
+                key.scope(),
+                key.redactedKey(),
+                existing.expiresIn(),
+                "waited " + plan.waitTimeout.toMillis() + " ms"));
+      }
+      long pause =
+          Math.min(Math.min(remaining, poll), Math.max(existing.expiresIn().toNanos(), 1_000_000L));
+      poll = Math.min(poll * 2, MAX_POLL_NANOS);
+      CompletionStage<Void> changed;
+      try {
+        changed = store.awaitChangeAsync(key, Duration.ofNanos(pause));
+      } catch (RuntimeException e) {
+        changed = CompletableFuture.failedFuture(e);
+      }
+      return changed
+          .handle((v, error) -> error != null ? claimFailed(unwrap(error)) : next())
+          .thenCompose(stage -> stage);
+    }
+
+    private CompletionStage<Claim> replay(IdempotencyRecord record) {
+      byte[] outcome = record.outcome();
+      try {
+        if (OutcomeCodec.isFailure(outcome)) {
+          Throwable failure =
+              executor.outcomes.decodeFailure(outcome, plan.loader, plan.recordFailures);
+          executor.emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+          return CompletableFuture.completedFuture(Claim.replayedFailure(failure));
+        }
+        Object value = executor.outcomes.decodeValue(outcome, plan.valueType);
+        executor.emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+        return CompletableFuture.completedFuture(Claim.replayedValue(value));
+      } catch (RuntimeException e) {
+        return failed(executor.unreadable(key, e, start));
+      }
+    }
+
+    /** A claim or a wait failed before the work ran: the store-failure policy decides. */
+    private CompletionStage<Claim> claimFailed(Throwable e) {
+      if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
+        return failed(e);
+      }
+      executor.emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+      if (executor.config.storeFailurePolicy() == StoreFailurePolicy.FAIL_OPEN) {
+        LOG.warn(
+            "store failed for {}; running unprotected (fail-open): {}",
+            key,
+            IdempotencyExecutor.describe(e));
+        executor.emit(IdempotencyEvent.Type.FAIL_OPEN, key, start, e);
+        return CompletableFuture.completedFuture(Claim.unprotected());
+      }
+      return failed(
+          new IdempotencyStoreException(
+              "the idempotency store failed, so the call did not run (fail-closed): "
+                  + IdempotencyExecutor.describe(e),
+              key.scope(),
+              key.redactedKey(),
+              e));
+    }
+  }
+
+  private static <T> CompletionStage<T> failed(Throwable t) {
+    return CompletableFuture.failedFuture(t);
+  }
+
+  static Throwable unwrap(Throwable t) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /**
+   * The answer of a non-blocking claim: either the caller runs the work and settles the claim with
+   * exactly one of {@link #complete}, {@link #fail} or {@link #cancel}; or the key is completed and
+   * {@link #replayedValue()} or {@link #replayedFailure()} is what a repeat gets.
+   */
+  public static final class Claim {
+    private enum Kind {
+      RUN,
+      UNPROTECTED,
+      REPLAY_VALUE,
+      REPLAY_FAILURE
+    }
+
+    private final Kind kind;
+    private final Attempts call;
+    private final String owner;
+    private final LeaseRenewer.ActiveClaim lease;
+    private final Object replayedValue;
+    private final Throwable replayedFailure;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    private Claim(Attempts call, String owner) {
+      this.kind = Kind.RUN;
+      this.call = call;
+      this.owner = owner;
+      IdempotencyExecutor executor = call.executor();
+      this.lease =
+          executor.renewer.start(
+              call.plan.store,
+              call.key,
+              owner,
+              call.plan.lease,
+              executor.config.maxHold(),
+              (type, error) -> executor.emit(type, call.key, call.start, error));
+      this.replayedValue = null;
+      this.replayedFailure = null;
+    }
+
+    private Claim(Kind kind, Object value, Throwable failure) {
+      this.kind = kind;
+      this.call = null;
+      this.owner = null;
+      this.lease = null;
+      this.replayedValue = value;
+      this.replayedFailure = failure;
+    }
+
+    static Claim replayedValue(Object value) {
+      return new Claim(Kind.REPLAY_VALUE, value, null);
+    }
+
+    static Claim replayedFailure(Throwable failure) {
+      return new Claim(Kind.REPLAY_FAILURE, null, failure);
+    }
+
+    /** Fail-open: the work runs unprotected, and settling it does nothing. */
+    static Claim unprotected() {
+      return new Claim(Kind.UNPROTECTED, null, null);
+    }
+
+    /**
+     * Whether the caller runs the work (the key was claimed, or the store is down and fail-open).
+     */
+    public boolean runs() {
+      return kind == Kind.RUN || kind == Kind.UNPROTECTED;
+    }
+
+    /** Whether this is a replay of a recorded failure. */
+    public boolean replaysFailure() {
+      return kind == Kind.REPLAY_FAILURE;
+    }
+
+    /** The recorded value a repeat gets ({@code null} for a recorded {@code null}). */
+    public Object replayedValue() {
+      return replayedValue;
+    }
+
+    /** The recorded failure a repeat gets, rethrown. */
+    public Throwable replayedFailure() {
+      return replayedFailure;
+    }
+
+    /**
+     * The work returned {@code value}: records it, and completes with it once recorded. It fails
+     * only when the store must fail the call (the outcome belonged to the caller's transaction).
+     */
+    public CompletionStage<Object> complete(Object value) {
+      if (kind != Kind.RUN || !settled.compareAndSet(false, true)) {
+        return CompletableFuture.completedFuture(value);
+      }
+      IdempotencyExecutor executor = call.executor();
+      executor.renewer.stop(lease);
+      byte[] bytes;
+      try {
+        bytes = executor.outcomes.encodeValue(value, call.plan.valueType);
+      } catch (RuntimeException e) {
+        executor.reportUnrecordable(
+            call.plan, call.key, value == null ? Void.class : value.getClass(), e, call.start);
+        return release().thenApply(ignored -> value);
+      }
+      return record(bytes).thenApply(ignored -> value);
+    }
+
+    /**
+     * The work failed with {@code failure}: records it when the plan lists it, else releases the
+     * key. Completes with what the caller gets: {@code failure} itself (with a settling failure
+     * suppressed in it), or the store's exception (with {@code failure} suppressed in it) when the
+     * store must fail the call.
+     */
+    public CompletionStage<Throwable> fail(Throwable failure) {
+      if (kind != Kind.RUN || !settled.compareAndSet(false, true)) {
+        return CompletableFuture.completedFuture(failure);
+      }
+      IdempotencyExecutor executor = call.executor();
+      executor.renewer.stop(lease);
+      CompletionStage<Void> settling;
+      if (call.plan.records(failure)) {
+        byte[] bytes;
+        try {
+          bytes =
+              executor.outcomes.encodeFailure(failure, call.plan.loader, call.plan.recordFailures);
+        } catch (RuntimeException e) {
+          bytes = null;
+          executor.reportUnrecordable(call.plan, call.key, failure.getClass(), e, call.start);
+        }
+        settling = bytes == null ? release() : record(bytes);
+      } else {
+        settling = release();
+      }
+      return settling.handle(
+          (ignored, error) -> {
+            if (error == null) {
+              return failure;
+            }
+            Throwable cause = unwrap(error);
+            if (cause instanceof IdempotencyStoreException callFails) {
+              if (callFails != failure) {
+                callFails.addSuppressed(failure);
+              }
+              return callFails;
+            }
+            if (cause != failure) {
+              failure.addSuppressed(cause);
+            }
+            return failure;
+          });
+    }
+
+    /**
+     * The work was cancelled before it ended: with {@link OnCancel#RELEASE} the key is released,
+     * with {@link OnCancel#KEEP} renewal stops and the claim ends with its lease.
+     */
+    public CompletionStage<Void> cancel(OnCancel onCancel) {
+      if (kind != Kind.RUN || !settled.compareAndSet(false, true)) {
+        return CompletableFuture.completedFuture(null);
+      }
+      IdempotencyExecutor executor = call.executor();
+      executor.renewer.stop(lease);
+      executor.emit(IdempotencyEvent.Type.CANCELLED, call.key, call.start, null);
+      if (onCancel == OnCancel.KEEP) {
+        LOG.debug(
+            "the work of {} was cancelled; its claim ends with its lease (on-cancel keep)",
+            call.key);
+        return CompletableFuture.completedFuture(null);
+      }
+      return release().exceptionally(e -> null);
+    }
+
+    /** Records {@code bytes}; the stage fails only when the store must fail the call. */
+    private CompletionStage<Void> record(byte[] bytes) {
+      IdempotencyExecutor executor = call.executor();
+      CompletionStage<Boolean> completed;
+      try {
+        completed = call.store.completeAsync(call.key, owner, bytes, call.plan.ttl);
+      } catch (RuntimeException e) {
+        completed = CompletableFuture.failedFuture(e);
+      }
+      return completed
+          .handle(
+              (done, error) -> {
+                if (error == null) {
+                  executor.completed(call.key, done, call.start);
+                  return CompletableFuture.<Void>completedFuture(null);
+                }
+                boolean release =
+                    executor.completionFailed(
+                        call.plan, call.key, owner, bytes, unwrap(error), call.start);
+                return release ? release() : CompletableFuture.<Void>completedFuture(null);
+              })
+          .thenCompose(stage -> stage);
+    }
+
+    /**
+     * Releases the claim. A store's failure is logged and emitted; the stage fails only with a
+     * failure that is not a {@code RuntimeException} (an {@code Error}), for the caller to keep.
+     */
+    private CompletionStage<Void> release() {
+      IdempotencyExecutor executor = call.executor();
+      CompletionStage<Boolean> released;
+      try {
+        released = call.store.releaseAsync(call.key, owner);
+      } catch (RuntimeException e) {
+        released = CompletableFuture.failedFuture(e);
+      }
+      return released.handle(
+          (done, error) -> {
+            Throwable cause = error == null ? null : unwrap(error);
+            executor.released(call.key, done, cause, call.start);
+            if (cause != null && !(cause instanceof RuntimeException)) {
+              throw new CompletionException(cause);
+            }
+            return null;
+          });
+    }
+  }
+
+  /** Runs {@code work} as one attempt of a call: claim, run or replay, settle. */
+  public CompletionStage<Object> execute(
+      OperationPlan plan,
+      String rawKey,
+      String fingerprint,
+      Supplier<? extends CompletionStage<?>> work) {
+    return claim(plan, rawKey, fingerprint)
+        .thenCompose(
+            claim -> {
+              if (!claim.runs()) {
+                return claim.replaysFailure()
+                    ? failed(claim.replayedFailure())
+                    : CompletableFuture.completedFuture(claim.replayedValue());
+              }
+              CompletionStage<?> running;
+              try {
+                running = work.get();
+              } catch (RuntimeException | Error e) {
+                running = CompletableFuture.failedFuture(e);
+              }
+              return running
+                  .handle(
+                      (value, error) ->
+                          error == null
+                              ? claim.complete(value)
+                              : claim.fail(unwrap(error)).thenCompose(DeferredCalls::failed))
+                  .thenCompose(stage -> stage);
+            });
+  }
+}
