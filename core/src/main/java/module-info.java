@@ -13,6 +13,8 @@ module dev.idempotent.core {
   requires org.slf4j;
   requires java.sql;
   requires static com.fasterxml.jackson.databind;
+  requires static reactor.core;
+  requires static org.reactivestreams;
   requires java.compiler;
 
   exports dev.idempotent;

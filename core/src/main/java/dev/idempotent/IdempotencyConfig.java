@@ -38,6 +38,12 @@ public final class IdempotencyConfig {
    */
   public static final Duration DEFAULT_NEAR_CACHE_EXPIRE_AFTER = Duration.ofSeconds(30);
 
+  /** The most items of a {@code Flux} result that are recorded (see {@link #fluxMaxItems()}). */
+  public static final int DEFAULT_FLUX_MAX_ITEMS = 1_000;
+
+  /** The most bytes of a recorded {@code Flux} result (see {@link #fluxMaxBytes()}). */
+  public static final int DEFAULT_FLUX_MAX_BYTES = 1 << 20;
+
   private final IdempotencyStore defaultStore;
   private final Map<String, IdempotencyStore> stores;
   private final Duration defaultTtl;
@@ -52,8 +58,12 @@ public final class IdempotencyConfig {
   private final boolean requireWoven;
   private final int nearCacheMaximumSize;
   private final Duration nearCacheExpireAfter;
+  private final int fluxMaxItems;
+  private final int fluxMaxBytes;
 
   private IdempotencyConfig(Builder b) {
+    this.fluxMaxItems = b.fluxMaxItems;
+    this.fluxMaxBytes = b.fluxMaxBytes;
     this.nearCacheMaximumSize = b.nearCacheMaximumSize;
     this.nearCacheExpireAfter = b.nearCacheExpireAfter;
     Map<IdempotencyStore, IdempotencyStore> decorated = new IdentityHashMap<>();
@@ -211,6 +221,23 @@ public final class IdempotencyConfig {
     return nearCacheExpireAfter;
   }
 
+  /**
+   * The most items of a {@code Flux} result that are recorded: one that emits more is sent to its
+   * subscriber whole but not recorded, and its key is released, so a repeat runs again (property
+   * {@code idempotent.flux.max-items}; {@link #DEFAULT_FLUX_MAX_ITEMS} by default).
+   */
+  public int fluxMaxItems() {
+    return fluxMaxItems;
+  }
+
+  /**
+   * The most bytes a {@code Flux} result's items take recorded: beyond it, as beyond {@link
+   * #fluxMaxItems()} (property {@code idempotent.flux.max-bytes}; 1 MiB by default).
+   */
+  public int fluxMaxBytes() {
+    return fluxMaxBytes;
+  }
+
   /** Validating builder; every setter rejects a bad value at once, naming it. */
   public static final class Builder {
     private IdempotencyStore defaultStore;
@@ -228,6 +255,8 @@ public final class IdempotencyConfig {
     private boolean requireWoven;
     private int nearCacheMaximumSize;
     private Duration nearCacheExpireAfter = DEFAULT_NEAR_CACHE_EXPIRE_AFTER;
+    private int fluxMaxItems = DEFAULT_FLUX_MAX_ITEMS;
+    private int fluxMaxBytes = DEFAULT_FLUX_MAX_BYTES;
 
     private Builder() {}
 
@@ -246,6 +275,8 @@ public final class IdempotencyConfig {
       requireWoven = base.requireWoven;
       nearCacheMaximumSize = base.nearCacheMaximumSize;
       nearCacheExpireAfter = base.nearCacheExpireAfter;
+      fluxMaxItems = base.fluxMaxItems;
+      fluxMaxBytes = base.fluxMaxBytes;
     }
 
     public Builder defaultStore(IdempotencyStore store) {
@@ -356,6 +387,21 @@ public final class IdempotencyConfig {
      */
     public Builder nearCacheExpireAfter(Duration expireAfter) {
       this.nearCacheExpireAfter = positive(expireAfter, "nearCacheExpireAfter");
+      return this;
+    }
+
+    /**
+     * The most items and bytes of a {@code Flux} result that are recorded (defaults {@link
+     * #DEFAULT_FLUX_MAX_ITEMS} and {@link #DEFAULT_FLUX_MAX_BYTES}); see {@link
+     * IdempotencyConfig#fluxMaxItems()}.
+     */
+    public Builder fluxLimits(int maxItems, int maxBytes) {
+      if (maxItems <= 0 || maxBytes <= 0) {
+        throw new IllegalArgumentException(
+            "flux limits must be positive, were " + maxItems + " items and " + maxBytes + " bytes");
+      }
+      this.fluxMaxItems = maxItems;
+      this.fluxMaxBytes = maxBytes;
       return this;
     }
 

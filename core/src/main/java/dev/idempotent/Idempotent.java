@@ -94,6 +94,12 @@ public @interface Idempotent {
   /** What a repeat of a key that is still running gets. */
   OnInProgress onInProgress() default OnInProgress.REJECT;
 
+  /**
+   * What happens to the claim when the work of a {@code Mono}, a {@code Flux} or a {@code suspend}
+   * function is cancelled before it ends (its subscriber cancels, its coroutine is cancelled).
+   */
+  OnCancel onCancel() default OnCancel.KEEP;
+
   /** How long {@link OnInProgress#WAIT} waits; {@code ""} is the configured default (10s). */
   String waitTimeout() default "";
 

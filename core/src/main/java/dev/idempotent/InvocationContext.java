@@ -15,4 +15,13 @@ public interface InvocationContext {
 
   /** The annotation on the method. */
   Idempotent annotation();
+
+  /**
+   * For a method that returns a Reactor {@code Mono} or {@code Flux}: the subscriber's context (a
+   * {@code reactor.util.context.ContextView}), read when the publisher is subscribed, so that a
+   * resolver can take a tenant or a caller from it. {@code null} for any other method.
+   */
+  default Object subscriberContext() {
+    return null;
+  }
 }

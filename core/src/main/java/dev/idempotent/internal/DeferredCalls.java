@@ -311,6 +311,15 @@ public final class DeferredCalls {
      * only when the store must fail the call (the outcome belonged to the caller's transaction).
      */
     public CompletionStage<Object> complete(Object value) {
+      return complete(value, Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@link #complete(Object)}, unless the encoded outcome is larger than {@code maxBytes}: then
+     * it is not recorded and the key is released (logged at WARN), and the caller still gets the
+     * value.
+     */
+    public CompletionStage<Object> complete(Object value, int maxBytes) {
       if (kind != Kind.RUN || !settled.compareAndSet(false, true)) {
         return CompletableFuture.completedFuture(value);
       }
@@ -324,7 +333,33 @@ public final class DeferredCalls {
             call.plan, call.key, value == null ? Void.class : value.getClass(), e, call.start);
         return release().thenApply(ignored -> value);
       }
+      if (bytes.length > maxBytes) {
+        LOG.warn(
+            "the outcome of {} is {} bytes, more than the {} a deferred result records: it is not"
+                + " recorded and the key is released, so a repeat runs again",
+            call.key,
+            bytes.length,
+            maxBytes);
+        return release().thenApply(ignored -> value);
+      }
       return record(bytes).thenApply(ignored -> value);
+    }
+
+    /**
+     * The work ended but its outcome is not to be recorded ({@code why}, for the log): the key is
+     * released, so a repeat runs again.
+     */
+    public CompletionStage<Void> abandon(String why) {
+      if (kind != Kind.RUN || !settled.compareAndSet(false, true)) {
+        return CompletableFuture.completedFuture(null);
+      }
+      IdempotencyExecutor executor = call.executor();
+      executor.renewer.stop(lease);
+      LOG.warn(
+          "the outcome of {} is not recorded ({}): the key is released, so a repeat runs again",
+          call.key,
+          why);
+      return release().exceptionally(e -> null);
     }
 
     /**

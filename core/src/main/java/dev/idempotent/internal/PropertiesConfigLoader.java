@@ -152,7 +152,27 @@ public final class PropertiesConfigLoader {
     } catch (IllegalArgumentException e) {
       throw new IdempotencyConfigurationException(e.getMessage(), e);
     }
+    b.fluxLimits(
+        positive(settings, "idempotent.flux.max-items", IdempotencyConfig.DEFAULT_FLUX_MAX_ITEMS),
+        positive(settings, "idempotent.flux.max-bytes", IdempotencyConfig.DEFAULT_FLUX_MAX_BYTES));
     return b;
+  }
+
+  private static int positive(StoreSettings settings, String name, int otherwise) {
+    String v = settings.get(name).orElse(null);
+    if (v == null) {
+      return otherwise;
+    }
+    try {
+      int n = Integer.parseInt(v);
+      if (n > 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // named below
+    }
+    throw new IdempotencyConfigurationException(
+        name + "=" + v + " is not a positive whole number (default " + otherwise + ")");
   }
 
   /**

@@ -20,11 +20,9 @@ import dev.idempotent.spi.StoreSettings;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
-import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 
 /**
@@ -44,6 +42,7 @@ public final class MethodPlan {
   private final KeyExpression payloadExpression;
   private final boolean payloadAll;
   private final Type valueType;
+  private final ResultKind kind;
   private final boolean async;
   private final Duration ttl;
   private final Duration lease;
@@ -65,7 +64,7 @@ public final class MethodPlan {
         }
       };
 
-  private record Resolved(
+  record Resolved(
       Idempotency owner, IdempotencyExecutor executor, OperationPlan plan, KeyResolver resolver) {}
 
   public MethodPlan(Method method, String[] sourceParameterNames) {
@@ -87,33 +86,61 @@ public final class MethodPlan {
         !payloadAll && !annotation.payload().isEmpty()
             ? compile("payload", annotation.payload(), names)
             : null;
-    Type returnType = method.getGenericReturnType();
-    this.async = CompletionStage.class.isAssignableFrom(method.getReturnType());
-    this.valueType = async ? stageValueType(returnType) : returnType;
+    this.kind = ResultKind.of(method, where);
+    this.async = kind != ResultKind.VALUE;
+    this.valueType = kind.valueType(method);
     this.ttl = duration("ttl", annotation.ttl());
     this.lease = duration("lease", annotation.lease());
     this.waitTimeout = duration("waitTimeout", annotation.waitTimeout());
   }
 
-  /** Runs one call of the method through the executor. */
+  /**
+   * Runs one call of the method through the executor. A {@code Mono} or {@code Flux} method only
+   * assembles here: the returned publisher claims and runs on each subscription.
+   */
   public Object invoke(Object target, Object[] args, IdempotencyExecutor.Body body)
       throws Throwable {
+    if (kind == ResultKind.MONO) {
+      return ReactorResults.mono(this, target, args, body);
+    }
+    if (kind == ResultKind.FLUX) {
+      return ReactorResults.flux(this, target, args, body);
+    }
+    Resolved r = resolved();
+    String key = key(r, target, args, null);
+    return r.executor.execute(r.plan, key, fingerprint(args), body);
+  }
+
+  /** The plan on the installed instance, resolved on its first use. */
+  Resolved resolved() {
     Idempotency current = Idempotency.global();
     Resolved r = resolved;
     if (r == null || r.owner != current) {
       r = resolve(current);
     }
-    String key = key(r, target, args);
-    String fingerprint =
-        payloadAll
-            ? digestArguments(
-                args,
-                "payload = \"*\" digests all arguments",
-                "give a payload expression that picks the values a repeat must match")
-            : payloadExpression == null
-                ? null
-                : payloadFingerprint(evaluate(payloadExpression, "payload", args));
-    return r.executor.execute(r.plan, key, fingerprint, body);
+    return r;
+  }
+
+  /** The payload fingerprint of a call, or {@code null} when the method checks none. */
+  String fingerprint(Object[] args) {
+    return payloadAll
+        ? digestArguments(
+            args,
+            "payload = \"*\" digests all arguments",
+            "give a payload expression that picks the values a repeat must match")
+        : payloadExpression == null
+            ? null
+            : payloadFingerprint(evaluate(payloadExpression, "payload", args));
+  }
+
+  /** What messages call the method: "@Idempotent on A.b(C)". */
+  String where() {
+    return where;
+  }
+
+  /** What happens to the claim when a deferred result's work is cancelled. */
+  dev.idempotent.OnCancel onCancel() {
+    return annotation.onCancel();
   }
 
   private String digestArguments(Object[] args, String what, String advice) {
@@ -140,11 +167,16 @@ public final class MethodPlan {
     }
   }
 
-  private String key(Resolved r, Object target, Object[] args) {
+  /**
+   * The key of a call.
+   *
+   * @param subscriberContext the Reactor context of a {@code Mono} or {@code Flux} call, else null
+   */
+  String key(Resolved r, Object target, Object[] args, Object subscriberContext) {
     if (r.resolver != null) {
       String k;
       try {
-        k = r.resolver.resolve(new Invocation(method, target, args, annotation));
+        k = r.resolver.resolve(new Invocation(method, target, args, annotation, subscriberContext));
       } catch (RuntimeException e) {
         throw new IdempotencyKeyException(
             where + ": key resolver " + r.resolver.getClass().getName() + " failed: " + e,
@@ -218,6 +250,7 @@ public final class MethodPlan {
             .store(annotation.store())
             .onDuplicate(annotation.onDuplicate())
             .onInProgress(annotation.onInProgress())
+            .onCancel(annotation.onCancel())
             .recordFailures(annotation.recordFailures())
             .resultType(valueType);
     if (ttl != null) {
@@ -277,13 +310,6 @@ public final class MethodPlan {
     }
   }
 
-  private static Type stageValueType(Type returnType) {
-    if (returnType instanceof ParameterizedType p && p.getActualTypeArguments().length == 1) {
-      return p.getActualTypeArguments()[0];
-    }
-    return Object.class;
-  }
-
   private static String[] parameterNames(Method method, String[] sourceNames) {
     Parameter[] ps = method.getParameters();
     String[] names = new String[ps.length];
@@ -315,6 +341,11 @@ public final class MethodPlan {
             .collect(Collectors.joining(", ", "(", ")"));
   }
 
-  private record Invocation(Method method, Object target, Object[] arguments, Idempotent annotation)
+  private record Invocation(
+      Method method,
+      Object target,
+      Object[] arguments,
+      Idempotent annotation,
+      Object subscriberContext)
       implements InvocationContext {}
 }
