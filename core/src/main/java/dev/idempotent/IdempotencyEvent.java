@@ -47,7 +47,14 @@ public final class IdempotencyEvent {
      * duration is zero). A call still running under that claim is fenced, and the next call of the
      * key runs the method.
      */
-    FORCE_EXPIRED
+    FORCE_EXPIRED,
+    /**
+     * A repeat's payload was not compared with the recorded one: the record's payload fingerprint
+     * was made by another version of the fingerprint format (the record was written before an
+     * upgrade that changed it), and fingerprints of different versions say nothing about each
+     * other. The repeat went on as if the payloads matched (replayed, rejected or waited).
+     */
+    PAYLOAD_CHECK_SKIPPED
   }
 
   private final Type type;

@@ -157,8 +157,12 @@ public final class IdempotencyExecutor {
       if (fingerprint != null
           && existing.fingerprint() != null
           && !fingerprint.equals(existing.fingerprint())) {
-        emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
-        throw new IdempotencyKeyMismatchException(key.scope(), key.redactedKey());
+        if (!Fingerprints.sameVersion(fingerprint, existing.fingerprint())) {
+          emit(IdempotencyEvent.Type.PAYLOAD_CHECK_SKIPPED, key, start, null);
+        } else {
+          emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
+          throw new IdempotencyKeyMismatchException(key.scope(), key.redactedKey());
+        }
       }
       if (existing.isCompleted()) {
         if (plan.onDuplicate == OnDuplicate.REJECT) {
