@@ -79,8 +79,10 @@ final class ChangeSignals {
     signal.changed.thenRun(() -> woken.complete(null));
     CompletableFuture.delayedExecutor(Math.min(waitNanos, held), TimeUnit.NANOSECONDS, executor)
         .execute(() -> woken.complete(null));
-    woken.whenComplete((ignored, failure) -> unregister(key, signal));
-    return woken.minimalCompletionStage();
+    // the caller's stage completes once the waiter is out of the registry
+    return woken
+        .whenComplete((ignored, failure) -> unregister(key, signal))
+        .minimalCompletionStage();
   }
 
   /** Wakes the waiters of {@code key}, after a change written before this call. */
