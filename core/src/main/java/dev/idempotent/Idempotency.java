@@ -390,7 +390,9 @@ public final class Idempotency {
 
   /**
    * Runs {@code body} at most once per {@code key}; a repeat whose {@code payload} differs from the
-   * first one's gets {@link IdempotencyKeyMismatchException}.
+   * first one's gets {@link IdempotencyKeyMismatchException}. The payload is digested by content
+   * ({@code null} is a value too: a call with a {@code null} payload and its repeat with another
+   * payload differ).
    */
   public <T> T execute(IdempotencyPolicy policy, String key, Object payload, Callable<T> body)
       throws Exception {
@@ -414,21 +416,41 @@ public final class Idempotency {
   /**
    * The asynchronous form: the outcome is recorded when the stage completes; a failed stage is
    * treated like a thrown exception. Repeats get a completed (or failed) stage with the recorded
-   * outcome.
+   * outcome. No payload check.
    */
-  @SuppressWarnings("unchecked")
+  public <T> CompletionStage<T> executeAsync(
+      IdempotencyPolicy policy, String key, Supplier<? extends CompletionStage<T>> body) {
+    return runAsync(policy, key, null, body);
+  }
+
+  /**
+   * {@link #executeAsync(IdempotencyPolicy, String, Supplier)} with a payload check, exactly as
+   * {@link #execute(IdempotencyPolicy, String, Object, Callable)} does it: the payload, {@code
+   * null} included, is fingerprinted, and a repeat whose payload differs gets {@link
+   * IdempotencyKeyMismatchException} (through the stage).
+   */
   public <T> CompletionStage<T> executeAsync(
       IdempotencyPolicy policy,
       String key,
       Object payload,
       Supplier<? extends CompletionStage<T>> body) {
+    String fingerprint;
     try {
-      return (CompletionStage<T>)
-          executor.execute(
-              plan(policy, true),
-              key,
-              payload == null ? null : Fingerprints.of(payload),
-              body::get);
+      fingerprint = Fingerprints.of(payload);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return runAsync(policy, key, fingerprint, body);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> CompletionStage<T> runAsync(
+      IdempotencyPolicy policy,
+      String key,
+      String fingerprint,
+      Supplier<? extends CompletionStage<T>> body) {
+    try {
+      return (CompletionStage<T>) executor.execute(plan(policy, true), key, fingerprint, body::get);
     } catch (Throwable t) {
       return CompletableFuture.failedFuture(t);
     }

@@ -17,8 +17,8 @@ class FilterPoliciesTest {
 
     assertThat(settings.policy("http:POST /orders")).isSameAs(first);
     assertThat(first.scope()).isEqualTo("http:POST /orders");
-    assertThat(first.ttl()).isEqualTo(Duration.ofMinutes(7));
-    assertThat(first.lease()).isEqualTo(Duration.ofSeconds(9));
+    assertThat(first.settings().ttl()).isEqualTo(Duration.ofMinutes(7));
+    assertThat(first.settings().lease()).isEqualTo(Duration.ofSeconds(9));
     assertThat(settings.policy("http:POST /carts").scope()).isEqualTo("http:POST /carts");
   }
 

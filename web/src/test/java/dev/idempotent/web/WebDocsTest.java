@@ -279,7 +279,8 @@ class WebDocsTest {
               IdempotencyPolicy.builder(scope).store("ledger").resultType(Integer.class).build())) {
         int first = Idempotency.global().call(policy, "k1", runs::incrementAndGet);
         assertThat(Idempotency.global().call(policy, "k1", runs::incrementAndGet)).isEqualTo(first);
-        assertThat(Idempotency.global().inspect(policy.store(), scope, "k1")).isPresent();
+        assertThat(Idempotency.global().inspect(policy.settings().store(), scope, "k1"))
+            .isPresent();
       }
       assertThat(runs).hasValue(2);
       assertThat(metrics.of(IdempotencyEvent.Type.EXECUTED)).isEqualTo(2);
