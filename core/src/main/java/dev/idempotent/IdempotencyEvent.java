@@ -53,7 +53,14 @@ public final class IdempotencyEvent {
      * coroutine was cancelled): nothing was recorded, and the claim was released or left to end
      * with its lease ({@link OnCancel}).
      */
-    CANCELLED
+    CANCELLED,
+    /**
+     * A repeat's payload was not compared with the recorded one: the record's payload fingerprint
+     * was made by another version of the fingerprint format (the record was written before an
+     * upgrade that changed it), and fingerprints of different versions say nothing about each
+     * other. The repeat went on as if the payloads matched (replayed, rejected or waited).
+     */
+    PAYLOAD_CHECK_SKIPPED
   }
 
   private final Type type;

@@ -1,6 +1,5 @@
 package dev.idempotent;
 
-import dev.idempotent.internal.Fingerprints;
 import dev.idempotent.internal.IdempotencyExecutor;
 import dev.idempotent.internal.OperationPlan;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -266,7 +265,26 @@ public final class SubmitTokens {
    * The token, then a digest of the subject: binds the record to both without storing the subject.
    */
   private static String recordKey(String token, String subject) {
-    return token + "." + Fingerprints.of(subject);
+    return token + "." + subjectDigest(subject);
+  }
+
+  /**
+   * 22 base64url characters of the SHA-256 of the subject's UTF-16 code units: a fixed part of the
+   * tokens' stored format (a payload fingerprint's format may change between versions; a token's
+   * record key must not).
+   */
+  private static String subjectDigest(String subject) {
+    byte[] units = new byte[subject.length() * 2];
+    for (int i = 0; i < subject.length(); i++) {
+      units[2 * i] = (byte) (subject.charAt(i) >>> 8);
+      units[2 * i + 1] = (byte) subject.charAt(i);
+    }
+    try {
+      byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(units);
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(java.util.Arrays.copyOf(d, 16));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+    }
   }
 
   private static boolean wellFormed(String token) {

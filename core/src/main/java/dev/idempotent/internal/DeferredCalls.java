@@ -124,11 +124,10 @@ public final class DeferredCalls {
         return CompletableFuture.completedFuture(new Claim(this, owner));
       }
       IdempotencyRecord existing = claim.existing();
-      if (fingerprint != null
-          && existing.fingerprint() != null
-          && !fingerprint.equals(existing.fingerprint())) {
-        executor.emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
-        return failed(new IdempotencyKeyMismatchException(key.scope(), key.redactedKey()));
+      try {
+        executor.checkPayload(key, fingerprint, existing, start);
+      } catch (IdempotencyKeyMismatchException e) {
+        return failed(e);
       }
       if (existing.isCompleted()) {
         if (plan.onDuplicate == OnDuplicate.REJECT) {

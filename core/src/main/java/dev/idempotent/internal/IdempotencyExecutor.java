@@ -161,12 +161,7 @@ public final class IdempotencyExecutor {
       if (!existing.isCompleted() && heldByThisThread(existing.ownerToken())) {
         throw reentered(key);
       }
-      if (fingerprint != null
-          && existing.fingerprint() != null
-          && !fingerprint.equals(existing.fingerprint())) {
-        emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
-        throw new IdempotencyKeyMismatchException(key.scope(), key.redactedKey());
-      }
+      checkPayload(key, fingerprint, existing, start);
       if (existing.isCompleted()) {
         if (plan.onDuplicate == OnDuplicate.REJECT) {
           emit(IdempotencyEvent.Type.REJECTED_DUPLICATE, key, start, null);
@@ -208,6 +203,25 @@ public final class IdempotencyExecutor {
       }
       poll = Math.min(poll * 2, MAX_POLL_NANOS);
     }
+  }
+
+  /**
+   * Compares this call's payload fingerprint with the record's: a different payload is an {@link
+   * IdempotencyKeyMismatchException}; a record fingerprinted by another version of the format is
+   * not compared ({@code PAYLOAD_CHECK_SKIPPED}).
+   */
+  void checkPayload(RecordKey key, String fingerprint, IdempotencyRecord existing, long start) {
+    if (fingerprint == null
+        || existing.fingerprint() == null
+        || fingerprint.equals(existing.fingerprint())) {
+      return;
+    }
+    if (!Fingerprints.sameVersion(fingerprint, existing.fingerprint())) {
+      emit(IdempotencyEvent.Type.PAYLOAD_CHECK_SKIPPED, key, start, null);
+      return;
+    }
+    emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
+    throw new IdempotencyKeyMismatchException(key.scope(), key.redactedKey());
   }
 
   /** A null or blank key, named by what gave it (the plan's key source, or the caller). */

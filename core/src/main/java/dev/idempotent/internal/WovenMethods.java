@@ -36,7 +36,6 @@ public final class WovenMethods {
    */
   public static final String RESOURCE = "META-INF/idempotent/methods";
 
-  private static final Logger LOG = LoggerFactory.getLogger(WovenMethods.class);
   private static final String AROUND_BODY = "_aroundBody";
 
   /** Methods already warned about in this JVM, so each is logged once. */
@@ -47,6 +46,15 @@ public final class WovenMethods {
       Collections.synchronizedMap(new WeakHashMap<>());
 
   private WovenMethods() {}
+
+  /**
+   * The logger, made on first use: the annotation processor uses this class inside javac, and the
+   * build-time check runs on the compile class path, where no SLF4J provider is bound and SLF4J
+   * would warn about it.
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(WovenMethods.class);
+  }
 
   /** One recorded line for a method. */
   public static String describe(String className, String methodName, List<String> parameterTypes) {
@@ -70,7 +78,7 @@ public final class WovenMethods {
       try {
         type = Class.forName(className, false, loader);
       } catch (ClassNotFoundException | LinkageError e) {
-        LOG.debug("cannot check whether {} is woven: {}", className, e.toString());
+        Log.LOG.debug("cannot check whether {} is woven: {}", className, e.toString());
         continue;
       }
       Boolean woven = isWoven(type, methodName);
@@ -107,7 +115,7 @@ public final class WovenMethods {
     List<String> unwoven = List.copyOf(unwoven(loader));
     for (String method : unwoven) {
       if (WARNED.add(method)) {
-        LOG.warn(
+        Log.LOG.warn(
             "@Idempotent on {} is not woven: calls run without idempotency protection. {}",
             method,
             advice());
@@ -134,7 +142,8 @@ public final class WovenMethods {
               + ". "
               + advice());
     }
-    LOG.info("every recorded @Idempotent method is woven ({} recorded)", recorded(loader()).size());
+    // A check that passes says nothing (a build with -q prints nothing of it) and so starts no
+    // logging.
   }
 
   /** What to do about an unwoven method, for messages. */
@@ -149,7 +158,7 @@ public final class WovenMethods {
     try {
       methods = type.getDeclaredMethods();
     } catch (LinkageError | SecurityException e) {
-      LOG.debug("cannot check whether {} is woven: {}", type.getName(), e.toString());
+      Log.LOG.debug("cannot check whether {} is woven: {}", type.getName(), e.toString());
       return null;
     }
     boolean declared = false;
@@ -183,7 +192,7 @@ public final class WovenMethods {
     try {
       resources = loader.getResources(RESOURCE);
     } catch (IOException e) {
-      LOG.debug("cannot list {}: {}", RESOURCE, e.toString());
+      Log.LOG.debug("cannot list {}: {}", RESOURCE, e.toString());
       return lines;
     }
     for (URL url : Collections.list(resources)) {
@@ -195,7 +204,7 @@ public final class WovenMethods {
           }
         }
       } catch (IOException e) {
-        LOG.debug("cannot read {}: {}", url, e.toString());
+        Log.LOG.debug("cannot read {}: {}", url, e.toString());
       }
     }
     return lines;

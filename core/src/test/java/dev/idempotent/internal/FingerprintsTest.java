@@ -54,7 +54,29 @@ class FingerprintsTest {
     Set<Colour> s2 = new LinkedHashSet<>(List.of(Colour.RED, Colour.BLUE));
     Order a = new Order("o1", List.of(new Line("x", 1)), m1, s1);
     Order b = new Order("o1", List.of(new Line("x", 1)), m2, s2);
-    assertThat(Fingerprints.of(a)).isEqualTo(Fingerprints.of(b)).hasSize(22);
+    assertThat(Fingerprints.of(a)).isEqualTo(Fingerprints.of(b)).hasSize(23);
+  }
+
+  @Test
+  void aFingerprintIsTheVersionThen22Base64urlCharacters() {
+    assertThat(Fingerprints.VERSION).isEqualTo('1');
+    assertThat(Fingerprints.of("abc"))
+        .hasSize(Fingerprints.LENGTH)
+        .matches(Fingerprints.VERSION + "[A-Za-z0-9_-]{22}");
+    assertThat(Fingerprints.ofArguments(new Object[] {"abc", 1}, new String[] {"a", "b"}))
+        .isEqualTo(Fingerprints.of(new Object[] {"abc", 1}))
+        .hasSize(Fingerprints.LENGTH)
+        .startsWith(String.valueOf(Fingerprints.VERSION));
+  }
+
+  @Test
+  void onlyFingerprintsOfOneVersionAreCompared() {
+    String current = Fingerprints.of("abc");
+    assertThat(Fingerprints.sameVersion(current, Fingerprints.of(List.of(1, 2)))).isTrue();
+    assertThat(Fingerprints.sameVersion(current, "2" + current.substring(1))).isFalse();
+    assertThat(Fingerprints.sameVersion("0" + current.substring(1), current)).isFalse();
+    assertThat(Fingerprints.sameVersion(current, "")).isFalse();
+    assertThat(Fingerprints.sameVersion("", current)).isFalse();
   }
 
   @Test
@@ -71,13 +93,14 @@ class FingerprintsTest {
 
   @Test
   void isAFixedFunctionOfTheValueAcrossRunsAndHosts() {
-    // Pinned: a change here means repeats from older instances would no longer be recognised.
+    // Pinned: the version, then the digest. A change of the digest is a new version of the format
+    // (Fingerprints.VERSION): records written before it are replayed without their payload check.
     assertThat(Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}))
         .isEqualTo(
             Fingerprints.of(new Object[] {"order-1", 42, Colour.RED, new BigDecimal("9.90")}));
-    assertThat(Fingerprints.of("abc")).isEqualTo("KZ8WFdtf_XvY2ReVxhRnoQ");
+    assertThat(Fingerprints.of("abc")).isEqualTo("1KZ8WFdtf_XvY2ReVxhRnoQ");
     // SHA-256 of 's', the length in four bytes and the text: a text longer than the gathered ones
-    assertThat(Fingerprints.of("x".repeat(300))).isEqualTo("IEvZUi2gccX2XuHgUniytw");
+    assertThat(Fingerprints.of("x".repeat(300))).isEqualTo("1IEvZUi2gccX2XuHgUniytw");
     // Arguments of plain values, sets and maps digest as they did before composites were digested
     // separately.
     assertThat(
@@ -92,14 +115,14 @@ class FingerprintsTest {
                   null,
                   true
                 }))
-        .isEqualTo("TdtDwYF5scd4vnZqKr7dPg");
-    assertThat(Fingerprints.of(Set.of("a", "b"))).isEqualTo("gKWCod2X42gIOsSCCjBqfg");
-    assertThat(Fingerprints.of(Map.of("a", 1))).isEqualTo("IoGJX2_z8tkSncidA3OnCA");
+        .isEqualTo("1TdtDwYF5scd4vnZqKr7dPg");
+    assertThat(Fingerprints.of(Set.of("a", "b"))).isEqualTo("1gKWCod2X42gIOsSCCjBqfg");
+    assertThat(Fingerprints.of(Map.of("a", 1))).isEqualTo("1IoGJX2_z8tkSncidA3OnCA");
     // The shape the web filter digests (method, path, query, content type, body, form fields),
     // and empty and nested composites of every kind.
     byte[] body = "{\"sku\":\"A-1\",\"qty\":2}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     assertThat(Fingerprints.of(List.of("POST", "/orders", "", "application/json", body, Map.of())))
-        .isEqualTo("X2NJ1HJXRzaH_u8--kI73g");
+        .isEqualTo("1X2NJ1HJXRzaH_u8--kI73g");
     assertThat(
             Fingerprints.of(
                 List.of(
@@ -109,7 +132,7 @@ class FingerprintsTest {
                     "application/x-www-form-urlencoded",
                     new byte[0],
                     Map.of("qty", new String[] {"1", "2"}))))
-        .isEqualTo("4ELES1olO8b-OcA88RC-gw");
+        .isEqualTo("14ELES1olO8b-OcA88RC-gw");
     assertThat(
             Fingerprints.of(
                 new Object[] {
@@ -123,7 +146,7 @@ class FingerprintsTest {
                   new Bean("é€😀", -1),
                   Optional.of(new Line("x", 3))
                 }))
-        .isEqualTo("yDdN16mqsvkulAVF9WcE0Q");
+        .isEqualTo("1yDdN16mqsvkulAVF9WcE0Q");
   }
 
   @Test

@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@value #CALLS} (counter), tags {@code scope} and {@code outcome}: one count per event, the
  *       outcome being the event type in lower case ({@code executed}, {@code replayed}, {@code
  *       rejected_duplicate}, {@code in_progress}, {@code mismatch}, {@code taken_over}, {@code
- *       fenced}, {@code store_error}, {@code fail_open}, and any type added later). All outcomes of
- *       a scope are registered together when the scope is first seen, so an outcome that never
- *       happened reads 0 rather than missing.
+ *       fenced}, {@code store_error}, {@code fail_open}, {@code payload_check_skipped} (a repeat of
+ *       a record whose fingerprint another version of the format made), and any type added later).
+ *       All outcomes of a scope are registered together when the scope is first seen, so an outcome
+ *       that never happened reads 0 rather than missing.
  *   <li>{@value #EXECUTIONS} (timer), tag {@code scope}: the time from the start of each call that
  *       ran the method to its recorded outcome ({@code EXECUTED} events).
  * </ul>

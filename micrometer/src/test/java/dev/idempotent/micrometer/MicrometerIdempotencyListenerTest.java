@@ -9,11 +9,14 @@ import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyKeyMismatchException;
 import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.OnInProgress;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
+import dev.idempotent.spi.RecordKey;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -83,6 +86,32 @@ class MicrometerIdempotencyListenerTest {
     first.join(5_000);
     assertThat(count("in_progress")).isEqualTo(1);
     assertThat(count("executed")).isEqualTo(1);
+  }
+
+  @Test
+  void countsARepeatWhosePayloadCheckWasSkippedForARecordOfAnotherFingerprintVersion()
+      throws Exception {
+    CaffeineIdempotencyStore store = CaffeineIdempotencyStore.builder().build();
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .listener(MicrometerIdempotencyListener.of(registry))
+                .build());
+    IdempotencyPolicy reject =
+        IdempotencyPolicy.builder("orders.submit").onInProgress(OnInProgress.REJECT).build();
+    idem.execute(reject, "first", "body", () -> "x");
+    String current = store.read(RecordKey.of("orders.submit", "first")).orElseThrow().fingerprint();
+    // a call still running under a claim that an instance of an earlier version wrote
+    String earlier = (char) (current.charAt(0) - 1) + current.substring(1);
+    store.claim(RecordKey.of("orders.submit", "k"), "holder", earlier, Duration.ofMinutes(1));
+
+    assertThatThrownBy(() -> idem.execute(reject, "k", "another body", () -> "x"))
+        .isInstanceOf(IdempotencyInProgressException.class);
+
+    assertThat(count("payload_check_skipped")).isEqualTo(1);
+    assertThat(count("mismatch")).isZero();
+    assertThat(count("in_progress")).isEqualTo(1);
   }
 
   @Test

@@ -6,20 +6,19 @@ import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.idempotent.TimeSource;
+import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,16 +39,23 @@ import org.slf4j.LoggerFactory;
  * clock instead of sleeping. At most {@link Builder#maximumSize(long) maximumSize} completed
  * records are kept: each completion beyond it evicts the record completed longest ago, which then
  * behaves as missing, so a retry soon after its first call is replayed however full the store is.
- * The eviction runs on the cache's executor right after the completion (the oldest record is cold
- * in memory, and touching it was a quarter of a completion's cost); while it is behind, at most
+ * The eviction runs on the cache's executor right after the completion; while it is behind, at most
  * {@code min(1024, maximumSize / 64)} more records are kept, and a completion past those evicts the
  * oldest itself. Claims in progress do not count and are never evicted (they expire with their
  * lease). Outcomes are copied on {@link #complete} and {@link #read}; a replay answer of {@link
  * #claim} holds the stored array itself (see {@link IdempotencyRecord#outcome()}: do not modify),
  * and replays of one record within a millisecond share one answer. {@link #awaitChange} wakes up as
  * soon as the holder completes or releases the key, or it is {@link #delete deleted}.
+ *
+ * <p>The store is also an {@link AsyncIdempotencyStore}: each asynchronous operation is the same
+ * atomic step, answered by a completed stage, and {@link #awaitChangeAsync} completes on the
+ * cache's executor when the key changes, or from a timer; no thread waits for it.
+ *
+ * <p>The parts: the records ({@link MemoryRecord}), the size bound ({@link CompletionOrder}) and
+ * its evictions ({@link Evictions}), and the waiters ({@link ChangeSignals}); this class is the
+ * protocol over them and the cache.
  */
-public final class CaffeineIdempotencyStore implements IdempotencyStore {
+public final class CaffeineIdempotencyStore implements IdempotencyStore, AsyncIdempotencyStore {
   private static final Logger log = LoggerFactory.getLogger(CaffeineIdempotencyStore.class);
 
   /** Default of {@link Builder#maximumSize(long)}. */
@@ -60,83 +66,46 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
    */
   private static final long MAX_NANOS = Long.MAX_VALUE >> 2;
 
-  /**
-   * How long one replay answer is reused for further replays of the same record (its expiresIn ages
-   * as much).
-   */
-  static final long REPLAY_REUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final CompletionStage<Boolean> TRUE = CompletableFuture.completedStage(true);
+  private static final CompletionStage<Boolean> FALSE = CompletableFuture.completedStage(false);
 
-  /**
-   * How long a claim whose lease ended is kept, invisible, so that the next claim can report a
-   * takeover rather than a fresh acquisition. After that it is dropped and a claim simply acquires
-   * the key.
-   */
-  static final long TAKEOVER_WINDOW_NANOS = TimeUnit.MINUTES.toNanos(1);
-
-  /** The most completed records kept beyond the maximum size while their eviction waits. */
-  static final long MAX_EVICTION_SLACK = 1024;
-
-  private final Cache<RecordKey, Entry> cache;
+  private final Cache<RecordKey, MemoryRecord> cache;
+  private final ConcurrentMap<RecordKey, MemoryRecord> map;
 
   /**
    * For lock-free lookups that neither read the cache's ticker nor record the access (this class
    * checks expiry).
    */
-  private final Policy<RecordKey, Entry> policy;
+  private final Policy<RecordKey, MemoryRecord> policy;
 
   private final TimeSource timeSource;
-  private final long maximumSize;
-
-  /**
-   * The live completed records in the order they completed, oldest first: the size bound. A list
-   * linked through the entries themselves, so that a completion and a removal take a few pointer
-   * writes and no hash lookup or allocation. Guarded by itself; taken inside the cache's per-key
-   * lock (never the other way round) and only for completions and removals, not for claims or
-   * replays.
-   */
-  private final CompletionOrder completionOrder = new CompletionOrder();
-
-  /** Runs the evictions of the size bound after the completion that made them due. */
-  private final Executor evictionExecutor;
-
-  /** Whether an eviction run is queued or running on {@link #evictionExecutor}. */
-  private final AtomicBoolean evictionScheduled = new AtomicBoolean();
-
-  /**
-   * How many completed records beyond the maximum size may wait for the eviction run; past that, a
-   * completion evicts the oldest itself, so the bound holds however far behind the executor is.
-   */
-  private final long evictionSlack;
-
-  /**
-   * Waiters of {@link #awaitChange}, per key; an entry exists only while someone waits on that key.
-   */
-  private final ConcurrentHashMap<RecordKey, ChangeSignal> signals = new ConcurrentHashMap<>();
+  private final CompletionOrder completionOrder;
+  private final Evictions evictions;
+  private final ChangeSignals signals;
 
   private CaffeineIdempotencyStore(Builder builder) {
     this.timeSource = builder.timeSource;
-    this.maximumSize = builder.maximumSize;
-    // The cache only expires entries; the size bound is kept in completion order by this class
-    // (Caffeine's own
-    // bound admits by frequency, so a full cache would reject the newest records, whose retries are
-    // the likeliest).
-    Caffeine<RecordKey, Entry> caffeine =
+    this.completionOrder = new CompletionOrder(builder.maximumSize);
+    // The cache only expires records; the size bound is the completion order's (see there why).
+    Caffeine<RecordKey, MemoryRecord> caffeine =
         Caffeine.newBuilder()
             .ticker(builder.timeSource::nanoTime)
-            .expireAfter(new EntryExpiry())
+            .expireAfter(new RecordExpiry())
             .evictionListener(
-                (RecordKey key, Entry entry, RemovalCause cause) -> {
-                  if (key != null && entry != null && entry.isCompleted()) {
-                    forgetCompletion(entry);
+                (RecordKey key, MemoryRecord record, RemovalCause cause) -> {
+                  if (key != null && record != null && record.isCompleted()) {
+                    completionOrder.remove(record);
                   }
                 });
     if (builder.executor != null) {
       caffeine.executor(builder.executor);
     }
-    this.evictionExecutor = builder.executor != null ? builder.executor : ForkJoinPool.commonPool();
-    this.evictionSlack = Math.min(MAX_EVICTION_SLACK, Math.max(1, maximumSize / 64));
+    Executor executor = builder.executor != null ? builder.executor : ForkJoinPool.commonPool();
     this.cache = caffeine.build();
+    this.map = cache.asMap();
     this.policy = cache.policy();
+    this.evictions = new Evictions(completionOrder, executor, r -> map.remove(r.key, r));
+    this.signals = new ChangeSignals(this::heldNanos, executor);
   }
 
   /**
@@ -154,11 +123,14 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
-    long leaseNanos = positiveNanos(lease, "lease");
+    return claimNanos(key, ownerToken, fingerprint, positiveNanos(lease, "lease"));
+  }
+
+  private ClaimResult claimNanos(
+      RecordKey key, String ownerToken, String fingerprint, long leaseNanos) {
     // Lock-free fast path: a live record answers the claim without writing (a replay, or a claim
-    // held by a
-    // running call). Only a free or expired key takes the per-key lock below.
-    Entry current = policy.getIfPresentQuietly(key);
+    // held by a running call). Only a free or expired key takes the per-key lock below.
+    MemoryRecord current = policy.getIfPresentQuietly(key);
     if (current != null) {
       long now = timeSource.nanoTime();
       if (current.isLiveAt(now)) {
@@ -168,16 +140,16 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       }
     } else {
       // A fresh key, the common case: one insertion, as cheap as the cache gets. Only when another
-      // caller got there
-      // first (or the cache still holds an expired record) does the claim take the full step below.
-      Entry created =
-          new Entry(key, ownerToken, fingerprint, null, timeSource.nanoTime() + leaseNanos);
-      if (cache.asMap().putIfAbsent(key, created) == null) {
+      // caller got there first (or the cache still holds an expired record) does the claim take
+      // the full step below.
+      MemoryRecord created =
+          MemoryRecord.claim(key, ownerToken, fingerprint, timeSource.nanoTime() + leaseNanos);
+      if (map.putIfAbsent(key, created) == null) {
         return ClaimResult.acquired();
       }
     }
     ClaimAttempt attempt = new ClaimAttempt(ownerToken, fingerprint, leaseNanos);
-    Entry result = cache.asMap().compute(key, attempt);
+    MemoryRecord result = map.compute(key, attempt);
     if (result == attempt.created) {
       if (attempt.tookOver) {
         log.debug("Claim on {} took over a claim whose lease had ended", key);
@@ -193,20 +165,18 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
     Objects.requireNonNull(outcome, "outcome");
-    long ttlNanos = positiveNanos(ttl, "ttl");
-    OwnedUpdate completion = new OwnedUpdate(ownerToken, outcome.clone(), ttlNanos);
-    Entry result = cache.asMap().computeIfPresent(key, completion);
-    if (result != null && result == completion.created) {
-      Entry evicted = completion.evicted;
-      if (evicted != null) {
-        cache.asMap().remove(evicted.key, evicted);
-      } else if (completion.evictionDue) {
-        scheduleEviction();
-      }
-      signalChange(key);
-      return true;
+    return completeNanos(key, ownerToken, outcome, positiveNanos(ttl, "ttl"));
+  }
+
+  private boolean completeNanos(RecordKey key, String ownerToken, byte[] outcome, long ttlNanos) {
+    Completion completion = new Completion(ownerToken, outcome.clone(), ttlNanos);
+    MemoryRecord result = map.computeIfPresent(key, completion);
+    if (result == null || result != completion.created) {
+      return false;
     }
-    return false;
+    evictions.afterCompletion(completion.admission);
+    signals.signal(key);
+    return true;
   }
 
   @Override
@@ -214,9 +184,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
     Release release = new Release(ownerToken);
-    cache.asMap().computeIfPresent(key, release);
+    map.computeIfPresent(key, release);
     if (release.released) {
-      signalChange(key);
+      signals.signal(key);
       return true;
     }
     return false;
@@ -226,9 +196,12 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   public boolean renew(RecordKey key, String ownerToken, Duration lease) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
-    long leaseNanos = positiveNanos(lease, "lease");
-    OwnedUpdate renewal = new OwnedUpdate(ownerToken, null, leaseNanos);
-    Entry result = cache.asMap().computeIfPresent(key, renewal);
+    return renewNanos(key, ownerToken, positiveNanos(lease, "lease"));
+  }
+
+  private boolean renewNanos(RecordKey key, String ownerToken, long leaseNanos) {
+    Renewal renewal = new Renewal(ownerToken, leaseNanos);
+    MemoryRecord result = map.computeIfPresent(key, renewal);
     return result != null && result == renewal.created;
   }
 
@@ -240,9 +213,9 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   public boolean delete(RecordKey key) {
     Objects.requireNonNull(key, "key");
     Deletion deletion = new Deletion();
-    cache.asMap().computeIfPresent(key, deletion);
+    map.computeIfPresent(key, deletion);
     if (deletion.deleted) {
-      signalChange(key);
+      signals.signal(key);
       return true;
     }
     return false;
@@ -251,7 +224,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   @Override
   public Optional<IdempotencyRecord> read(RecordKey key) {
     Objects.requireNonNull(key, "key");
-    Entry current = policy.getIfPresentQuietly(key);
+    MemoryRecord current = policy.getIfPresentQuietly(key);
     if (current == null) {
       return Optional.empty();
     }
@@ -267,51 +240,96 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   @Override
   public void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
     Objects.requireNonNull(key, "key");
-    long waitNanos = maxWait == null || maxWait.isNegative() ? 0 : saturatedNanos(maxWait);
-    if (waitNanos == 0) {
-      return;
-    }
-    ChangeSignal signal =
-        signals.compute(
-            key,
-            (k, s) -> {
-              ChangeSignal registered = s == null ? new ChangeSignal() : s;
-              registered.waiters++;
-              return registered;
-            });
+    signals.await(key, waitNanos(maxWait));
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // the same protocol, answered by stages
+
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(
+      RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    long leaseNanos = positiveNanos(lease, "lease");
     try {
-      // Pairs with the fence in signalChange: either this read sees the change, or the change sees
-      // the signal.
-      VarHandle.fullFence();
-      Entry current = policy.getIfPresentQuietly(key);
-      long now = timeSource.nanoTime();
-      if (current == null || current.isCompleted() || !current.isLiveAt(now)) {
-        return;
-      }
-      signal.fired.await(Math.min(waitNanos, current.deadline - now), TimeUnit.NANOSECONDS);
-    } finally {
-      signals.computeIfPresent(key, (k, s) -> s == signal && --s.waiters == 0 ? null : s);
+      return CompletableFuture.completedStage(claimNanos(key, ownerToken, fingerprint, leaseNanos));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedStage(e);
     }
   }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(
+      RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    Objects.requireNonNull(outcome, "outcome");
+    long ttlNanos = positiveNanos(ttl, "ttl");
+    try {
+      return answer(completeNanos(key, ownerToken, outcome, ttlNanos));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedStage(e);
+    }
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordKey key, String ownerToken) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    try {
+      return answer(release(key, ownerToken));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedStage(e);
+    }
+  }
+
+  @Override
+  public CompletionStage<Boolean> renewAsync(RecordKey key, String ownerToken, Duration lease) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ownerToken, "ownerToken");
+    long leaseNanos = positiveNanos(lease, "lease");
+    try {
+      return answer(renewNanos(key, ownerToken, leaseNanos));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedStage(e);
+    }
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> readAsync(RecordKey key) {
+    Objects.requireNonNull(key, "key");
+    try {
+      return CompletableFuture.completedStage(read(key));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedStage(e);
+    }
+  }
+
+  /**
+   * Completes as soon as the holder of {@code key} completes or releases it or it is deleted (on
+   * the cache's executor), when its lease ends or after {@code maxWait} (from a timer), whichever
+   * comes first; completes at once when the key is not held. Never completes exceptionally.
+   */
+  @Override
+  public CompletionStage<Void> awaitChangeAsync(RecordKey key, Duration maxWait) {
+    Objects.requireNonNull(key, "key");
+    return signals.awaitAsync(key, waitNanos(maxWait));
+  }
+
+  // ----------------------------------------------------------------------------------------------
 
   /** Drops every record and wakes every waiter. */
   @Override
   public void close() {
     cache.invalidateAll();
-    synchronized (completionOrder) {
-      completionOrder.clear();
-    }
-    signals.forEach(
-        (key, signal) -> {
-          if (signals.remove(key, signal)) {
-            signal.fired.countDown();
-          }
-        });
+    completionOrder.clear();
+    signals.signalAll();
   }
 
   @Override
   public String toString() {
-    return "CaffeineIdempotencyStore{maximumSize=" + maximumSize + "}";
+    return "CaffeineIdempotencyStore{maximumSize=" + completionOrder.maximumSize() + "}";
   }
 
   /**
@@ -323,86 +341,31 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
 
   /** The number of live completed records, the count bounded by the maximum size. */
   int completedCount() {
-    synchronized (completionOrder) {
-      return completionOrder.size;
-    }
+    return completionOrder.size();
   }
 
-  /** The number of keys someone waits on in {@link #awaitChange}. */
+  /** The number of keys someone waits on in {@link #awaitChange} or {@link #awaitChangeAsync}. */
   int waitedKeyCount() {
-    return signals.size();
+    return signals.waitedKeyCount();
   }
 
   /** Runs the pending evictions and the cache's maintenance (expiry) now. */
   void cleanUp() {
-    evictOverflow();
+    evictions.evictOverflow();
     cache.cleanUp();
   }
 
-  private boolean evictionDue() {
-    synchronized (completionOrder) {
-      return completionOrder.size > maximumSize;
+  /** How long the claim on {@code key} still holds it, or zero when none does. */
+  private long heldNanos(RecordKey key) {
+    MemoryRecord current = policy.getIfPresentQuietly(key);
+    if (current == null || current.isCompleted()) {
+      return 0;
     }
+    return Math.max(current.deadline - timeSource.nanoTime(), 0);
   }
 
-  /**
-   * Queues one run of {@link #evictOverflow} unless one is queued: the oldest records' entries are
-   * cold in memory, and removing them cost a quarter of a completion on the caller's thread.
-   */
-  private void scheduleEviction() {
-    if (evictionScheduled.compareAndSet(false, true)) {
-      try {
-        evictionExecutor.execute(this::runEviction);
-      } catch (RuntimeException e) {
-        evictionScheduled.set(false);
-        log.debug("Eviction could not be queued; evicting on the completing thread", e);
-        evictOverflow();
-      }
-    }
-  }
-
-  private void runEviction() {
-    do {
-      try {
-        evictOverflow();
-      } finally {
-        evictionScheduled.set(false);
-      }
-    } while (evictionDue() && evictionScheduled.compareAndSet(false, true));
-  }
-
-  /** Evicts the oldest completed records until at most the maximum size are left. */
-  private void evictOverflow() {
-    while (true) {
-      Entry oldest;
-      synchronized (completionOrder) {
-        if (completionOrder.size <= maximumSize) {
-          return;
-        }
-        oldest = completionOrder.removeOldest();
-      }
-      cache.asMap().remove(oldest.key, oldest);
-    }
-  }
-
-  /**
-   * Takes a completed record that left the cache (expired, or replaced once expired) out of the
-   * order.
-   */
-  private void forgetCompletion(Entry entry) {
-    synchronized (completionOrder) {
-      completionOrder.remove(entry);
-    }
-  }
-
-  private void signalChange(RecordKey key) {
-    VarHandle.fullFence();
-    if (!signals.isEmpty()) {
-      ChangeSignal signal = signals.remove(key);
-      if (signal != null) {
-        signal.fired.countDown();
-      }
-    }
+  private static CompletionStage<Boolean> answer(boolean applied) {
+    return applied ? TRUE : FALSE;
   }
 
   private static long positiveNanos(Duration d, String name) {
@@ -410,6 +373,10 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       throw new IllegalArgumentException(name + " must be a positive duration, was " + d);
     }
     return saturatedNanos(d);
+  }
+
+  private static long waitNanos(Duration maxWait) {
+    return maxWait == null || maxWait.isNegative() ? 0 : saturatedNanos(maxWait);
   }
 
   private static long saturatedNanos(Duration d) {
@@ -420,122 +387,33 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
   }
 
   // ----------------------------------------------------------------------------------------------
-  // records
+  // the atomic steps, each run by the cache inside its per-key lock
 
-  /**
-   * One stored record; immutable but for its links in the completion order, replaced on every
-   * change. {@code outcome == null} while in progress.
-   */
-  private static final class Entry {
-    final RecordKey key;
-    final String owner;
-    final String fingerprint;
-    final byte[] outcome;
-
-    /** Lease end while in progress, ttl end once completed, on the store's clock. */
-    final long deadline;
-
-    /**
-     * The last answer of {@link #replay}, built at {@code deadline - expiresIn}; written without
-     * synchronization (immutable, safely published through final fields).
-     */
-    private ClaimResult replay;
-
-    /**
-     * Neighbours in the completion order, guarded by it; both null while not in it (the head has
-     * older null).
-     */
-    Entry older;
-
-    Entry newer;
-
-    /** Whether the entry is in the completion order; guarded by it. */
-    boolean ordered;
-
-    Entry(RecordKey key, String owner, String fingerprint, byte[] outcome, long deadline) {
-      this.key = key;
-      this.owner = owner;
-      this.fingerprint = fingerprint;
-      this.outcome = outcome;
-      this.deadline = deadline;
-    }
-
-    boolean isCompleted() {
-      return outcome != null;
-    }
-
-    boolean isLiveAt(long now) {
-      return deadline - now > 0;
-    }
-
-    boolean isHeldBy(String ownerToken, long now) {
-      return outcome == null && isLiveAt(now) && owner.equals(ownerToken);
-    }
-
-    /**
-     * How long the cache keeps the entry: a claim a little past its lease end, so that a takeover
-     * is seen.
-     */
-    long retainUntil() {
-      return outcome != null ? deadline : deadline + TAKEOVER_WINDOW_NANOS;
-    }
-
-    /**
-     * The answer to a claim on this completed record. Replays of a hot key within {@link
-     * #REPLAY_REUSE_NANOS} share one answer (immutable), so the replay path allocates nothing; its
-     * expiresIn is then up to that much older. Racy by design: a lost update only costs an
-     * allocation.
-     */
-    ClaimResult replay(RecordKey key, long now) {
-      ClaimResult cached = replay;
-      if (cached != null) {
-        long builtAt = deadline - cached.existing().expiresIn().toNanos();
-        if (now - builtAt < REPLAY_REUSE_NANOS && now - builtAt >= 0) {
-          return cached;
-        }
-      }
-      ClaimResult fresh = ClaimResult.existing(toRecord(key, now, false));
-      replay = fresh;
-      return fresh;
-    }
-
-    IdempotencyRecord toRecord(RecordKey key, long now, boolean copyOutcome) {
-      Duration left = Duration.ofNanos(Math.max(deadline - now, 0));
-      if (outcome == null) {
-        return IdempotencyRecord.inProgress(key, owner, fingerprint, left);
-      }
-      // Replays get the stored array (IdempotencyRecord#outcome says not to modify it); reads get a
-      // copy.
-      return IdempotencyRecord.completed(
-          key, owner, fingerprint, copyOutcome ? outcome.clone() : outcome, left);
-    }
-  }
-
-  private static final class EntryExpiry implements Expiry<RecordKey, Entry> {
+  private static final class RecordExpiry implements Expiry<RecordKey, MemoryRecord> {
     @Override
-    public long expireAfterCreate(RecordKey key, Entry value, long currentTime) {
+    public long expireAfterCreate(RecordKey key, MemoryRecord value, long currentTime) {
       return Math.max(value.retainUntil() - currentTime, 0);
     }
 
     @Override
     public long expireAfterUpdate(
-        RecordKey key, Entry value, long currentTime, long currentDuration) {
+        RecordKey key, MemoryRecord value, long currentTime, long currentDuration) {
       return Math.max(value.retainUntil() - currentTime, 0);
     }
 
     @Override
     public long expireAfterRead(
-        RecordKey key, Entry value, long currentTime, long currentDuration) {
+        RecordKey key, MemoryRecord value, long currentTime, long currentDuration) {
       return currentDuration;
     }
   }
 
   /** The atomic step of {@link #claim}; one allocation per claim that reaches the cache's lock. */
-  private final class ClaimAttempt implements BiFunction<RecordKey, Entry, Entry> {
+  private final class ClaimAttempt implements BiFunction<RecordKey, MemoryRecord, MemoryRecord> {
     private final String owner;
     private final String fingerprint;
     private final long leaseNanos;
-    Entry created;
+    MemoryRecord created;
     boolean tookOver;
 
     ClaimAttempt(String owner, String fingerprint, long leaseNanos) {
@@ -545,7 +423,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public Entry apply(RecordKey key, Entry old) {
+    public MemoryRecord apply(RecordKey key, MemoryRecord old) {
       long now = timeSource.nanoTime();
       if (old != null && old.isLiveAt(now)) {
         created = null;
@@ -553,67 +431,70 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
       }
       tookOver = old != null && !old.isCompleted();
       if (old != null && old.isCompleted()) {
-        forgetCompletion(old);
+        completionOrder.remove(old);
       }
-      created = new Entry(key, owner, fingerprint, null, now + leaseNanos);
+      created = MemoryRecord.claim(key, owner, fingerprint, now + leaseNanos);
       return created;
     }
   }
 
   /**
-   * Replaces a claim that {@code owner} still holds: by its outcome ({@link #complete}, {@code
-   * outcome} set) or by the same claim with a new deadline ({@link #renew}, {@code outcome ==
-   * null}). Anything else is left as it is.
+   * The atomic step of {@link #complete}: the claim {@code owner} still holds becomes its outcome,
+   * the newest of the completion order. Anything else is left as it is.
    */
-  private final class OwnedUpdate implements BiFunction<RecordKey, Entry, Entry> {
+  private final class Completion implements BiFunction<RecordKey, MemoryRecord, MemoryRecord> {
     private final String owner;
     private final byte[] outcome;
-    private final long expiresAfterNanos;
-    Entry created;
+    private final long ttlNanos;
+    MemoryRecord created;
 
-    /**
-     * The oldest completed record, to be removed at once because this completion made too many for
-     * the slack; or null.
-     */
-    Entry evicted;
+    /** What the completing thread does about the size bound, outside the cache's lock. */
+    CompletionOrder.Admission admission;
 
-    /** Whether this completion took the completed records past the maximum size. */
-    boolean evictionDue;
-
-    OwnedUpdate(String owner, byte[] outcome, long expiresAfterNanos) {
+    Completion(String owner, byte[] outcome, long ttlNanos) {
       this.owner = owner;
       this.outcome = outcome;
-      this.expiresAfterNanos = expiresAfterNanos;
+      this.ttlNanos = ttlNanos;
     }
 
     @Override
-    public Entry apply(RecordKey key, Entry old) {
+    public MemoryRecord apply(RecordKey key, MemoryRecord old) {
       long now = timeSource.nanoTime();
       if (!old.isHeldBy(owner, now)) {
         created = null;
         return old;
       }
-      if (outcome == null) {
-        created = new Entry(key, old.owner, old.fingerprint, null, now + expiresAfterNanos);
-        return created;
-      }
-      // A completed record keeps no owner: nothing asks for it once the claim is over.
-      created = new Entry(key, null, old.fingerprint, outcome, now + expiresAfterNanos);
-      // Too many for the slack: this completion evicts the oldest itself (the caller removes it
-      // from the cache, outside the cache's lock). Otherwise an eviction run is queued.
-      synchronized (completionOrder) {
-        completionOrder.append(created);
-        if (completionOrder.size > maximumSize + evictionSlack) {
-          evicted = completionOrder.removeOldest();
-        } else {
-          evictionDue = completionOrder.size > maximumSize;
-        }
-      }
+      created = old.completedWith(outcome, now + ttlNanos);
+      admission = completionOrder.add(created);
       return created;
     }
   }
 
-  private final class Release implements BiFunction<RecordKey, Entry, Entry> {
+  /** The atomic step of {@link #renew}: the claim {@code owner} still holds, with a new lease. */
+  private final class Renewal implements BiFunction<RecordKey, MemoryRecord, MemoryRecord> {
+    private final String owner;
+    private final long leaseNanos;
+    MemoryRecord created;
+
+    Renewal(String owner, long leaseNanos) {
+      this.owner = owner;
+      this.leaseNanos = leaseNanos;
+    }
+
+    @Override
+    public MemoryRecord apply(RecordKey key, MemoryRecord old) {
+      long now = timeSource.nanoTime();
+      if (!old.isHeldBy(owner, now)) {
+        created = null;
+        return old;
+      }
+      created = old.renewedUntil(now + leaseNanos);
+      return created;
+    }
+  }
+
+  /** The atomic step of {@link #release}: removes the claim {@code owner} still holds. */
+  private final class Release implements BiFunction<RecordKey, MemoryRecord, MemoryRecord> {
     private final String owner;
     boolean released;
 
@@ -622,7 +503,7 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public Entry apply(RecordKey key, Entry old) {
+    public MemoryRecord apply(RecordKey key, MemoryRecord old) {
       released = old.isHeldBy(owner, timeSource.nanoTime());
       return released ? null : old;
     }
@@ -632,91 +513,20 @@ public final class CaffeineIdempotencyStore implements IdempotencyStore {
    * The atomic step of {@link #delete}: removes a live record of any owner; an expired one is left
    * to expire.
    */
-  private final class Deletion implements BiFunction<RecordKey, Entry, Entry> {
+  private final class Deletion implements BiFunction<RecordKey, MemoryRecord, MemoryRecord> {
     boolean deleted;
 
     @Override
-    public Entry apply(RecordKey key, Entry old) {
+    public MemoryRecord apply(RecordKey key, MemoryRecord old) {
       deleted = old.isLiveAt(timeSource.nanoTime());
       if (!deleted) {
         return old;
       }
       if (old.isCompleted()) {
-        forgetCompletion(old);
+        completionOrder.remove(old);
       }
       return null;
     }
-  }
-
-  /**
-   * The completed entries, oldest first, linked through their own fields; guarded by its monitor.
-   */
-  private static final class CompletionOrder {
-    private Entry oldest;
-    private Entry newest;
-    int size;
-
-    void append(Entry e) {
-      e.older = newest;
-      e.newer = null;
-      if (newest == null) {
-        oldest = e;
-      } else {
-        newest.newer = e;
-      }
-      newest = e;
-      e.ordered = true;
-      size++;
-    }
-
-    Entry removeOldest() {
-      Entry e = oldest;
-      if (e != null) {
-        remove(e);
-      }
-      return e;
-    }
-
-    void remove(Entry e) {
-      if (!e.ordered) {
-        return;
-      }
-      if (e.older == null) {
-        oldest = e.newer;
-      } else {
-        e.older.newer = e.newer;
-      }
-      if (e.newer == null) {
-        newest = e.older;
-      } else {
-        e.newer.older = e.older;
-      }
-      e.older = null;
-      e.newer = null;
-      e.ordered = false;
-      size--;
-    }
-
-    void clear() {
-      for (Entry e = oldest; e != null; ) {
-        Entry next = e.newer;
-        e.older = null;
-        e.newer = null;
-        e.ordered = false;
-        e = next;
-      }
-      oldest = null;
-      newest = null;
-      size = 0;
-    }
-  }
-
-  /** Wakes the waiters of one key once; replaced by a fresh one for later waiters. */
-  private static final class ChangeSignal {
-    final CountDownLatch fired = new CountDownLatch(1);
-
-    /** Guarded by the signals map's per-key locking (only changed inside compute). */
-    int waiters;
   }
 
   // ----------------------------------------------------------------------------------------------

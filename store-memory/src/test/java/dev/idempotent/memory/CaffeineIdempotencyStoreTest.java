@@ -124,7 +124,7 @@ class CaffeineIdempotencyStoreTest {
   @Test
   void aClaimLongPastItsLeaseIsForgottenAndTheKeySimplyAcquired() {
     store.claim(key, "old", null, LEASE);
-    clock.addAndGet(LEASE.toNanos() + CaffeineIdempotencyStore.TAKEOVER_WINDOW_NANOS);
+    clock.addAndGet(LEASE.toNanos() + MemoryRecord.TAKEOVER_WINDOW_NANOS);
 
     ClaimResult result = store.claim(key, "new", null, LEASE);
 

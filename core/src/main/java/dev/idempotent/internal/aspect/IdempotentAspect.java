@@ -6,6 +6,7 @@ import org.aspectj.lang.JoinPoint;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.annotation.SuppressAjWarnings;
 import org.aspectj.lang.reflect.MethodSignature;
 
 /**
@@ -22,7 +23,13 @@ public class IdempotentAspect {
   private final ConcurrentHashMap<JoinPoint.StaticPart, MethodPlan> plans =
       new ConcurrentHashMap<>();
 
+  /**
+   * Runs one call. Woven into every module (and its tests) that names core as an aspect library:
+   * one without an {@code @Idempotent} method is normal, so ajc is told not to warn that this
+   * advice matched nothing there ({@code adviceDidNotMatch}).
+   */
   @Around("execution(@dev.idempotent.Idempotent * *(..))")
+  @SuppressAjWarnings("adviceDidNotMatch")
   public Object aroundIdempotentMethod(ProceedingJoinPoint pjp) throws Throwable {
     JoinPoint.StaticPart part = pjp.getStaticPart();
     MethodPlan plan = plans.get(part);
