@@ -53,11 +53,11 @@ public final class PurgeSchedule implements AutoCloseable {
   private final ScheduledExecutorService purger;
 
   /**
-   * Starts purging {@code table}, first after {@code interval}, with one {@link
-   * IdempotencyTable#purgeExpired} of {@code batchSize} rows per batch each time (on a table
-   * without an expiry index, one walk of the whole table), paced as the class comment says.
+   * Starts purging {@code table}, first after {@code interval}, with one {@link Purge#purgeExpired}
+   * of {@code batchSize} rows per batch each time (on a table without an expiry index, one walk of
+   * the whole table), paced as the class comment says.
    */
-  public PurgeSchedule(IdempotencyTable table, String tableName, Duration interval, int batchSize) {
+  public PurgeSchedule(Purge purge, String tableName, Duration interval, int batchSize) {
     purger =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -73,7 +73,7 @@ public final class PurgeSchedule implements AutoCloseable {
           long began = System.nanoTime();
           try {
             int n =
-                table.purgeExpired(
+                purge.purgeExpired(
                     batchSize,
                     (batchNanos, deleted) ->
                         TimeUnit.NANOSECONDS.sleep(
