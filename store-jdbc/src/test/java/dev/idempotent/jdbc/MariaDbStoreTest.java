@@ -100,6 +100,29 @@ class MariaDbStoreTest extends JdbcStoreChecks {
   }
 
   /**
+   * {@code createTable(true)} on a database without the tables asks the driver's metadata whether
+   * they are there: a statement on a missing table would be a server error, which the MariaDB
+   * driver logs at WARN.
+   */
+  @Test
+  void creatingTheTablesLogsNoServerError() throws Exception {
+    String table = "idem_fresh_create_test";
+    for (String t : List.of(table, table + "_scope", table + "_meta")) {
+      execute("DROP TABLE IF EXISTS " + t);
+    }
+    String log =
+        standardErrorOf(
+            () ->
+                track(
+                    JdbcIdempotencyStore.builder(dataSource())
+                        .table(table)
+                        .createTable(true)
+                        .build()));
+    assertThat(log).doesNotContain("ErrorPacket").doesNotContain("doesn't exist");
+    assertThat(count(table + "_meta")).isOne();
+  }
+
+  /**
    * MySQL's claim on a fresh key is one insert that reports its code; on a taken key it answers
    * TAKEN without writing, whatever the affected-rows setting.
    */

@@ -8,7 +8,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -282,20 +281,12 @@ public final class Purge {
    */
   private Way findWay(Connection c) throws SQLException {
     DatabaseMetaData md = c.getMetaData();
-    String table = db.statements().table();
-    int dot = table.indexOf('.');
-    String schema = dot < 0 ? null : identifier(md, table.substring(0, dot));
-    String name = identifier(md, table.substring(dot + 1));
-    String catalog = null;
-    if (db.statements().schemasAreCatalogs()) {
-      catalog = schema != null ? schema : c.getCatalog();
-      schema = null;
-    } else if (schema == null) {
-      schema = c.getSchema();
-    }
+    TableMetadata table =
+        TableMetadata.of(c, db.statements().table(), db.statements().schemasAreCatalogs());
     boolean anyIndex = false;
     List<String> expiryIndexes = new ArrayList<>();
-    try (ResultSet rs = md.getIndexInfo(catalog, schema, name, false, true)) {
+    try (ResultSet rs =
+        md.getIndexInfo(table.catalog(), table.schema(), table.name(), false, true)) {
       while (rs.next()) {
         if (rs.getShort("TYPE") == DatabaseMetaData.tableIndexStatistic) {
           continue;
@@ -326,13 +317,5 @@ public final class Purge {
               + " is taken to have the expiry index of the shipped DDL");
     }
     return new Way(true, "has no index on expires_at");
-  }
-
-  /** An unquoted SQL name as the database stores it. */
-  private static String identifier(DatabaseMetaData md, String name) throws SQLException {
-    if (md.storesUpperCaseIdentifiers()) {
-      return name.toUpperCase(Locale.ROOT);
-    }
-    return md.storesLowerCaseIdentifiers() ? name.toLowerCase(Locale.ROOT) : name;
   }
 }

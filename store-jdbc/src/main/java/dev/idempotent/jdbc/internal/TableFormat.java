@@ -71,18 +71,11 @@ public final class TableFormat {
    * and stamp.
    */
   public void checkBeforeCreate(Connection c, int timeout) throws SQLException {
-    try {
-      db.queryRow(c, timeout, recordTableProbe(), Values.NONE, rs -> null);
-    } catch (SQLException e) {
-      if (db.statements().isMissingTable(e)) {
-        if (!c.getAutoCommit()) {
-          c.rollback();
-        }
-        return;
-      }
-      throw e;
+    TableMetadata records =
+        TableMetadata.of(c, db.statements().table(), db.statements().schemasAreCatalogs());
+    if (records.exists(c)) {
+      check(c, timeout);
     }
-    check(c, timeout);
   }
 
   private Sql recordTableProbe() {
