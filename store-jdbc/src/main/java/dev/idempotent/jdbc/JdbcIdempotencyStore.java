@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  * by the store with {@link Builder#createTable createTable(true)}: the record table; next to it
  * {@code <table>_scope}, each scope's text once under the 64-bit id that stands for it in every
  * record ({@link RecordKey#scopeId()}); and {@code <table>_meta}, the tables' format version, which
- * the store checks before its first statement on them ({@value TableFormat#VERSION}; tables of
- * another version, or without one, are refused with an {@link IdempotencyConfigurationException}).
+ * the store checks before its first statement on them (version 1; tables of another version, or
+ * without one, are refused with an {@link IdempotencyConfigurationException}).
  *
  * <h2>The algorithm</h2>
  *
@@ -57,15 +57,16 @@ import org.slf4j.LoggerFactory;
  * idem_key)}, and computes and compares every lease and expiry on the database's clock.
  *
  * <ul>
- *   <li><b>Claim</b>: the scope registered first ({@link ScopeRegistry}: once per scope, then at
- *       most hourly). Then the fresh-key insert, one statement that writes nothing when the key has
- *       a row: won, the key is acquired. Otherwise the key's row, returned by that same statement
- *       where the dialect can (PostgreSQL, MariaDB), else read: the caller's own claim is acquired
- *       (an insert that could not say what it did); a live row is the answer, or, when it is none
- *       of this store's records, an {@link IdempotencyOutcomeException}; an expired row is taken
- *       over by one {@code UPDATE} that matches only that row (its owner as read) while it is still
- *       expired, a takeover when it was in progress. When the row was released, purged or taken
- *       over between two statements, start again, at most {@value #MAX_CLAIM_ATTEMPTS} times.
+ *   <li><b>Claim</b>: the scope registered first in {@code <table>_scope} (once per scope, then at
+ *       most hourly, see {@link #purgeScopes}). Then the fresh-key insert, one statement that
+ *       writes nothing when the key has a row: won, the key is acquired. Otherwise the key's row,
+ *       returned by that same statement where the dialect can (PostgreSQL, MariaDB), else read: the
+ *       caller's own claim is acquired (an insert that could not say what it did); a live row is
+ *       the answer, or, when it is none of this store's records, an {@link
+ *       IdempotencyOutcomeException}; an expired row is taken over by one {@code UPDATE} that
+ *       matches only that row (its owner as read) while it is still expired, a takeover when it was
+ *       in progress. When the row was released, purged or taken over between two statements, start
+ *       again, at most {@value #MAX_CLAIM_ATTEMPTS} times.
  *   <li><b>Complete, release, renew</b>: one statement that matches only the caller's own live
  *       claim. A completion runs in the caller's transaction when the {@link ConnectionProvider}
  *       gives one, and then fails the call rather than being written anywhere else, then or later.

@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A purge of expired records every interval, on one daemon thread, until {@link #close()}, paced so
- * that the live calls keep the database:
+ * A purge of expired records, then of the scope rows without records ({@link Purge#purgeExpired}),
+ * every interval, on one daemon thread, until {@link #close()}, paced so that the live calls keep
+ * the database:
  *
  * <ul>
  *   <li>on schedule, a run spreads its batches over half the interval, at the rate that deletes as
