@@ -11,8 +11,8 @@ import java.util.Optional;
  */
 public enum JdbcDialect {
   /**
-   * PostgreSQL 11 or later: the claim is an {@code INSERT ... ON CONFLICT DO NOTHING} that returns
-   * the row it inserted, or reads the row that holds the key in the same statement.
+   * PostgreSQL 9.5 or later: the claim is one query, a read of the key's row and, where there is
+   * none, an {@code INSERT ... ON CONFLICT DO NOTHING} that returns the row it inserted.
    */
   POSTGRESQL("postgresql"),
   /**

@@ -82,6 +82,50 @@ class PostgresStoreTest extends JdbcStoreChecks {
   }
 
   /**
+   * A replay (a claim of a completed key) reads the key's row through the primary key once and
+   * never runs the insert's conflict check: the claim's insert gets no row to insert.
+   */
+  @Test
+  void aReplayReadsThePrimaryKeyOnceAndNeverChecksForAConflict() throws Exception {
+    String table = "idem_replay_plan_test";
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
+    RecordKey key = RecordKey.of(scope, "done");
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    assertThat(store.complete(key, "o1", new byte[] {7}, LONG)).isTrue();
+    Sql claim = SqlStatements.of(JdbcDialect.POSTGRESQL, table).claim();
+    StringBuilder plan = new StringBuilder();
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE) " + claim.text())) {
+        int i = 1;
+        for (Sql.Param p : claim.params()) {
+          switch (p) {
+            case SCOPE_ID -> ps.setLong(i, key.scopeId());
+            case KEY -> ps.setString(i, key.key());
+            case OWNER -> ps.setString(i, "o2");
+            case FINGERPRINT -> ps.setString(i, null);
+            case LEASE -> ps.setLong(i, 60_000_000L);
+            default -> throw new AssertionError("unexpected parameter " + p);
+          }
+          i++;
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            plan.append(rs.getString(1)).append('\n');
+          }
+        }
+      } finally {
+        c.rollback();
+      }
+    }
+    assertThat(plan.toString())
+        .contains("Tuples Inserted: 0")
+        .contains("Conflicting Tuples: 0")
+        .containsOnlyOnce("Index Scan using " + table + "_pk");
+  }
+
+  /**
    * A chunk of the walking purge reads its own rows, not the rest of the primary key. PostgreSQL
    * (15) stops an index scan at a row-value upper bound only at the bound's first column, so chunks
    * bounded that way in the scan read on to the end of their scope every time (a second a chunk at

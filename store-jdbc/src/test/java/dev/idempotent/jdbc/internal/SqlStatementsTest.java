@@ -35,7 +35,7 @@ class SqlStatementsTest {
   void everyStatementBindsItsNamedParametersInOrder(JdbcDialect dialect) {
     SqlStatements sql = SqlStatements.of(dialect, "app.idem");
     if (dialect == JdbcDialect.POSTGRESQL) {
-      assertBinds(sql.claim(), SCOPE_ID, KEY, OWNER, FINGERPRINT, LEASE, SCOPE_ID, KEY);
+      assertBinds(sql.claim(), SCOPE_ID, KEY, SCOPE_ID, KEY, OWNER, FINGERPRINT, LEASE);
       assertBinds(sql.purgeScopes(), AGE, LIMIT, AGE);
     } else {
       assertBinds(sql.claim(), SCOPE_ID, KEY, OWNER, FINGERPRINT, LEASE);
