@@ -119,7 +119,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     this.format = new TableFormat(db, dialect);
     this.formatChecked = checked;
     this.scopes = new ScopeRegistry(db);
-    this.purge = new Purge(db, connections);
+    this.purge = new Purge(db, connections, this::checkFormat);
     this.oversized = new OversizedOutcomes(sql, dialect);
     this.callerTransactions =
         b.connectionProvider == null
@@ -429,10 +429,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    */
   private <T> T run(Connection c, int timeout, StoreConnections.Work<T> work) throws SQLException {
     try {
-      if (!formatChecked) {
-        format.check(c, timeout);
-        formatChecked = true;
-      }
+      checkFormat(c, timeout);
       return work.apply(c, timeout);
     } catch (SQLException e) {
       if (sql.isMissingTable(e)) {
@@ -441,6 +438,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         purge.forget();
       }
       throw e;
+    }
+  }
+
+  /** Checks the tables' format on {@code c}, unless it was found this store's since they were. */
+  private void checkFormat(Connection c, int timeout) throws SQLException {
+    if (!formatChecked) {
+      format.check(c, timeout);
+      formatChecked = true;
     }
   }
 

@@ -99,9 +99,9 @@ abstract class LayoutChecks {
 
   /**
    * Tables of another format version are refused with a message naming both versions, when the
-   * store is built and on the first call of a store built before, not even a fail-open call runs
-   * the method, and {@code createTable(true)} leaves the version as it is; once the version is this
-   * store's again, the refused store works.
+   * store is built and on the first call of a store built before: not even a fail-open call runs
+   * the method, the purge deletes nothing, and {@code createTable(true)} leaves the version as it
+   * is. Once the version is this store's again, the refused store works.
    */
   @Test
   void tablesOfAnotherFormatVersionAreRefusedNamingBothVersions() throws Exception {
@@ -142,6 +142,10 @@ abstract class LayoutChecks {
     assertThatThrownBy(() -> failOpen.call(policy, "k", runs::incrementAndGet))
         .isInstanceOf(IdempotencyConfigurationException.class);
     assertThat(runs).as("not run, though fail-open").hasValue(0);
+    assertThatThrownBy(() -> before.purgeExpired(10))
+        .as("nor purged")
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContainingAll(expected);
     assertThat(count(table)).isZero();
 
     execute("UPDATE " + table + "_meta SET format_version = 1");

@@ -52,6 +52,12 @@ public final class Purge {
     void after(long batchNanos, int deleted) throws InterruptedException;
   }
 
+  /** What runs on a purge's connection before its statements: the check of the tables' format. */
+  @FunctionalInterface
+  public interface Guard {
+    void check(Connection c, int timeout) throws SQLException;
+  }
+
   /** How the purge finds expired rows, and why: through the expiry index, or walking. */
   private record Way(boolean walks, String why) {}
 
@@ -60,6 +66,7 @@ public final class Purge {
 
   private final SqlAccessor db;
   private final StoreConnections connections;
+  private final Guard guard;
 
   /** How the purge finds expired rows; {@code null} until its first batch finds it. */
   private volatile Way way;
@@ -74,9 +81,11 @@ public final class Purge {
   /** Held by a walking purge, so that one walk at a time moves the cursor. */
   private final Object walk = new Object();
 
-  public Purge(SqlAccessor db, StoreConnections connections) {
+  /** A purge that runs {@code guard} on each batch's connection before its statements. */
+  public Purge(SqlAccessor db, StoreConnections connections, Guard guard) {
     this.db = db;
     this.connections = connections;
+    this.guard = guard;
   }
 
   /**
@@ -181,7 +190,12 @@ public final class Purge {
   public int purgeScopes(int batchSize) {
     Values purge = Values.purge(batchSize, ScopeRegistry.ORPHAN_AGE.toNanos() / 1000);
     return connections.runWithQueryTimeout(
-        "purge", null, (c, t) -> db.update(c, t, db.statements().purgeScopes(), purge));
+        "purge",
+        null,
+        (c, t) -> {
+          guard.check(c, t);
+          return db.update(c, t, db.statements().purgeScopes(), purge);
+        });
   }
 
   /** Pauses after the batch that began at {@code began}; false when the pause was interrupted. */
@@ -216,6 +230,7 @@ public final class Purge {
         "purge",
         null,
         (c, t) -> {
+          guard.check(c, t);
           Way known = way(c, batchSize);
           if (!known.walks()) {
             return new Step(

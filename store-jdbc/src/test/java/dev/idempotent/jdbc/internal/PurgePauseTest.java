@@ -156,7 +156,8 @@ class PurgePauseTest {
     }
     StoreConnections connections =
         new StoreConnections(dataSource, name, JdbcDialect.H2, Duration.ofSeconds(5), null);
-    return new Purge(new SqlAccessor(SqlStatements.of(JdbcDialect.H2, name)), connections);
+    return new Purge(
+        new SqlAccessor(SqlStatements.of(JdbcDialect.H2, name)), connections, (c, t) -> {});
   }
 
   private void execute(String sql) throws Exception {
