@@ -38,27 +38,15 @@ final class BenchmarkSettings {
     return value == null || value.isBlank() ? DEFAULTS.get(variable) : value.strip();
   }
 
-  /**
-   * The JDBC URL of a {@code database} parameter value; {@code mariadb-affected-rows} is the
-   * MariaDB URL with {@code useAffectedRows=true}, the setting of the store's own auto-configured
-   * pool.
-   */
+  /** The JDBC URL of a {@code database} parameter value. */
   static String jdbcUrl(String database) {
     return switch (database) {
       case "postgresql" -> address(POSTGRES_URL_VARIABLE);
       case "mariadb" -> address(MARIADB_URL_VARIABLE);
-      case "mariadb-affected-rows" ->
-          withProperty(address(MARIADB_URL_VARIABLE), "useAffectedRows=true");
       default ->
           throw new IllegalArgumentException(
-              "unknown database '"
-                  + database
-                  + "': use postgresql, mariadb or mariadb-affected-rows");
+              "unknown database '" + database + "': use postgresql or mariadb");
     };
-  }
-
-  private static String withProperty(String url, String property) {
-    return url + (url.contains("?") ? "&" : "?") + property;
   }
 
   /** The variable that names the URL of a {@code database} parameter value. */

@@ -3,6 +3,7 @@ package dev.idempotent.benchmarks;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -10,9 +11,9 @@ import javax.sql.DataSource;
 /**
  * The hand-written JDBC baseline: the minimum statements on the same pool and table as the store,
  * each on a connection taken from the pool for that statement (a claim and its completion are
- * separated by the method body): one claim {@code INSERT} that does nothing when the key exists,
- * and one owner-checked completion {@code UPDATE}, in the store's table layout (the scope as its
- * id, status codes).
+ * separated by the method body), in the store's tables (the scope as its id): one claim {@code
+ * INSERT} that does nothing when the key exists, one owner-checked completion {@code UPDATE}; a
+ * replay is one {@code SELECT} of the outcome by the primary key.
  */
 final class JdbcBaseline {
   static final String SCOPE = "bench.baseline";
@@ -22,6 +23,7 @@ final class JdbcBaseline {
   private final boolean binaryKeys;
   private final String claimSql;
   private final String completeSql;
+  private final String replaySql;
   private final long leaseMicros;
   private final long ttlMicros;
 
@@ -29,8 +31,9 @@ final class JdbcBaseline {
     this.pool = pool;
     this.leaseMicros = lease.toNanos() / 1000;
     this.ttlMicros = ttl.toNanos() / 1000;
-    String columns = " (scope_id, idem_key, status, owner, expires_at) VALUES (?, ?, 1, ?, ";
-    String owned = " WHERE scope_id = ? AND idem_key = ? AND owner = ? AND status = 1";
+    String columns = " (scope_id, idem_key, owner, expires_at) VALUES (?, ?, ?, ";
+    String byKey = " WHERE scope_id = ? AND idem_key = ?";
+    String owned = byKey + " AND owner = ?";
     if ("postgresql".equals(database)) {
       String later = "statement_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 microsecond'";
       binaryKeys = false;
@@ -40,14 +43,17 @@ final class JdbcBaseline {
               + columns
               + later
               + ") ON CONFLICT (scope_id, idem_key) DO NOTHING";
+      replaySql =
+          "SELECT outcome FROM " + table + byKey + " AND expires_at > statement_timestamp()";
       completeSql =
-          "UPDATE " + table + " SET status = 2, outcome = ?, expires_at = " + later + owned;
+          "UPDATE " + table + " SET owner = NULL, outcome = ?, expires_at = " + later + owned;
     } else {
       String later = "TIMESTAMPADD(MICROSECOND, ?, UTC_TIMESTAMP(6))";
       binaryKeys = true;
       claimSql = "INSERT IGNORE INTO " + table + columns + later + ")";
+      replaySql = "SELECT outcome FROM " + table + byKey + " AND expires_at > UTC_TIMESTAMP(6)";
       completeSql =
-          "UPDATE " + table + " SET status = 2, outcome = ?, expires_at = " + later + owned;
+          "UPDATE " + table + " SET owner = NULL, outcome = ?, expires_at = " + later + owned;
     }
   }
 
@@ -77,6 +83,21 @@ final class JdbcBaseline {
       }
     }
     return receipt;
+  }
+
+  /** The recorded receipt of a completed key: one {@code SELECT} and the decoding. */
+  Receipt replay(String key) throws SQLException {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement(replaySql)) {
+      ps.setLong(1, SCOPE_ID);
+      bindKey(ps, 2, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new IllegalStateException("no completed record of " + key);
+        }
+        return BaselineOutcomes.decode(rs.getBytes(1));
+      }
+    }
   }
 
   private void bindKey(PreparedStatement ps, int index, String value) throws SQLException {

@@ -93,8 +93,7 @@ public final class JdbcLargeTableRun {
     String url = BenchmarkSettings.jdbcUrl(database);
     boolean postgres = JdbcRows.isPostgres(url);
     try (HikariDataSource ds = JdbcRows.pool(url, threads + 8)) {
-      JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + TABLE);
-      JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + TABLE + "_scope");
+      JdbcRows.dropStoreTables(ds, TABLE);
       try (JdbcIdempotencyStore store =
           JdbcIdempotencyStore.builder(ds).table(TABLE).createTable(true).build()) {
         if (walking) {
@@ -110,7 +109,7 @@ public final class JdbcLargeTableRun {
             "%s: fresh-key calls/s on an empty table: %,.0f (%d threads, %d s)%n",
             database, empty, threads, seconds);
         long loadStart = System.nanoTime();
-        load(ds, postgres, live, "", "interval '1 day'", "INTERVAL 1 DAY", 4);
+        load(ds, postgres, live, "", "interval '1 day'", "INTERVAL 1 DAY", 3);
         analyze(ds, postgres);
         System.out.printf(
             "%s: loaded %,d live records in %.0f s; table and indexes %,d bytes (%.1f per"
@@ -139,7 +138,7 @@ public final class JdbcLargeTableRun {
             "expired:",
             "interval '-1 hour'",
             "INTERVAL -1 HOUR",
-            backlogOrder.equals("key") ? 4 : 2);
+            backlogOrder.equals("key") ? 3 : 2);
         analyze(ds, postgres);
         System.out.printf(
             "%s: backlog of %,d expired records loaded in %s order%n",
@@ -221,7 +220,7 @@ public final class JdbcLargeTableRun {
 
   /**
    * Inserts {@code rows} completed records, in chunks sorted by the column at {@code orderColumn}
-   * of the insert (2 expiry, 4 key), expiring at now plus the given interval. Keys are {@code ord-}
+   * of the insert (2 expiry, 3 key), expiring at now plus the given interval. Keys are {@code ord-}
    * and 16 hex digits of MD5 of {@code keySalt} and the row number, so that records loaded with
    * another salt (the expired backlog) are spread over the same key space as the live ones.
    */
@@ -245,15 +244,15 @@ public final class JdbcLargeTableRun {
         sql =
             "INSERT INTO "
                 + TABLE
-                + " (scope_id, expires_at, status, idem_key, owner, fingerprint, outcome)"
+                + " (scope_id, expires_at, idem_key, owner, fingerprint, outcome)"
                 + " SELECT "
                 + scopeId
                 + ", statement_timestamp() + "
                 + pgInterval
-                + " + (g % 10000) * interval '1 ms', 2,"
+                + " + (g % 10000) * interval '1 ms',"
                 + " 'ord-' || substr(md5('"
                 + keySalt
-                + "' || g::text), 1, 16), 'k3j4h5g6f7d8s:' || to_hex(g), NULL,"
+                + "' || g::text), 1, 16), NULL, NULL,"
                 + " decode(substr(md5(g::text || 'o') || md5(g::text), 1, 50), 'hex')"
                 + " FROM generate_series("
                 + (from + 1)
@@ -265,15 +264,15 @@ public final class JdbcLargeTableRun {
         sql =
             "INSERT INTO "
                 + TABLE
-                + " (scope_id, expires_at, status, idem_key, owner, fingerprint, outcome)"
+                + " (scope_id, expires_at, idem_key, owner, fingerprint, outcome)"
                 + " SELECT "
                 + scopeId
                 + ", UTC_TIMESTAMP(6) + "
                 + myInterval
                 + " + INTERVAL (g MOD 10000) * 1000"
-                + " MICROSECOND, 2, CONCAT('ord-', LEFT(MD5(CONCAT('"
+                + " MICROSECOND, CONCAT('ord-', LEFT(MD5(CONCAT('"
                 + keySalt
-                + "', g)), 16)), CONCAT('k3j4h5g6f7d8s:', HEX(g)),"
+                + "', g)), 16)), NULL,"
                 + " NULL, UNHEX(LEFT(CONCAT(MD5(CONCAT(g, 'o')), MD5(g)), 50))"
                 + " FROM (SELECT seq + "
                 + from

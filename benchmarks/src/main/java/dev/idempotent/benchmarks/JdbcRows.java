@@ -2,10 +2,7 @@ package dev.idempotent.benchmarks;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.idempotent.spi.RecordKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,17 +32,20 @@ final class JdbcRows {
     return new HikariDataSource(config);
   }
 
-  /**
-   * The id the store writes for {@code scope} in a table of the shipped DDL ({@code scope_id
-   * INTEGER}, as the runs create it): the first 32 bits of its SHA-256, signed.
-   */
+  /** The id the store writes for {@code scope}: the first 64 bits of its SHA-256, signed. */
   static long scopeId(String scope) {
-    try {
-      byte[] sha =
-          MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8));
-      return ByteBuffer.wrap(sha, 0, Integer.BYTES).getInt();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
+    return RecordKey.scopeIdOf(scope);
+  }
+
+  /** The store's tables of record table {@code table}: the records, the scopes, the version. */
+  static List<String> storeTables(String table) {
+    return List.of(table, table + "_scope", table + "_meta");
+  }
+
+  /** Drops the store's tables of record table {@code table}, where they are. */
+  static void dropStoreTables(HikariDataSource ds, String table) throws SQLException {
+    for (String t : storeTables(table)) {
+      execute(ds, "DROP TABLE IF EXISTS " + t);
     }
   }
 
@@ -193,37 +193,6 @@ final class JdbcRows {
   /** Rewrites {@code table} compactly: {@code VACUUM FULL} or {@code OPTIMIZE TABLE}. */
   static void rebuild(HikariDataSource ds, String url, String table) throws SQLException {
     execute(ds, isPostgres(url) ? "VACUUM FULL " + table : "OPTIMIZE TABLE " + table);
-  }
-
-  /**
-   * The record table of earlier versions, with the scope text in every row and in the primary key.
-   */
-  static String earlierLayoutDdl(String url, String table) {
-    if (isPostgres(url)) {
-      return "CREATE TABLE "
-          + table
-          + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL, status VARCHAR(16) NOT"
-          + " NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BYTEA,"
-          + " expires_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL, updated_at"
-          + " TIMESTAMPTZ NOT NULL, CONSTRAINT "
-          + table
-          + "_pk PRIMARY KEY (scope, idem_key)); CREATE INDEX "
-          + table
-          + "_expires_at_idx"
-          + " ON "
-          + table
-          + " (expires_at)";
-    }
-    return "CREATE TABLE "
-        + table
-        + " (scope VARBINARY(1020) NOT NULL, idem_key VARBINARY(1020) NOT NULL, status VARCHAR(16)"
-        + " CHARACTER SET ascii COLLATE ascii_bin NOT NULL, owner VARCHAR(255) CHARACTER SET"
-        + " utf8mb4 COLLATE utf8mb4_bin NOT NULL, fingerprint VARCHAR(255) CHARACTER SET utf8mb4"
-        + " COLLATE utf8mb4_bin NULL, outcome LONGBLOB NULL, expires_at DATETIME(6) NOT NULL,"
-        + " created_at DATETIME(6) NOT NULL, updated_at DATETIME(6) NOT NULL, PRIMARY KEY (scope,"
-        + " idem_key), INDEX "
-        + table
-        + "_expires_at_idx (expires_at)) ENGINE=InnoDB";
   }
 
   /** The least a record can be: the user's key as the primary key, and the encoded outcome. */

@@ -3,6 +3,8 @@ package dev.idempotent.benchmarks;
 import static dev.idempotent.benchmarks.BenchmarkSettings.AMOUNT;
 import static dev.idempotent.benchmarks.BenchmarkSettings.FRESH_TTL;
 import static dev.idempotent.benchmarks.BenchmarkSettings.LEASE;
+import static dev.idempotent.benchmarks.BenchmarkSettings.REPLAY_KEYS;
+import static dev.idempotent.benchmarks.BenchmarkSettings.RETAINED_TTL;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -29,11 +31,11 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Target 5: a woven call on the JDBC store against a hand-written claim {@code INSERT} and
- * completion {@code UPDATE} on the same HikariCP pool and table. The database comes from {@code
+ * completion {@code UPDATE} on the same HikariCP pool and table; and a woven replay against one
+ * hand-written {@code SELECT} of the outcome. The database comes from {@code
  * IDEMPOTENT_POSTGRES_URL} or {@code IDEMPOTENT_MARIADB_URL} (local defaults). The benchmark works
- * in its own table {@value #TABLE}, emptied before and after each trial. {@code
- * mariadb-affected-rows} runs both sides on MariaDB connections that count affected rows ({@code
- * useAffectedRows=true}).
+ * in its own tables ({@value #TABLE} and the two next to it), emptied before and after each trial;
+ * the replay benchmarks record their keys on both sides after the emptying ({@link RecordedKeys}).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -47,7 +49,7 @@ public class JdbcStoreBenchmarks {
   static final String TABLE = "bench_idempotency_record";
   static final int POOL_SIZE = 16;
 
-  @Param({"postgresql", "mariadb", "mariadb-affected-rows"})
+  @Param({"postgresql", "mariadb"})
   public String database;
 
   private HikariDataSource pool;
@@ -105,10 +107,50 @@ public class JdbcStoreBenchmarks {
     return baseline.submit(keys.next(), keys.owner(), AMOUNT);
   }
 
+  /** Replay, ours: a woven call of a completed key. */
+  @Benchmark
+  public Receipt replayWoven(RecordedKeys recorded, KeyStreams.ReplayCursor cursor) {
+    return service.submitRetained(cursor.next(recorded.keys), AMOUNT);
+  }
+
+  /** Replay, baseline: one {@code SELECT} of the outcome and the same decoding. */
+  @Benchmark
+  public Receipt replayBaseline(RecordedKeys recorded, KeyStreams.ReplayCursor cursor)
+      throws SQLException {
+    return recorded.baseline.replay(cursor.next(recorded.keys));
+  }
+
   /**
-   * Empties the table with {@code TRUNCATE}: a {@code DELETE} of the previous trial's rows would
-   * leave the database cleaning them up (InnoDB purge, PostgreSQL vacuum) during the next trial,
-   * which JMH runs after it: the woven trials always follow a baseline one.
+   * The completed keys the replay benchmarks cycle through, recorded on both sides (through the
+   * woven method and through the baseline, in the same table) once the trial's table is empty; only
+   * the replay benchmarks set it up.
+   */
+  @State(Scope.Benchmark)
+  public static class RecordedKeys {
+    String[] keys;
+    JdbcBaseline baseline;
+
+    @Setup(Level.Trial)
+    public void record(JdbcStoreBenchmarks bench) {
+      keys = KeyStreams.replayKeys(REPLAY_KEYS);
+      baseline = new JdbcBaseline(bench.pool, bench.database, TABLE, LEASE, RETAINED_TTL);
+      for (int i = 0; i < keys.length; i++) {
+        bench.service.submitRetained(keys[i], AMOUNT);
+        try {
+          baseline.submit(keys[i], "setup-" + i, AMOUNT);
+        } catch (SQLException e) {
+          throw new IllegalStateException("recording the baseline's replay keys failed", e);
+        }
+      }
+      WeavingCheck.requireRecorded(
+          "OrderService.submitRetained", bench.service::submitRetained, keys[0], AMOUNT);
+    }
+  }
+
+  /**
+   * Empties the record table with {@code TRUNCATE}: a {@code DELETE} of the previous trial's rows
+   * would leave the database cleaning them up (InnoDB purge, PostgreSQL vacuum) during the next
+   * trial, which JMH runs after it: the woven trials always follow a baseline one.
    */
   private void emptyTable() throws SQLException {
     try (Connection c = pool.getConnection();

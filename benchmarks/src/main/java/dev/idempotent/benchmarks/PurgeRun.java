@@ -42,10 +42,10 @@ public final class PurgeRun {
         batch,
         "INSERT INTO "
             + TABLE
-            + " (scope_id, idem_key, status, owner, fingerprint, outcome, expires_at)"
+            + " (scope_id, idem_key, owner, fingerprint, outcome, expires_at)"
             + " SELECT "
             + PURGE_SCOPE_ID
-            + ", 'k' || g, 2, 'o', NULL, '\\x56'::bytea, now() - interval '1 hour'"
+            + ", 'k' || g, NULL, NULL, '\\x56'::bytea, now() - interval '1 hour'"
             + " FROM generate_series(1, "
             + rows
             + ") g");
@@ -56,10 +56,10 @@ public final class PurgeRun {
         batch,
         "INSERT INTO "
             + TABLE
-            + " (scope_id, idem_key, status, owner, fingerprint, outcome, expires_at)"
+            + " (scope_id, idem_key, owner, fingerprint, outcome, expires_at)"
             + " SELECT "
             + PURGE_SCOPE_ID
-            + ", CONCAT('k', seq), 2, 'o', NULL, 'V', UTC_TIMESTAMP(6) - INTERVAL 1 HOUR"
+            + ", CONCAT('k', seq), NULL, NULL, 'V', UTC_TIMESTAMP(6) - INTERVAL 1 HOUR"
             + " FROM seq_1_to_"
             + rows);
   }
@@ -145,8 +145,9 @@ public final class PurgeRun {
   private static void drop(HikariDataSource ds) throws SQLException {
     try (Connection c = ds.getConnection();
         Statement st = c.createStatement()) {
-      st.execute("DROP TABLE IF EXISTS " + TABLE);
-      st.execute("DROP TABLE IF EXISTS " + TABLE + "_scope");
+      for (String t : JdbcRows.storeTables(TABLE)) {
+        st.execute("DROP TABLE IF EXISTS " + t);
+      }
     }
   }
 }

@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
 
 /**
@@ -65,9 +64,8 @@ public final class RowSizeChurn {
 
   private static void run(String name, String url, int records, int rounds) {
     try (HikariDataSource ds = JdbcRows.pool(url, THREADS + 1)) {
-      for (String t : List.of(STORE_TABLE, STORE_TABLE + "_scope", MINIMAL)) {
-        JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + t);
-      }
+      JdbcRows.dropStoreTables(ds, STORE_TABLE);
+      JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + MINIMAL);
       JdbcRows.execute(ds, JdbcRows.minimalDdl(url, MINIMAL));
       String insertMinimal = "INSERT INTO " + MINIMAL + " (idem_key, outcome) VALUES (?, ?)";
       String deleteMinimal = "DELETE FROM " + MINIMAL + " WHERE idem_key = ?";
@@ -97,9 +95,10 @@ public final class RowSizeChurn {
               awaitInnodbPurge(ds);
             }
           }
-          long storeBytes =
-              JdbcRows.tableBytes(ds, url, STORE_TABLE)
-                  + JdbcRows.tableBytes(ds, url, STORE_TABLE + "_scope");
+          long storeBytes = 0;
+          for (String t : JdbcRows.storeTables(STORE_TABLE)) {
+            storeBytes += JdbcRows.tableBytes(ds, url, t);
+          }
           long minimalBytes = JdbcRows.tableBytes(ds, url, MINIMAL);
           System.out.printf(
               "| %s | %d | %.1f | %.1f | %.2fx |%n",

@@ -8,26 +8,24 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
 
 /**
- * Bytes per record of the JDBC store's table (rows and all indexes) on PostgreSQL and MariaDB, for
- * the table layout of earlier versions, the current one, the current one without its expiry index
- * (the store then purges by walking the primary key), and a minimal table holding only the user's
- * key (its primary key) and the encoded outcome. The same records go into each: completed ones of
- * one realistic scope (a method signature), 20-character user keys, 25-byte outcomes, no
- * fingerprint; the three store tables are written through the store (claim, then complete), the
- * minimal table by plain inserts, all in the same random key order. Sizes are given as written
- * (after {@code VACUUM}/{@code ANALYZE}) and rebuilt ({@code VACUUM FULL} / {@code OPTIMIZE
- * TABLE}). The databases are those of {@code IDEMPOTENT_POSTGRES_URL} and {@code
+ * Bytes per record of the JDBC store's tables (rows and all indexes, with the scope and format
+ * tables next to the records) on PostgreSQL and MariaDB, as the shipped DDL creates them, the same
+ * without the expiry index (the store then purges by walking the primary key), and a minimal table
+ * holding only the user's key (its primary key) and the encoded outcome. The same records go into
+ * each: completed ones of one realistic scope (a method signature), 20-character user keys, 25-byte
+ * outcomes, no fingerprint; the two store tables are written through the store (claim, then
+ * complete), the minimal table by plain inserts, all in the same random key order. Sizes are given
+ * as written (after {@code VACUUM}/{@code ANALYZE}) and rebuilt ({@code VACUUM FULL} / {@code
+ * OPTIMIZE TABLE}). The databases are those of {@code IDEMPOTENT_POSTGRES_URL} and {@code
  * IDEMPOTENT_MARIADB_URL} (default: the local servers' {@code test} databases).
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.RowSizeReport [records]
  * </pre>
  */
 public final class RowSizeReport {
-  private static final String EARLIER = "bench_size_earlier";
   private static final String CURRENT = "bench_size_record";
   private static final String NO_EXPIRY_INDEX = "bench_size_no_expiry_index";
   private static final String MINIMAL = "bench_size_minimal";
@@ -50,37 +48,22 @@ public final class RowSizeReport {
 
   private static void run(String name, String url, int records) {
     try (HikariDataSource ds = JdbcRows.pool(url, THREADS + 1)) {
-      for (String t :
-          List.of(
-              EARLIER,
-              CURRENT,
-              CURRENT + "_scope",
-              NO_EXPIRY_INDEX,
-              NO_EXPIRY_INDEX + "_scope",
-              MINIMAL)) {
-        JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + t);
-      }
-      for (String ddl : JdbcRows.earlierLayoutDdl(url, EARLIER).split("; ")) {
-        JdbcRows.execute(ds, ddl);
-      }
+      JdbcRows.dropStoreTables(ds, CURRENT);
+      JdbcRows.dropStoreTables(ds, NO_EXPIRY_INDEX);
+      JdbcRows.execute(ds, "DROP TABLE IF EXISTS " + MINIMAL);
       JdbcRows.execute(ds, JdbcRows.minimalDdl(url, MINIMAL));
-      try (JdbcIdempotencyStore earlier = JdbcIdempotencyStore.builder(ds).table(EARLIER).build();
-          JdbcIdempotencyStore current =
+      try (JdbcIdempotencyStore current =
               JdbcIdempotencyStore.builder(ds).table(CURRENT).createTable(true).build();
           JdbcIdempotencyStore noExpiryIndex =
               JdbcIdempotencyStore.builder(ds).table(NO_EXPIRY_INDEX).createTable(true).build()) {
         JdbcRows.dropExpiryIndex(ds, url, NO_EXPIRY_INDEX);
-        writeThroughStore(earlier, records);
         writeThroughStore(current, records);
         writeThroughStore(noExpiryIndex, records);
       }
       writeMinimal(ds, url, records);
-      String[] tables = {EARLIER, CURRENT, NO_EXPIRY_INDEX, MINIMAL};
+      String[] tables = {CURRENT, NO_EXPIRY_INDEX, MINIMAL};
       String[] names = {
-        "earlier layout",
-        "current layout (with its scope table)",
-        "current layout without the expiry index (with its scope table)",
-        "minimal (key, outcome)"
+        "store tables", "store tables without the expiry index", "minimal (key, outcome)"
       };
       int minimal = tables.length - 1;
       long[] written = new long[tables.length];
@@ -110,12 +93,15 @@ public final class RowSizeReport {
     }
   }
 
-  /** The bytes of {@code table}, with its scope table for the current layout's tables. */
+  /** The bytes of {@code table}, with the scope and format tables next to a store's table. */
   private static long storeBytes(HikariDataSource ds, String url, String table)
       throws SQLException {
-    long bytes = JdbcRows.tableBytes(ds, url, table);
-    if (table.equals(CURRENT) || table.equals(NO_EXPIRY_INDEX)) {
-      bytes += JdbcRows.tableBytes(ds, url, table + "_scope");
+    if (table.equals(MINIMAL)) {
+      return JdbcRows.tableBytes(ds, url, table);
+    }
+    long bytes = 0;
+    for (String t : JdbcRows.storeTables(table)) {
+      bytes += JdbcRows.tableBytes(ds, url, t);
     }
     return bytes;
   }

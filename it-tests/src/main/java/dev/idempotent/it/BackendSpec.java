@@ -50,6 +50,20 @@ public record BackendSpec(String spec) {
    * connections.
    */
   public IdempotencyStore openStore(String applicationName, Duration timeout, boolean createTable) {
+    return openStore(applicationName, timeout, createTable, 1, Duration.ofMillis(100));
+  }
+
+  /**
+   * {@link #openStore(String, Duration, boolean)}, with a Redis client that tries to send a command
+   * {@code retries} more times, {@code retryInterval} apart, before it gives up (a command that a
+   * starved client could not even write to its connection meanwhile fails the call).
+   */
+  public IdempotencyStore openStore(
+      String applicationName,
+      Duration timeout,
+      boolean createTable,
+      int retries,
+      Duration retryInterval) {
     if (isJdbc()) {
       HikariDataSource pool = pool(applicationName, timeout, 8);
       try {
@@ -64,7 +78,7 @@ public record BackendSpec(String spec) {
         throw e;
       }
     }
-    RedissonClient client = redisson(timeout, 16, 1);
+    RedissonClient client = redisson(timeout, 16, retries, retryInterval);
     try {
       return RedissonIdempotencyStore.builder(client)
           .keyPrefix(KEY_PREFIX)
@@ -92,7 +106,13 @@ public record BackendSpec(String spec) {
    * minIdle} connections per master made at start and {@code retries} retries 100 ms apart.
    */
   public RedissonClient redisson(Duration timeout, int minIdle, int retries) {
+    return redisson(timeout, minIdle, retries, Duration.ofMillis(100));
+  }
+
+  private RedissonClient redisson(
+      Duration timeout, int minIdle, int retries, Duration retryInterval) {
     int ms = (int) timeout.toMillis();
+    int interval = (int) retryInterval.toMillis();
     Config config = new Config();
     config.setThreads(4);
     config.setNettyThreads(8);
@@ -104,7 +124,7 @@ public record BackendSpec(String spec) {
           .setTimeout(ms)
           .setConnectTimeout(ms)
           .setRetryAttempts(retries)
-          .setRetryInterval(100)
+          .setRetryInterval(interval)
           .setMasterConnectionMinimumIdleSize(minIdle)
           .setMasterConnectionPoolSize(24)
           .setSlaveConnectionMinimumIdleSize(0)
@@ -116,7 +136,7 @@ public record BackendSpec(String spec) {
           .setTimeout(ms)
           .setConnectTimeout(ms)
           .setRetryAttempts(retries)
-          .setRetryInterval(100)
+          .setRetryInterval(interval)
           .setConnectionMinimumIdleSize(minIdle)
           .setConnectionPoolSize(24)
           .setSubscriptionConnectionMinimumIdleSize(1);

@@ -16,8 +16,8 @@ import javax.sql.DataSource;
  * caller's transaction rolls back, the claim stays {@code IN_PROGRESS} and frees itself when its
  * lease ends; a retry then runs the method again.
  *
- * <p>A completion on the caller's connection that fails (the transaction was aborted by an earlier
- * failed statement, a lock wait timed out, the connection broke), or that finds the claim no longer
+ * <p>A completion on the caller's connection that fails (a statement that failed before it aborted
+ * the transaction, a lock wait timed out, the connection broke), or that finds the claim no longer
  * the caller's, fails the call with {@code IdempotencyStoreException}: roll the transaction back.
  * It is never retried, and never written on any other connection, so the record cannot commit while
  * the business rows roll back. The same holds when {@link #connection()} throws. Give the store a

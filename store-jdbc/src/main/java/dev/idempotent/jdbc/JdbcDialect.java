@@ -6,16 +6,24 @@ import java.util.Optional;
 /**
  * The SQL dialects {@link JdbcIdempotencyStore} speaks. The store picks one from {@link
  * java.sql.DatabaseMetaData#getDatabaseProductName()} unless the builder names it. In every dialect
- * a claim of a fresh key is one insert; a taken key is read, and an expired record is taken over by
- * one conditional {@code UPDATE}.
+ * a claim of a fresh key is one insert; a taken key is read (in the same statement on PostgreSQL
+ * and MariaDB), and an expired record is taken over by one conditional {@code UPDATE}.
  */
 public enum JdbcDialect {
-  /** PostgreSQL 9.5 or later: the claim is an {@code INSERT ... ON CONFLICT DO NOTHING}. */
+  /**
+   * PostgreSQL 9.5 or later: the claim is one query, a read of the key's row and, where there is
+   * none, an {@code INSERT ... ON CONFLICT DO NOTHING} that returns the row it inserted.
+   */
   POSTGRESQL("postgresql"),
   /**
-   * MySQL 8 or later and MariaDB 10.6 or later (InnoDB): the claim is an {@code INSERT ... ON
-   * DUPLICATE KEY UPDATE} that changes nothing on a duplicate and says through {@code
-   * LAST_INSERT_ID} whether it inserted.
+   * MariaDB 10.6 or later (InnoDB): the claim is an {@code INSERT ... ON DUPLICATE KEY UPDATE} that
+   * changes nothing on a duplicate and returns the key's row ({@code RETURNING}).
+   */
+  MARIADB("mysql"),
+  /**
+   * MySQL 8 or later (InnoDB), and MariaDB through MySQL's driver: the claim is an {@code INSERT
+   * ... ON DUPLICATE KEY UPDATE} that changes nothing on a duplicate and says through {@code
+   * LAST_INSERT_ID} whether it inserted; a taken key is then read with a second statement.
    */
   MYSQL("mysql"),
   /**
@@ -32,7 +40,8 @@ public enum JdbcDialect {
 
   /**
    * The classpath resource with this dialect's DDL for the default table {@code
-   * idempotency_record}, for example {@code dev/idempotent/jdbc/schema-postgresql.sql}.
+   * idempotency_record}, for example {@code dev/idempotent/jdbc/schema-postgresql.sql}; MariaDB and
+   * MySQL share {@code schema-mysql.sql}.
    */
   public String schemaResource() {
     return "dev/idempotent/jdbc/schema-" + id + ".sql";
@@ -47,7 +56,10 @@ public enum JdbcDialect {
     if (p.contains("postgres")) {
       return Optional.of(POSTGRESQL);
     }
-    if (p.contains("mysql") || p.contains("mariadb")) {
+    if (p.contains("mariadb")) {
+      return Optional.of(MARIADB);
+    }
+    if (p.contains("mysql")) {
       return Optional.of(MYSQL);
     }
     if (p.equals("h2") || p.startsWith("h2 ")) {

@@ -1,10 +1,21 @@
 package dev.idempotent.jdbc;
 
-import dev.idempotent.jdbc.internal.IdempotencyTable;
+import dev.idempotent.IdempotencyConfigurationException;
+import dev.idempotent.IdempotencyOutcomeException;
+import dev.idempotent.jdbc.internal.CallerTransactions;
 import dev.idempotent.jdbc.internal.JdbcUrls;
+import dev.idempotent.jdbc.internal.OversizedOutcomes;
+import dev.idempotent.jdbc.internal.Purge;
 import dev.idempotent.jdbc.internal.PurgeSchedule;
 import dev.idempotent.jdbc.internal.SchemaScript;
+import dev.idempotent.jdbc.internal.ScopeRegistry;
+import dev.idempotent.jdbc.internal.Sql;
+import dev.idempotent.jdbc.internal.SqlAccessor;
+import dev.idempotent.jdbc.internal.SqlStatements;
 import dev.idempotent.jdbc.internal.StoreConnections;
+import dev.idempotent.jdbc.internal.StoredRow;
+import dev.idempotent.jdbc.internal.TableFormat;
+import dev.idempotent.jdbc.internal.Values;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
@@ -22,7 +33,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An {@link IdempotencyStore} in one table of PostgreSQL, MySQL/MariaDB or H2, over plain JDBC.
+ * An {@link IdempotencyStore} in a table of PostgreSQL, MariaDB, MySQL or H2, over plain JDBC.
  *
  * <pre>{@code
  * JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
@@ -31,29 +42,42 @@ import org.slf4j.LoggerFactory;
  *     .build();
  * }</pre>
  *
- * <p>The table is created by the DDL shipped for each dialect ({@link
+ * <p>The tables are created by the DDL shipped for each dialect ({@link
  * JdbcDialect#schemaResource()}, for example {@code dev/idempotent/jdbc/schema-postgresql.sql}), or
- * by the store itself with {@link Builder#createTable createTable(true)}: the record table, whose
- * rows carry a 32-bit id of their scope (64-bit in a table whose {@code scope_id} is a {@code
- * BIGINT}, as in H2's DDL and the tables of earlier versions: the store reads the column's type),
- * and next to it {@code <table>_scope}, which holds each scope's text once. A table of the layout
- * of earlier versions (the scope text in every row) keeps working as it is; the migrations that
- * shrink it are {@code dev/idempotent/jdbc/migrate-postgresql.sql} and {@code migrate-mysql.sql}. A
- * claim of a fresh key is one insert that writes nothing when the key is taken (PostgreSQL {@code
- * INSERT ... ON CONFLICT DO NOTHING}, MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE} that changes
- * nothing, H2 a plain insert); only when it did not win is the record read, and an expired one
- * taken over by one conditional update. Completion, release and renewal are single statements that
- * match only the caller's own live claim. Every lease and expiry is computed and compared on the
- * database's clock. Each call takes its own short autocommit connection from the {@link
- * DataSource}, bounded by {@link Builder#queryTimeout}; with {@link Builder#connectionProvider} the
- * completion joins the caller's transaction instead, and is never written anywhere else (see {@link
- * #complete}). Errors carry no bound value (see {@link JdbcStoreException}).
+ * by the store with {@link Builder#createTable createTable(true)}: the record table; next to it
+ * {@code <table>_scope}, each scope's text once under the 64-bit id that stands for it in every
+ * record ({@link RecordKey#scopeId()}); and {@code <table>_meta}, the tables' format version, which
+ * the store checks before its first statement on them (version 1; tables of another version, or
+ * without one, are refused with an {@link IdempotencyConfigurationException}).
  *
- * <p>Expired rows behave as missing ones and are replaced in place; {@link #purgeExpired(int)} (or
- * {@link Builder#purgeEvery}) deletes them in bounded batches. It finds them through the table's
- * expiry index (the shipped DDL's); on a table without an index on {@code expires_at} (found on the
- * first call, with the table's layout, and logged at the first purge) it walks the primary key in
- * chunks instead, deleting the expired rows of each.
+ * <h2>The algorithm</h2>
+ *
+ * This class runs it; a dialect ({@link JdbcDialect}) is only the SQL text of each statement and
+ * how its errors read. Every statement finds a record by its primary key, {@code (scope_id,
+ * idem_key)}, and computes and compares every lease and expiry on the database's clock.
+ *
+ * <ul>
+ *   <li><b>Claim</b>: the scope registered first in {@code <table>_scope} (once per scope, then at
+ *       most hourly, see {@link #purgeScopes}). Then the fresh-key insert, one statement that
+ *       writes nothing when the key has a row: won, the key is acquired. Otherwise the key's row,
+ *       returned by that same statement where the dialect can (PostgreSQL, MariaDB), else read: the
+ *       caller's own claim is acquired (an insert that could not say what it did); a live row is
+ *       the answer, or, when it is none of this store's records, an {@link
+ *       IdempotencyOutcomeException}; an expired row is taken over by one {@code UPDATE} that
+ *       matches only that row (its owner as read) while it is still expired, a takeover when it was
+ *       in progress. When the row was released, purged or taken over between two statements, start
+ *       again, at most {@value #MAX_CLAIM_ATTEMPTS} times.
+ *   <li><b>Complete, release, renew</b>: one statement that matches only the caller's own live
+ *       claim. A completion runs in the caller's transaction when the {@link ConnectionProvider}
+ *       gives one, and then fails the call rather than being written anywhere else, then or later.
+ *       An outcome larger than the database accepts releases the key.
+ *   <li><b>Read</b>, <b>delete</b> (administrative): one statement, after a check (once per scope)
+ *       that the scope's id is not another scope's.
+ *   <li><b>Purge</b>: {@link #purgeExpired}, {@link #purgeBatch}, {@link #purgeScopes}.
+ * </ul>
+ *
+ * Each call takes its own short autocommit connection from the {@link DataSource}, bounded by
+ * {@link Builder#queryTimeout}; errors carry no bound value (see {@link JdbcStoreException}).
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
   /** The longest scope or key this store indexes, in characters; longer ones arrive digested. */
@@ -65,25 +89,47 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
   private static final Pattern TABLE_NAME =
       Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
+  private static final int MAX_CLAIM_ATTEMPTS = 5;
 
   private final String table;
   private final JdbcDialect dialect;
+  private final SqlStatements sql;
+  private final SqlAccessor db;
   private final StoreConnections connections;
-  private final IdempotencyTable records;
+  private final TableFormat format;
+  private final ScopeRegistry scopes;
+  private final Purge purge;
+  private final CallerTransactions callerTransactions;
+  private final OversizedOutcomes oversized;
   private final AutoCloseable ownedResource;
-  private final PurgeSchedule purge;
+  private final PurgeSchedule purgeSchedule;
 
-  private JdbcIdempotencyStore(Builder b, JdbcDialect dialect, String location) {
+  /** Whether the tables' format has been checked (and found this store's) since they were found. */
+  private volatile boolean formatChecked;
+
+  private volatile boolean warnedNoCode;
+
+  private JdbcIdempotencyStore(Builder b, JdbcDialect dialect, String location, boolean checked) {
     this.table = b.table;
     this.dialect = dialect;
+    this.sql = SqlStatements.of(dialect, b.table);
+    this.db = new SqlAccessor(sql);
     this.connections =
         new StoreConnections(b.dataSource, b.table, dialect, b.queryTimeout, location);
-    this.records = new IdempotencyTable(b.table, dialect, connections, b.connectionProvider);
+    this.format = new TableFormat(db, dialect);
+    this.formatChecked = checked;
+    this.scopes = new ScopeRegistry(db);
+    this.purge = new Purge(db, connections, this::checkFormat);
+    this.oversized = new OversizedOutcomes(sql, dialect);
+    this.callerTransactions =
+        b.connectionProvider == null
+            ? null
+            : new CallerTransactions(b.connectionProvider, connections);
     this.ownedResource = b.ownedResource;
-    this.purge =
+    this.purgeSchedule =
         b.purgeInterval == null
             ? null
-            : new PurgeSchedule(records, b.table, b.purgeInterval, b.purgeBatchSize);
+            : new PurgeSchedule(purge, b.table, b.purgeInterval, b.purgeBatchSize);
   }
 
   /** Starts building a store on {@code dataSource}, which the store uses but does not close. */
@@ -105,7 +151,114 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
-    return records.claim(key, ownerToken, fingerprint, micros(lease, "lease"));
+    Values claim = Values.claim(key, ownerToken, fingerprint, micros(lease, "lease"));
+    return run(
+        "claim",
+        key,
+        (c, t) -> {
+          scopes.beforeWrite(c, t, key);
+          for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
+            Inserted inserted = insert(c, t, claim);
+            if (inserted.won()) {
+              return ClaimResult.acquired();
+            }
+            StoredRow row = inserted.row() != null ? inserted.row() : readRow(c, t, key);
+            if (row == null) {
+              continue; // released or purged since the insert, or not visible to it yet
+            }
+            if (row.isClaimOf(ownerToken)) {
+              return ClaimResult.acquired(); // the insert's own row
+            }
+            if (row.live()) {
+              return ClaimResult.existing(record(key, row));
+            }
+            Sql takeOver = row.owner() == null ? sql.takeOverOwnerless() : sql.takeOver();
+            if (db.update(c, t, takeOver, claim.replacing(row.owner())) == 1) {
+              return row.inProgress() ? ClaimResult.tookOver() : ClaimResult.acquired();
+            }
+            // another caller took the expired row over, or it was released, since it was read
+          }
+          throw new SQLException(
+              "the record changed under every one of " + MAX_CLAIM_ATTEMPTS + " claim attempts");
+        });
+  }
+
+  /** What the fresh-key insert did: won, or the key's row where the insert returned it. */
+  private record Inserted(boolean won, StoredRow row) {
+    static final Inserted WON = new Inserted(true, null);
+    static final Inserted TAKEN = new Inserted(false, null);
+  }
+
+  /**
+   * Runs the fresh-key insert and reads its answer the way {@link SqlStatements#claimAnswer} says.
+   */
+  private Inserted insert(Connection c, int timeout, Values claim) throws SQLException {
+    switch (sql.claimAnswer()) {
+      case ROW:
+        return new Inserted(false, db.queryRow(c, timeout, sql.claim(), claim, StoredRow::read));
+      case CODE:
+        SqlAccessor.Counted counted = db.updateWithCode(c, timeout, sql.claim(), claim);
+        SqlStatements.Inserted answer = sql.inserted(counted.rows(), counted.code());
+        if (answer == SqlStatements.Inserted.UNKNOWN && !warnedNoCode) {
+          warnedNoCode = true;
+          LOG.warn(
+              "a claim on {} got no LAST_INSERT_ID code back (a proxy between the driver and the"
+                  + " server may be dropping it), so such claims read their row back to see whose"
+                  + " it is (one more statement)",
+              table);
+        }
+        return answer == SqlStatements.Inserted.WON ? Inserted.WON : Inserted.TAKEN;
+      default:
+        try {
+          db.update(c, timeout, sql.claim(), claim);
+          return Inserted.WON;
+        } catch (SQLException e) {
+          if (sql.isDuplicateKey(e)) {
+            return Inserted.TAKEN;
+          }
+          throw e;
+        }
+    }
+  }
+
+  private StoredRow readRow(Connection c, int timeout, RecordKey key) throws SQLException {
+    return db.queryRow(c, timeout, sql.read(), Values.of(key, null), StoredRow::read);
+  }
+
+  /**
+   * {@code row} as the record of {@code key}; a row this store never writes is an {@link
+   * IdempotencyOutcomeException}, which the executor never takes for a store outage, so not even
+   * fail-open runs the method over what may be someone's record.
+   */
+  private IdempotencyRecord record(RecordKey key, StoredRow row) {
+    String unreadable = row.unreadable();
+    if (unreadable == null) {
+      return row.record(key);
+    }
+    throw new IdempotencyOutcomeException(
+        "the row of this record in "
+            + table
+            + " is "
+            + unreadable
+            + ", which this store never writes, so the call did not run: is another program writing"
+            + " to the table? Look at the row, then delete it (JdbcIdempotencyStore.delete) once"
+            + " running the call again is safe",
+        key.scope(),
+        key.redactedKey(),
+        null);
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> read(RecordKey key) {
+    Objects.requireNonNull(key, "key");
+    return run(
+        "read",
+        key,
+        (c, t) -> {
+          scopes.beforeRead(c, t, key);
+          StoredRow row = readRow(c, t, key);
+          return row == null || !row.live() ? Optional.empty() : Optional.of(record(key, row));
+        });
   }
 
   /**
@@ -123,37 +276,56 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
     Objects.requireNonNull(outcome, "outcome");
-    return records.complete(key, ownerToken, outcome, micros(ttl, "ttl"));
+    Values completion = Values.completion(key, ownerToken, outcome, micros(ttl, "ttl"));
+    StoreConnections.Work<Boolean> work =
+        (c, t) -> {
+          long limit = oversized.packetLimit(c, outcome.length);
+          try {
+            return db.update(c, t, sql.complete(), completion) == 1;
+          } catch (SQLException e) {
+            OutcomeNotRecordedException tooLarge = oversized.refusal(key, outcome, limit, e);
+            if (tooLarge != null) {
+              throw tooLarge;
+            }
+            throw e;
+          }
+        };
+    if (callerTransactions == null) {
+      return run("complete", key, work);
+    }
+    return callerTransactions.complete(key, ownerToken, (c, t) -> run(c, t, work));
   }
 
   @Override
   public boolean release(RecordKey key, String ownerToken) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
-    return records.release(key, ownerToken);
-  }
-
-  /**
-   * Deletes the live row of {@code key}, whatever its status and owner, in one statement on its own
-   * connection (never in a caller's transaction). An expired row is left for {@link #purgeExpired}.
-   */
-  @Override
-  public boolean delete(RecordKey key) {
-    Objects.requireNonNull(key, "key");
-    return records.delete(key);
+    return run(
+        "release", key, (c, t) -> db.update(c, t, sql.release(), Values.of(key, ownerToken)) == 1);
   }
 
   @Override
   public boolean renew(RecordKey key, String ownerToken, Duration lease) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(ownerToken, "ownerToken");
-    return records.renew(key, ownerToken, micros(lease, "lease"));
+    Values renewal = Values.claim(key, ownerToken, null, micros(lease, "lease"));
+    return run("renew", key, (c, t) -> db.update(c, t, sql.renew(), renewal) == 1);
   }
 
+  /**
+   * Deletes the live row of {@code key}, whatever its owner, in one statement on its own connection
+   * (never in a caller's transaction). An expired row is left for {@link #purgeExpired}.
+   */
   @Override
-  public Optional<IdempotencyRecord> read(RecordKey key) {
+  public boolean delete(RecordKey key) {
     Objects.requireNonNull(key, "key");
-    return records.read(key);
+    return run(
+        "delete",
+        key,
+        (c, t) -> {
+          scopes.beforeRead(c, t, key);
+          return db.update(c, t, sql.delete(), Values.of(key, null)) > 0;
+        });
   }
 
   @Override
@@ -163,8 +335,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   /**
    * Deletes expired records in batches of at most {@code batchSize} rows, each in its own short
-   * transaction, and returns how many rows were deleted. Expired records already behave as missing
-   * ones, so purging only reclaims space.
+   * transaction, then the rows of the scope table that no record has and that no store has
+   * refreshed for a day (see {@link #purgeScopes}); returns how many records were deleted. Expired
+   * records already behave as missing ones, so purging only reclaims space.
    *
    * <p>Through the expiry index, the batches go on until one finds fewer than {@code batchSize}
    * expired rows. On a table without an index on {@code expires_at}, each batch is the expired rows
@@ -177,13 +350,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    */
   public int purgeExpired(int batchSize) {
     requireBatchSize(batchSize);
-    return records.purgeExpired(batchSize);
+    return purge.purgeExpired(batchSize, Purge.BatchPause.NONE);
   }
 
   /**
-   * Deletes at most {@code batchSize} expired rows in one short transaction, and returns how many;
-   * for a purge paced by the caller (one batch, then a pause), where {@link #purgeExpired} runs its
-   * batches back to back.
+   * Deletes at most {@code batchSize} expired records in one short transaction, and returns how
+   * many; for a purge paced by the caller (one batch, then a pause), where {@link #purgeExpired}
+   * runs its batches back to back. Such a caller purges the scope table with {@link #purgeScopes}
+   * now and then.
    *
    * <p>Through the expiry index (the shipped DDL's) it is one statement, and a result below {@code
    * batchSize} means no more expired rows were found. On a table without an index on {@code
@@ -197,7 +371,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    */
   public int purgeBatch(int batchSize) {
     requireBatchSize(batchSize);
-    return records.purgeBatch(batchSize);
+    return purge.purgeBatch(batchSize);
+  }
+
+  /**
+   * Deletes at most {@code batchSize} rows of the scope table ({@code <table>_scope}) that no
+   * record has any longer and that no store has refreshed for a day, in one short transaction, and
+   * returns how many. A store refreshes the row of each scope it writes records of at most hourly,
+   * before it writes them, so the row of a scope in use is never deleted. {@link #purgeExpired}
+   * (and {@link Builder#purgeEvery}) runs it after the records.
+   *
+   * @param batchSize 1 to 100,000
+   */
+  public int purgeScopes(int batchSize) {
+    requireBatchSize(batchSize);
+    return purge.purgeScopes(batchSize);
   }
 
   /**
@@ -206,8 +394,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    */
   @Override
   public void close() {
-    if (purge != null) {
-      purge.close();
+    if (purgeSchedule != null) {
+      purgeSchedule.close();
     }
     if (ownedResource != null) {
       try {
@@ -229,6 +417,38 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         + "}";
   }
 
+  /** Runs {@code work} on a connection of the store's own, after the tables' format check. */
+  private <T> T run(String operation, RecordKey key, StoreConnections.Work<T> work) {
+    return connections.run(operation, key, (c, t) -> run(c, t, work));
+  }
+
+  /**
+   * Runs {@code work} on {@code c}, after the tables' format check when it is still to be made;
+   * forgets what it knows of the tables when a statement finds one missing (they may be created
+   * again).
+   */
+  private <T> T run(Connection c, int timeout, StoreConnections.Work<T> work) throws SQLException {
+    try {
+      checkFormat(c, timeout);
+      return work.apply(c, timeout);
+    } catch (SQLException e) {
+      if (sql.isMissingTable(e)) {
+        formatChecked = false;
+        scopes.forget();
+        purge.forget();
+      }
+      throw e;
+    }
+  }
+
+  /** Checks the tables' format on {@code c}, unless it was found this store's since they were. */
+  private void checkFormat(Connection c, int timeout) throws SQLException {
+    if (!formatChecked) {
+      format.check(c, timeout);
+      formatChecked = true;
+    }
+  }
+
   private static long micros(Duration d, String name) {
     Objects.requireNonNull(d, name);
     if (d.isNegative() || d.isZero()) {
@@ -248,7 +468,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  /** Builds a {@link JdbcIdempotencyStore}; immutable settings are checked as they are given. */
   public static final class Builder {
     private final DataSource dataSource;
     private String table = DEFAULT_TABLE;
@@ -320,8 +539,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * When {@code true}, {@link #build()} runs the dialect's DDL ({@code CREATE TABLE IF NOT
-     * EXISTS}); for demos and tests. Default {@code false}: run {@link
-     * JdbcDialect#schemaResource()} with your migrations.
+     * EXISTS}, and the format version where the tables had none); for demos and tests. A record
+     * table that is there without the format version, or with another one, is refused, not stamped.
+     * Default {@code false}: run {@link JdbcDialect#schemaResource()} with your migrations.
      */
     public Builder createTable(boolean createTable) {
       this.createTable = createTable;
@@ -358,14 +578,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Builds the store. Connects once when the dialect must be detected or the table created.
+     * Builds the store. Connects once when the dialect must be detected or the tables created, and
+     * then checks the tables' format version, when they are there.
      *
      * @throws JdbcStoreException when the database cannot be reached or the DDL fails
+     * @throws IdempotencyConfigurationException when the tables are there with another format
+     *     version, or without one
      * @throws IllegalStateException when the database is not one of the supported dialects
      */
     public JdbcIdempotencyStore build() {
       JdbcDialect chosen = dialect;
       String location = null;
+      boolean checked = false;
       if (chosen == null || createTable) {
         try (Connection c = dataSource.getConnection()) {
           DatabaseMetaData md = c.getMetaData();
@@ -377,14 +601,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     .orElseThrow(
                         () ->
                             new IllegalStateException(
-                                "the idempotency store supports PostgreSQL, MySQL/MariaDB and H2,"
+                                "the idempotency store supports PostgreSQL, MariaDB, MySQL and H2,"
                                     + " but the database is "
                                     + product
                                     + ": if it speaks one of those dialects, set it with"
                                     + " .dialect(JdbcDialect...)"));
           }
+          int timeout = (int) Math.max(1, queryTimeout.toSeconds()) * 6;
+          TableFormat format =
+              new TableFormat(new SqlAccessor(SqlStatements.of(chosen, table)), chosen);
+          format.checkBeforeCreate(c, timeout);
           if (createTable) {
-            SchemaScript.create(c, chosen, table, (int) Math.max(1, queryTimeout.toSeconds()) * 6);
+            SchemaScript.create(c, chosen, table, timeout);
+            format.check(c, timeout);
+            checked = true;
           }
         } catch (SQLException e) {
           throw new JdbcStoreException(
@@ -398,7 +628,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
               e);
         }
       }
-      JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, chosen, location);
+      JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, chosen, location, checked);
       LOG.info(
           "idempotency store on {} table {} ({})",
           location == null ? "a DataSource" : location,

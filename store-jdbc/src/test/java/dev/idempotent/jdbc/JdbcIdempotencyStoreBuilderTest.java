@@ -43,7 +43,7 @@ class JdbcIdempotencyStoreBuilderTest {
   void dialectIsDetectedFromTheProductName() {
     assertThat(JdbcDialect.forProductName("PostgreSQL")).contains(JdbcDialect.POSTGRESQL);
     assertThat(JdbcDialect.forProductName("MySQL")).contains(JdbcDialect.MYSQL);
-    assertThat(JdbcDialect.forProductName("MariaDB")).contains(JdbcDialect.MYSQL);
+    assertThat(JdbcDialect.forProductName("MariaDB")).contains(JdbcDialect.MARIADB);
     assertThat(JdbcDialect.forProductName("H2")).contains(JdbcDialect.H2);
     assertThat(JdbcDialect.forProductName("Oracle")).isEmpty();
   }
@@ -51,20 +51,26 @@ class JdbcIdempotencyStoreBuilderTest {
   @Test
   void schemaStatementsFollowTheTableName() {
     List<String> ddl = SchemaScript.statements(JdbcDialect.POSTGRESQL, "app.payments_idem");
-    assertThat(ddl).hasSize(3);
+    assertThat(ddl).hasSize(5).allSatisfy(s -> assertThat(s).doesNotContain("--"));
     assertThat(ddl.get(0))
-        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem_scope (")
-        .contains("CONSTRAINT payments_idem_scope_pk PRIMARY KEY (scope_id)")
-        .doesNotContain("--");
+        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem_meta (")
+        .contains("CONSTRAINT payments_idem_meta_pk PRIMARY KEY (format_version)");
     assertThat(ddl.get(1))
-        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
-        .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope_id, idem_key)")
-        .doesNotContain("--");
+        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem_scope (")
+        .contains("CONSTRAINT payments_idem_scope_pk PRIMARY KEY (scope_id)");
     assertThat(ddl.get(2))
+        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
+        .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope_id, idem_key)");
+    assertThat(ddl.get(3))
         .startsWith(
             "CREATE INDEX IF NOT EXISTS payments_idem_expiry_idx\n  ON app.payments_idem (");
-    assertThat(SchemaScript.statements(JdbcDialect.MYSQL, "idempotency_record")).hasSize(2);
-    assertThat(SchemaScript.statements(JdbcDialect.H2, "idempotency_record")).hasSize(3);
+    assertThat(ddl.get(4))
+        .startsWith("INSERT INTO app.payments_idem_meta (format_version)")
+        .contains("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM app.payments_idem_meta)");
+    assertThat(SchemaScript.statements(JdbcDialect.MYSQL, "idempotency_record")).hasSize(4);
+    assertThat(SchemaScript.statements(JdbcDialect.MARIADB, "idempotency_record"))
+        .isEqualTo(SchemaScript.statements(JdbcDialect.MYSQL, "idempotency_record"));
+    assertThat(SchemaScript.statements(JdbcDialect.H2, "idempotency_record")).hasSize(5);
   }
 
   @Test

@@ -10,7 +10,6 @@ import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.StoreFailurePolicy;
-import dev.idempotent.jdbc.internal.SchemaScript;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.OutcomeNotRecordedException;
@@ -21,12 +20,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,7 +30,6 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.sql.Timestamp;
-import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -198,7 +193,7 @@ abstract class JdbcStoreChecks {
                 "SELECT owner FROM "
                     + JdbcIdempotencyStore.DEFAULT_TABLE
                     + " WHERE scope_id = ?")) {
-      ps.setLong(1, scopeId(JdbcIdempotencyStore.DEFAULT_TABLE, scope));
+      ps.setLong(1, RecordKey.scopeIdOf(scope));
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
         assertThat(rs.getString(1)).as("owner of a completed row").isNull();
@@ -243,8 +238,7 @@ abstract class JdbcStoreChecks {
     JdbcIdempotencyStore store = store();
     String table = JdbcIdempotencyStore.DEFAULT_TABLE;
     Map<String, String> tampering = new LinkedHashMap<>();
-    tampering.put("status = 7", "a row of another status");
-    tampering.put("status = 1, owner = NULL", "a claim without an owner");
+    tampering.put("owner = 'intruder'", "a claim with an outcome");
     tampering.put("outcome = NULL", "a completed record without an outcome");
     AtomicInteger runs = new AtomicInteger();
     Idempotency failOpen =
@@ -259,7 +253,7 @@ abstract class JdbcStoreChecks {
       RecordKey key = RecordKey.of(caseScope, "k");
       assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
       assertThat(store.complete(key, "o1", new byte[] {7}, LONG)).isTrue();
-      long id = scopeId(table, caseScope);
+      long id = RecordKey.scopeIdOf(caseScope);
       execute("UPDATE " + table + " SET " + t.getKey() + " WHERE scope_id = " + id);
       String expected = "the row of this record in " + table + " is " + t.getValue();
       IdempotencyPolicy policy =
@@ -528,7 +522,7 @@ abstract class JdbcStoreChecks {
     assertThat(at).as("the marker in docs/stores/jdbc.md").isNotNegative();
     String database =
         switch (expectedDialect()) {
-          case MYSQL -> "-- MySQL/MariaDB";
+          case MARIADB, MYSQL -> "-- MySQL/MariaDB";
           case POSTGRESQL -> "-- PostgreSQL";
           case H2 -> "-- H2";
         };
@@ -544,452 +538,6 @@ abstract class JdbcStoreChecks {
   String expiryIndex(String table) {
     return table
         + (expectedDialect() == JdbcDialect.POSTGRESQL ? "_expiry_idx" : "_expires_at_idx");
-  }
-
-  /**
-   * Each scope's text is written once to the scope table, under the id that stands for it in every
-   * row.
-   */
-  @Test
-  void theScopeTextIsKeptOnceUnderItsId() throws Exception {
-    JdbcIdempotencyStore store = store();
-    for (int i = 0; i < 3; i++) {
-      assertThat(store.claim(RecordKey.of(scope, "k" + i), "o", null, LONG).isAcquired()).isTrue();
-    }
-    String scopeTable = JdbcIdempotencyStore.DEFAULT_TABLE + "_scope";
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT scope FROM " + scopeTable + " WHERE scope_id = ?")) {
-      ps.setLong(1, scopeId(JdbcIdempotencyStore.DEFAULT_TABLE, scope));
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).isTrue();
-        assertThat(
-                expectedDialect() == JdbcDialect.MYSQL
-                    ? new String(rs.getBytes(1), StandardCharsets.UTF_8)
-                    : rs.getString(1))
-            .isEqualTo(scope);
-        assertThat(rs.next()).isFalse();
-      }
-    }
-    assertThat(count(JdbcIdempotencyStore.DEFAULT_TABLE, scope)).isEqualTo(3);
-  }
-
-  /**
-   * Another scope's text stored under a scope's id fails the claim, naming the scope table, both
-   * scopes and what to do, and writes nothing.
-   */
-  @Test
-  void anotherScopeUnderTheSameIdFailsTheClaim() throws Exception {
-    JdbcIdempotencyStore store = store();
-    String scopeTable = JdbcIdempotencyStore.DEFAULT_TABLE + "_scope";
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("INSERT INTO " + scopeTable + " (scope_id, scope) VALUES (?, ?)")) {
-      ps.setLong(1, scopeId(JdbcIdempotencyStore.DEFAULT_TABLE, scope));
-      bindKeyPart(ps, 2, scope + "-other");
-      ps.executeUpdate();
-    }
-    assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", null, LONG))
-        .isInstanceOf(JdbcStoreException.class)
-        .hasMessageContaining(scopeTable)
-        .hasMessageContaining("SHA-256")
-        .hasMessageContaining("scope \"" + scope + "\"")
-        .hasMessageContaining("scope \"" + scope + "-other\"")
-        .hasMessageContaining("Rename one of the two scopes");
-    assertThat(count(JdbcIdempotencyStore.DEFAULT_TABLE, scope)).isZero();
-  }
-
-  /** Two scopes whose SHA-256 digests share their first 32 bits (and differ in the next 32). */
-  static final String SCOPE_A = "collide-14550";
-
-  static final String SCOPE_B = "collide-37896";
-
-  /**
-   * A table with {@code scope_id BIGINT}, as the DDL of earlier versions created it (here with a
-   * completed record written as those versions wrote it, under the first 64 bits of the SHA-256),
-   * keeps its 64-bit ids: a store opened on it replays the record, writes new records under 64-bit
-   * ids, and keeps apart two scopes that share their first 32 bits.
-   */
-  @Test
-  void aTableWithBigintScopeIdsKeepsItsIdsAndReplaysItsRecords() throws Exception {
-    String table = "idem_bigint_ids";
-    createIdTable(table, "BIGINT");
-    writeCompletedRecord(table, sha256Prefix(scope, 8), scope, "done", new byte[] {4, 2});
-    JdbcIdempotencyStore store =
-        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
-    assertReplays(store, RecordKey.of(scope, "done"), new byte[] {4, 2});
-    assertThat(store.claim(RecordKey.of(scope, "fresh"), "o3", null, LONG).isAcquired()).isTrue();
-    assertThat(storedScopeIds(table, "fresh")).containsExactly(sha256Prefix(scope, 8));
-    assertThat(store.claim(RecordKey.of(SCOPE_A, "k"), "o4", null, LONG).isAcquired()).isTrue();
-    assertThat(store.claim(RecordKey.of(SCOPE_B, "k"), "o5", null, LONG).isAcquired())
-        .as("a scope whose first 32 bits are another's, in a table of 64-bit ids")
-        .isTrue();
-    assertThat(storedScopeIds(table, "k"))
-        .containsExactlyInAnyOrder(sha256Prefix(SCOPE_A, 8), sha256Prefix(SCOPE_B, 8));
-    assertThat(count(table + "_scope")).isEqualTo(3);
-  }
-
-  /**
-   * A table with {@code scope_id INTEGER} holds 32-bit ids: a store opened on it replays a
-   * completed record written under the first 32 bits of the SHA-256, and writes new records under
-   * such ids.
-   */
-  @Test
-  void aTableWithIntegerScopeIdsUsesThirtyTwoBitIdsAndReplaysItsRecords() throws Exception {
-    String table = "idem_integer_ids";
-    createIdTable(table, "INTEGER");
-    writeCompletedRecord(table, sha256Prefix(scope, 4), scope, "done", new byte[] {4, 2});
-    JdbcIdempotencyStore store =
-        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
-    assertReplays(store, RecordKey.of(scope, "done"), new byte[] {4, 2});
-    assertThat(store.claim(RecordKey.of(scope, "fresh"), "o3", null, LONG).isAcquired()).isTrue();
-    assertThat(store.complete(RecordKey.of(scope, "fresh"), "o3", new byte[] {5}, LONG)).isTrue();
-    assertThat(storedScopeIds(table, "fresh")).containsExactly(sha256Prefix(scope, 4));
-    assertReplays(
-        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build()),
-        RecordKey.of(scope, "fresh"),
-        new byte[] {5});
-    assertThat(count(table + "_scope")).isEqualTo(1);
-  }
-
-  /**
-   * In a table of 32-bit ids, a scope whose id another scope has taken is refused on its first
-   * claim, naming both scopes and what to do, and writes nothing; its reads and deletes are refused
-   * too, and the other scope's records stay its own.
-   */
-  @Test
-  void aScopeWhoseThirtyTwoBitIdIsTakenIsRefusedNamingBothScopes() throws Exception {
-    assertThat(sha256Prefix(SCOPE_A, 4)).isEqualTo(sha256Prefix(SCOPE_B, 4));
-    assertThat(sha256Prefix(SCOPE_A, 8)).isNotEqualTo(sha256Prefix(SCOPE_B, 8));
-    String table = "idem_integer_collision";
-    createIdTable(table, "INTEGER");
-    JdbcIdempotencyStore store =
-        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
-    RecordKey a = RecordKey.of(SCOPE_A, "order-1");
-    assertThat(store.claim(a, "o1", null, LONG).isAcquired()).isTrue();
-    assertThat(store.complete(a, "o1", new byte[] {1}, LONG)).isTrue();
-    for (JdbcIdempotencyStore s :
-        List.of(store, track(JdbcIdempotencyStore.builder(dataSource()).table(table).build()))) {
-      assertThatThrownBy(() -> s.claim(RecordKey.of(SCOPE_B, "order-1"), "o2", null, LONG))
-          .isInstanceOf(JdbcStoreException.class)
-          .hasMessageContaining(SCOPE_A)
-          .hasMessageContaining(SCOPE_B)
-          .hasMessageContaining(table + "_scope")
-          .hasMessageContaining("Rename one of the two scopes");
-      assertThatThrownBy(() -> s.read(RecordKey.of(SCOPE_B, "order-1")))
-          .as("a read in the refused scope, which would find the other scope's record")
-          .isInstanceOf(JdbcStoreException.class)
-          .hasMessageContaining(SCOPE_A)
-          .hasMessageContaining(SCOPE_B);
-      assertThatThrownBy(() -> s.delete(RecordKey.of(SCOPE_B, "order-1")))
-          .as("a delete in the refused scope, which would delete the other scope's record")
-          .isInstanceOf(JdbcStoreException.class)
-          .hasMessageContaining(SCOPE_A)
-          .hasMessageContaining(SCOPE_B);
-      assertReplays(s, a, new byte[] {1});
-    }
-    assertThat(count(table)).isEqualTo(1);
-    assertThat(count(table + "_scope")).isEqualTo(1);
-  }
-
-  /**
-   * Creates {@code table} and its scope table with the compact layout of the DDL of earlier
-   * versions, {@code scope_id} of type {@code idType}.
-   */
-  void createIdTable(String table, String idType) throws SQLException {
-    execute("DROP TABLE IF EXISTS " + table);
-    execute("DROP TABLE IF EXISTS " + table + "_scope");
-    String text = expectedDialect() == JdbcDialect.MYSQL ? "VARBINARY(1020)" : "VARCHAR(255)";
-    execute(
-        "CREATE TABLE "
-            + table
-            + "_scope (scope_id "
-            + idType
-            + " NOT NULL, scope "
-            + text
-            + " NOT NULL, PRIMARY KEY (scope_id))");
-    execute(
-        switch (expectedDialect()) {
-          case POSTGRESQL ->
-              "CREATE TABLE "
-                  + table
-                  + " (scope_id "
-                  + idType
-                  + " NOT NULL, expires_at TIMESTAMPTZ NOT NULL, status SMALLINT NOT NULL, idem_key"
-                  + " VARCHAR(255) NOT NULL, owner VARCHAR(255), fingerprint VARCHAR(255), outcome"
-                  + " BYTEA, PRIMARY KEY (scope_id, idem_key))";
-          case MYSQL ->
-              "CREATE TABLE "
-                  + table
-                  + " (scope_id "
-                  + idType
-                  + " NOT NULL, idem_key VARBINARY(1020) NOT NULL, status TINYINT NOT NULL, owner"
-                  + " VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, fingerprint"
-                  + " VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL, outcome LONGBLOB"
-                  + " NULL, expires_at DATETIME(6) NOT NULL, PRIMARY KEY (scope_id, idem_key),"
-                  + " INDEX "
-                  + table
-                  + "_expires_at_idx (expires_at)) ENGINE=InnoDB";
-          case H2 ->
-              "CREATE TABLE "
-                  + table
-                  + " (scope_id "
-                  + idType
-                  + " NOT NULL, idem_key VARCHAR(255) NOT NULL, status SMALLINT NOT NULL, owner"
-                  + " VARCHAR(255), fingerprint VARCHAR(255), outcome BINARY LARGE OBJECT,"
-                  + " expires_at TIMESTAMP(6) WITH TIME ZONE NOT NULL, PRIMARY KEY (scope_id,"
-                  + " idem_key))";
-        });
-  }
-
-  /**
-   * Writes a completed record, live for an hour, and its scope's text, as a store writes them,
-   * under {@code scopeId}.
-   */
-  void writeCompletedRecord(String table, long scopeId, String scope, String key, byte[] outcome)
-      throws SQLException {
-    String inAnHour =
-        switch (expectedDialect()) {
-          case POSTGRESQL -> "statement_timestamp() + INTERVAL '1 hour'";
-          case MYSQL -> "TIMESTAMPADD(HOUR, 1, UTC_TIMESTAMP(6))";
-          case H2 -> "DATEADD(HOUR, 1, CURRENT_TIMESTAMP(6))";
-        };
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement names =
-            c.prepareStatement("INSERT INTO " + table + "_scope (scope_id, scope) VALUES (?, ?)");
-        PreparedStatement record =
-            c.prepareStatement(
-                "INSERT INTO "
-                    + table
-                    + " (scope_id, idem_key, status, owner, fingerprint, outcome, expires_at)"
-                    + " VALUES (?, ?, 2, NULL, 'fp', ?, "
-                    + inAnHour
-                    + ")")) {
-      names.setLong(1, scopeId);
-      bindKeyPart(names, 2, scope);
-      names.executeUpdate();
-      record.setLong(1, scopeId);
-      bindKeyPart(record, 2, key);
-      record.setBytes(3, outcome);
-      record.executeUpdate();
-    }
-  }
-
-  /** Asserts that a claim of {@code key} finds its completed record, with {@code outcome}. */
-  static void assertReplays(JdbcIdempotencyStore store, RecordKey key, byte[] outcome) {
-    ClaimResult claim = store.claim(key, "another-owner", "fp", LONG);
-    assertThat(claim.isAcquired()).as("a claim of the completed " + key).isFalse();
-    assertThat(claim.existing().isCompleted()).isTrue();
-    assertThat(claim.existing().outcome()).containsExactly(outcome);
-  }
-
-  /** The scope ids of the rows of {@code table} with user key {@code key}. */
-  List<Long> storedScopeIds(String table, String key) throws SQLException {
-    List<Long> ids = new ArrayList<>();
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT scope_id FROM " + table + " WHERE idem_key = ?")) {
-      bindKeyPart(ps, 1, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          ids.add(rs.getLong(1));
-        }
-      }
-    }
-    return ids;
-  }
-
-  /**
-   * The first {@code bytes} (4 or 8) bytes of the SHA-256 of {@code scope}'s UTF-8 bytes, signed.
-   */
-  static long sha256Prefix(String scope, int bytes) {
-    try {
-      ByteBuffer sha =
-          ByteBuffer.wrap(
-              MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8)));
-      return bytes == Long.BYTES ? sha.getLong() : sha.getInt();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /**
-   * A table of the earlier layout (the scope text in every row, status names, creation and update
-   * times) keeps working as it is: records are written to it, read from it and purged from it in
-   * that layout.
-   */
-  @Test
-  void aTableOfTheEarlierLayoutKeepsWorking() throws Exception {
-    String table = "idem_earlier_layout";
-    execute("DROP TABLE IF EXISTS " + table);
-    execute(earlierLayoutDdl(table));
-    JdbcIdempotencyStore store =
-        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
-    RecordKey key = RecordKey.of(scope, "order-1");
-    assertThat(store.claim(key, "o1", "fp", LONG).isAcquired()).isTrue();
-    assertThat(store.complete(key, "o1", new byte[] {4, 2}, LONG)).isTrue();
-    IdempotencyRecord replay = store.claim(key, "o2", "fp", LONG).existing();
-    assertThat(replay.isCompleted()).isTrue();
-    assertThat(replay.ownerToken()).isEqualTo("o1");
-    assertThat(replay.outcome()).containsExactly(4, 2);
-    store.claim(RecordKey.of(scope, "short"), "o3", null, Duration.ofNanos(1000));
-    Thread.sleep(5);
-    assertThat(store.purgeExpired(10)).isEqualTo(1);
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT status, created_at FROM " + table + " WHERE scope = ?")) {
-      bindKeyPart(ps, 1, scope);
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).as("the record, under its scope text").isTrue();
-        assertThat(rs.getString(1)).isEqualTo("COMPLETED");
-        assertThat(rs.getTimestamp(2)).isNotNull();
-        assertThat(rs.next()).isFalse();
-      }
-    }
-  }
-
-  /**
-   * The shipped migration moves the live records of a table of the earlier layout into the compact
-   * one, under the scope ids the store computes (a scope with non-ASCII characters included); a
-   * store that was running on the earlier table fails one call, then finds the new layout. Run by
-   * the PostgreSQL and MariaDB tests, the dialects with a shipped migration (H2 tables are
-   * recreated).
-   */
-  void migrationMovesLiveRecordsIntoTheCompactLayout() throws Exception {
-    String table = "idem_migrate_test";
-    for (String t : List.of(table, table + "_earlier", table + "_scope", table + "_compact")) {
-      execute("DROP TABLE IF EXISTS " + t);
-    }
-    execute(earlierLayoutDdl(table));
-    JdbcIdempotencyStore running =
-        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
-    RecordKey done = RecordKey.of(scope + "-ü", "done");
-    RecordKey held = RecordKey.of(scope, "held");
-    RecordKey gone = RecordKey.of(scope, "gone");
-    running.claim(done, "o1", "fp", LONG);
-    running.complete(done, "o1", new byte[] {9, 8}, LONG);
-    running.claim(held, "o2", null, LONG);
-    running.claim(gone, "o3", null, Duration.ofNanos(1000));
-    Thread.sleep(5);
-    try (Connection c = dataSource().getConnection();
-        Statement st = c.createStatement()) {
-      c.setAutoCommit(false);
-      for (String statement : SchemaScript.migration(expectedDialect(), table)) {
-        st.execute(statement);
-      }
-      c.commit();
-      c.setAutoCommit(true);
-    }
-    assertThatThrownBy(() -> running.read(done))
-        .as("the first call on the layout it had found")
-        .isInstanceOf(JdbcStoreException.class);
-    for (JdbcIdempotencyStore store :
-        List.of(running, track(JdbcIdempotencyStore.builder(dataSource()).table(table).build()))) {
-      IdempotencyRecord completed = store.read(done).orElseThrow();
-      assertThat(completed.isCompleted()).isTrue();
-      assertThat(completed.ownerToken()).isEqualTo("o1");
-      assertThat(completed.fingerprint()).isEqualTo("fp");
-      assertThat(completed.outcome()).containsExactly(9, 8);
-      assertThat(store.read(held).orElseThrow().ownerToken()).isEqualTo("o2");
-      assertThat(store.read(gone)).isEmpty();
-    }
-    assertThat(count(table)).as("only the live records were moved").isEqualTo(2);
-    assertThat(count(table, done.scope())).isEqualTo(1);
-    assertThat(count(table + "_earlier")).isEqualTo(3);
-    assertThat(count(table + "_scope")).isEqualTo(2);
-  }
-
-  /**
-   * The shipped migration stops before it moves anything when two scopes of the earlier table would
-   * share a scope id, with an error that names both; the earlier table stays as it was, and its
-   * records are still found. Run by the tests of dialects whose migration has 32-bit ids.
-   */
-  void migrationStopsWhenTwoScopesWouldShareAnId() throws Exception {
-    String table = "idem_migrate_collision";
-    for (String t : List.of(table, table + "_earlier", table + "_scope", table + "_compact")) {
-      execute("DROP TABLE IF EXISTS " + t);
-    }
-    execute(earlierLayoutDdl(table));
-    JdbcIdempotencyStore running =
-        track(JdbcIdempotencyStore.builder(dataSource()).table(table).build());
-    for (String s : List.of(SCOPE_A, SCOPE_B)) {
-      RecordKey key = RecordKey.of(s, "order-1");
-      assertThat(running.claim(key, "o-" + s, null, LONG).isAcquired()).isTrue();
-      assertThat(running.complete(key, "o-" + s, s.getBytes(StandardCharsets.UTF_8), LONG))
-          .isTrue();
-    }
-    SQLException failure = null;
-    try (Connection c = dataSource().getConnection();
-        Statement st = c.createStatement()) {
-      c.setAutoCommit(false);
-      try {
-        for (String statement : SchemaScript.migration(expectedDialect(), table)) {
-          st.execute(statement);
-        }
-        c.commit();
-      } catch (SQLException e) {
-        failure = e;
-        c.rollback();
-      } finally {
-        c.setAutoCommit(true);
-      }
-      if (expectedDialect() == JdbcDialect.MYSQL) {
-        st.execute("DROP TEMPORARY TABLE IF EXISTS " + table + "_ids"); // the pooled session's
-      }
-    }
-    assertThat((Throwable) failure)
-        .as("the migration's failure")
-        .isNotNull()
-        .hasMessageContaining(SCOPE_A)
-        .hasMessageContaining(SCOPE_B)
-        .hasMessageContaining("rename one of them");
-    for (String s : List.of(SCOPE_A, SCOPE_B)) {
-      assertReplays(running, RecordKey.of(s, "order-1"), s.getBytes(StandardCharsets.UTF_8));
-    }
-    try (Connection c = dataSource().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE scope = ?")) {
-      bindKeyPart(ps, 1, SCOPE_A);
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).isTrue();
-        assertThat(rs.getInt(1)).as("records under the scope text, in the earlier table").isOne();
-      }
-    }
-  }
-
-  /** The DDL of the earlier table layout in this database. */
-  String earlierLayoutDdl(String table) {
-    return switch (expectedDialect()) {
-      case MYSQL ->
-          "CREATE TABLE "
-              + table
-              + " (scope VARBINARY(1020) NOT NULL, idem_key VARBINARY(1020) NOT NULL, status"
-              + " VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, owner VARCHAR(255)"
-              + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, fingerprint VARCHAR(255)"
-              + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL, outcome LONGBLOB NULL, expires_at"
-              + " DATETIME(6) NOT NULL, created_at DATETIME(6) NOT NULL, updated_at DATETIME(6) NOT"
-              + " NULL, PRIMARY KEY (scope, idem_key), INDEX "
-              + table
-              + "_expires_at_idx"
-              + " (expires_at)) ENGINE=InnoDB";
-      case POSTGRESQL ->
-          "CREATE TABLE "
-              + table
-              + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL, status VARCHAR(16)"
-              + " NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BYTEA,"
-              + " expires_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL, updated_at"
-              + " TIMESTAMPTZ NOT NULL, CONSTRAINT "
-              + table
-              + "_pk PRIMARY KEY (scope, idem_key))";
-      case H2 ->
-          "CREATE TABLE "
-              + table
-              + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL, status VARCHAR(16)"
-              + " NOT NULL, owner VARCHAR(255) NOT NULL, fingerprint VARCHAR(255), outcome BINARY"
-              + " LARGE OBJECT, expires_at TIMESTAMP(6) WITH TIME ZONE NOT NULL, created_at"
-              + " TIMESTAMP(6) WITH TIME ZONE NOT NULL, updated_at TIMESTAMP(6) WITH TIME ZONE NOT"
-              + " NULL, PRIMARY KEY (scope, idem_key))";
-    };
   }
 
   @Test
@@ -1173,10 +721,10 @@ abstract class JdbcStoreChecks {
     locker.setAutoCommit(false);
     try (PreparedStatement ps =
         locker.prepareStatement(
-            "SELECT status FROM "
+            "SELECT owner FROM "
                 + JdbcIdempotencyStore.DEFAULT_TABLE
                 + " WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
-      ps.setLong(1, scopeId(JdbcIdempotencyStore.DEFAULT_TABLE, key.scope()));
+      ps.setLong(1, key.scopeId());
       bindKeyPart(ps, 2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).as("the claim's row").isTrue();
@@ -1206,16 +754,18 @@ abstract class JdbcStoreChecks {
                 .build());
     RecordKey key = RecordKey.of(scope, "refused");
     assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
-    inCallerTransaction(
-        tx,
-        () -> {
-          try (AutoCloseable spoiler = spoilCallerTransaction(tx.get(), key)) {
-            assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
-                .isInstanceOf(OutcomeNotRecordedException.class)
-                .hasMessageContaining("caller's transaction");
-          }
-          return null;
-        });
+    Exception inTransaction =
+        inCallerTransaction(
+            tx,
+            () -> {
+              try (AutoCloseable spoiler = spoilCallerTransaction(tx.get(), key)) {
+                assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
+                    .isInstanceOf(OutcomeNotRecordedException.class)
+                    .hasMessageContaining("caller's transaction");
+              }
+              return null;
+            });
+    assertThat(inTransaction).as("what the work in the transaction threw").isNull();
     assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
         .as("no transaction open now: the store would use its own connection")
         .isInstanceOf(OutcomeNotRecordedException.class)
@@ -1240,15 +790,17 @@ abstract class JdbcStoreChecks {
     assertThat(store.claim(key, "o1", null, Duration.ofMillis(100)).isAcquired()).isTrue();
     Thread.sleep(200);
     assertThat(store.claim(key, "o2", null, LONG).isTakeover()).isTrue();
-    inCallerTransaction(
-        tx,
-        () -> {
-          assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
-              .isInstanceOf(OutcomeNotRecordedException.class)
-              .hasMessageContaining("no longer this call's")
-              .matches(e -> ((OutcomeNotRecordedException) e).failsTheCall());
-          return null;
-        });
+    Exception inTransaction =
+        inCallerTransaction(
+            tx,
+            () -> {
+              assertThatThrownBy(() -> store.complete(key, "o1", new byte[] {1}, LONG))
+                  .isInstanceOf(OutcomeNotRecordedException.class)
+                  .hasMessageContaining("no longer this call's")
+                  .matches(e -> ((OutcomeNotRecordedException) e).failsTheCall());
+              return null;
+            });
+    assertThat(inTransaction).as("what the work in the transaction threw").isNull();
     assertThat(store.read(key).orElseThrow().ownerToken()).isEqualTo("o2");
   }
 
@@ -1328,8 +880,13 @@ abstract class JdbcStoreChecks {
     }
   }
 
+  /** Whether the database is MariaDB or MySQL, whose keys and scopes are bytes. */
+  boolean isMySqlFamily() {
+    return expectedDialect() == JdbcDialect.MARIADB || expectedDialect() == JdbcDialect.MYSQL;
+  }
+
   void bindKeyPart(PreparedStatement ps, int index, String value) throws SQLException {
-    if (expectedDialect() == JdbcDialect.MYSQL) {
+    if (isMySqlFamily()) {
       ps.setBytes(index, value.getBytes(StandardCharsets.UTF_8));
     } else {
       ps.setString(index, value);
@@ -1449,26 +1006,11 @@ abstract class JdbcStoreChecks {
     try (Connection c = dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE scope_id = ?")) {
-      ps.setLong(1, scopeId(table, scope));
+      ps.setLong(1, RecordKey.scopeIdOf(scope));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getInt(1);
       }
-    }
-  }
-
-  /** The id the store writes for {@code scope} in {@code table}, at the width of its scope_id. */
-  long scopeId(String table, String scope) throws SQLException {
-    try (Connection c = dataSource().getConnection()) {
-      return scopeId(c, table, scope);
-    }
-  }
-
-  /** {@link #scopeId(String, String)} on {@code c}. */
-  static long scopeId(Connection c, String table, String scope) throws SQLException {
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT scope_id FROM " + table + " WHERE 1 = 0")) {
-      return sha256Prefix(scope, rs.getMetaData().getColumnType(1) == Types.INTEGER ? 4 : 8);
     }
   }
 }

@@ -10,7 +10,8 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.StoreFailurePolicy;
-import dev.idempotent.jdbc.internal.DialectStatements;
+import dev.idempotent.jdbc.internal.Sql;
+import dev.idempotent.jdbc.internal.SqlStatements;
 import dev.idempotent.spi.RecordKey;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -30,16 +31,6 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 class PostgresStoreTest extends JdbcStoreChecks {
-  @Test
-  void theMigrationMovesLiveRecordsIntoTheCompactLayout() throws Exception {
-    migrationMovesLiveRecordsIntoTheCompactLayout();
-  }
-
-  @Test
-  void theMigrationStopsWhenTwoScopesWouldShareAnId() throws Exception {
-    migrationStopsWhenTwoScopesWouldShareAnId();
-  }
-
   @Override
   DataSource dataSource() {
     return TestDatabases.postgres();
@@ -70,11 +61,11 @@ class PostgresStoreTest extends JdbcStoreChecks {
     execute(
         "INSERT INTO "
             + table
-            + " (scope_id, expires_at, status, idem_key, owner, outcome) SELECT 1,"
+            + " (scope_id, expires_at, idem_key, owner, outcome) SELECT 1,"
             + " statement_timestamp() + (CASE WHEN g % 3 = 0 THEN -1 ELSE 1 END) * g * interval '1"
-            + " second', 2, 'k' || g, 'o', '\\x56'::bytea FROM generate_series(1, 30000) g");
+            + " second', 'k' || g, NULL, '\\x56'::bytea FROM generate_series(1, 30000) g");
     execute("ANALYZE " + table);
-    String purge = DialectStatements.of(JdbcDialect.POSTGRESQL, table).purgeBatch().text();
+    String purge = SqlStatements.of(JdbcDialect.POSTGRESQL, table).purgeBatch().text();
     StringBuilder plan = new StringBuilder();
     try (Connection c = dataSource().getConnection();
         PreparedStatement ps = c.prepareStatement("EXPLAIN " + purge)) {
@@ -88,6 +79,50 @@ class PostgresStoreTest extends JdbcStoreChecks {
     assertThat(plan.toString())
         .contains("Index Scan using " + table + "_expiry_idx")
         .doesNotContain("Seq Scan");
+  }
+
+  /**
+   * A replay (a claim of a completed key) reads the key's row through the primary key once and
+   * never runs the insert's conflict check: the claim's insert gets no row to insert.
+   */
+  @Test
+  void aReplayReadsThePrimaryKeyOnceAndNeverChecksForAConflict() throws Exception {
+    String table = "idem_replay_plan_test";
+    JdbcIdempotencyStore store =
+        track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
+    RecordKey key = RecordKey.of(scope, "done");
+    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+    assertThat(store.complete(key, "o1", new byte[] {7}, LONG)).isTrue();
+    Sql claim = SqlStatements.of(JdbcDialect.POSTGRESQL, table).claim();
+    StringBuilder plan = new StringBuilder();
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE) " + claim.text())) {
+        int i = 1;
+        for (Sql.Param p : claim.params()) {
+          switch (p) {
+            case SCOPE_ID -> ps.setLong(i, key.scopeId());
+            case KEY -> ps.setString(i, key.key());
+            case OWNER -> ps.setString(i, "o2");
+            case FINGERPRINT -> ps.setString(i, null);
+            case LEASE -> ps.setLong(i, 60_000_000L);
+            default -> throw new AssertionError("unexpected parameter " + p);
+          }
+          i++;
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            plan.append(rs.getString(1)).append('\n');
+          }
+        }
+      } finally {
+        c.rollback();
+      }
+    }
+    assertThat(plan.toString())
+        .contains("Tuples Inserted: 0")
+        .contains("Conflicting Tuples: 0")
+        .containsOnlyOnce("Index Scan using " + table + "_pk");
   }
 
   /**
@@ -106,11 +141,11 @@ class PostgresStoreTest extends JdbcStoreChecks {
     execute(
         "INSERT INTO "
             + table
-            + " (scope_id, expires_at, status, idem_key, owner, outcome) SELECT 1,"
-            + " statement_timestamp() - interval '1 hour', 2, 'k-' || lpad(g::text, 6, '0'), NULL,"
+            + " (scope_id, expires_at, idem_key, owner, outcome) SELECT 1,"
+            + " statement_timestamp() - interval '1 hour', 'k-' || lpad(g::text, 6, '0'), NULL,"
             + " '\\x56'::bytea FROM generate_series(1, 60000) g");
     execute("VACUUM ANALYZE " + table);
-    DialectStatements sql = DialectStatements.of(JdbcDialect.POSTGRESQL, table);
+    SqlStatements sql = SqlStatements.of(JdbcDialect.POSTGRESQL, table);
     // a chunk of 10 from k-000100 up to k-000110, and one that ends at a bound 5 rows on; a page
     // read counts once per row it is read for (about 25 for either), the rest of the primary key
     // about 250
@@ -123,15 +158,15 @@ class PostgresStoreTest extends JdbcStoreChecks {
   }
 
   /** The shared buffers that {@code EXPLAIN ANALYZE} of a walk statement counted, rolled back. */
-  private long buffersRead(DialectStatements.Sql walk, String after, String upTo) throws Exception {
+  private long buffersRead(Sql walk, String after, String upTo) throws Exception {
     try (Connection c = dataSource().getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement ps =
           c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + walk.text())) {
         int i = 1;
-        for (DialectStatements.Param p : walk.params()) {
+        for (Sql.Param p : walk.params()) {
           switch (p) {
-            case AFTER_SCOPE, UP_TO_SCOPE -> ps.setInt(i, 1);
+            case AFTER_SCOPE_ID, UP_TO_SCOPE_ID -> ps.setLong(i, 1);
             case AFTER_KEY -> ps.setString(i, after);
             case UP_TO_KEY -> ps.setString(i, upTo);
             case LIMIT -> ps.setInt(i, 10);
@@ -284,7 +319,7 @@ class PostgresStoreTest extends JdbcStoreChecks {
     try (PreparedStatement ps =
         locker.prepareStatement(
             "SELECT 1 FROM idempotency_record WHERE scope_id = ? AND idem_key = ? FOR UPDATE")) {
-      ps.setLong(1, scopeId(locker, "idempotency_record", key.scope()));
+      ps.setLong(1, key.scopeId());
       ps.setString(2, key.key());
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();

@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A purge of expired records every interval, on one daemon thread, until {@link #close()}, paced so
- * that the live calls keep the database:
+ * A purge of expired records, then of the scope rows without records ({@link Purge#purgeExpired}),
+ * every interval, on one daemon thread, until {@link #close()}, paced so that the live calls keep
+ * the database:
  *
  * <ul>
  *   <li>on schedule, a run spreads its batches over half the interval, at the rate that deletes as
@@ -53,11 +54,11 @@ public final class PurgeSchedule implements AutoCloseable {
   private final ScheduledExecutorService purger;
 
   /**
-   * Starts purging {@code table}, first after {@code interval}, with one {@link
-   * IdempotencyTable#purgeExpired} of {@code batchSize} rows per batch each time (on a table
-   * without an expiry index, one walk of the whole table), paced as the class comment says.
+   * Starts purging {@code table}, first after {@code interval}, with one {@link Purge#purgeExpired}
+   * of {@code batchSize} rows per batch each time (on a table without an expiry index, one walk of
+   * the whole table), paced as the class comment says.
    */
-  public PurgeSchedule(IdempotencyTable table, String tableName, Duration interval, int batchSize) {
+  public PurgeSchedule(Purge purge, String tableName, Duration interval, int batchSize) {
     purger =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -73,7 +74,7 @@ public final class PurgeSchedule implements AutoCloseable {
           long began = System.nanoTime();
           try {
             int n =
-                table.purgeExpired(
+                purge.purgeExpired(
                     batchSize,
                     (batchNanos, deleted) ->
                         TimeUnit.NANOSECONDS.sleep(

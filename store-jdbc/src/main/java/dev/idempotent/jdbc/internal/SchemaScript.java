@@ -20,27 +20,10 @@ public final class SchemaScript {
   /**
    * The statements of the dialect's DDL, without comments, for {@code table}: the table itself may
    * be schema-qualified, the names of its constraints and indexes start with its simple name, and
-   * its scope table is {@link DialectStatements#scopeTable} in the same schema.
+   * the tables next to it ({@code _scope}, {@code _meta}) are in the same schema.
    */
   public static List<String> statements(JdbcDialect dialect, String table) {
     return script(dialect.schemaResource(), table);
-  }
-
-  /**
-   * The classpath resource that moves a table of the earlier layout into the compact one, for
-   * {@code dialect}.
-   */
-  public static String migrationResource(JdbcDialect dialect) {
-    return dialect.schemaResource().replace("/schema-", "/migrate-");
-  }
-
-  /**
-   * The statements of the dialect's migration from the earlier table layout ({@link
-   * #migrationResource}), for {@code table}, as {@link #statements} names things; none for H2,
-   * whose tables are recreated.
-   */
-  public static List<String> migration(JdbcDialect dialect, String table) {
-    return dialect == JdbcDialect.H2 ? List.of() : script(migrationResource(dialect), table);
   }
 
   private static List<String> script(String resource, String table) {
@@ -64,11 +47,8 @@ public final class SchemaScript {
     String qualified = "\u0000";
     String ddl =
         body.toString()
-            // tables next to the record table, in its schema (a PostgreSQL RENAME TO names the
-            // table unqualified)
-            .replaceAll(
-                "(?<!RENAME TO )\\b" + DEFAULT_TABLE + "(_scope|_earlier|_compact)\\b",
-                qualified + "$1")
+            // the tables next to the record table, in its schema
+            .replaceAll("\\b" + DEFAULT_TABLE + "(_scope|_meta)\\b", qualified + "$1")
             // constraint and index names, unqualified
             .replaceAll("\\b" + DEFAULT_TABLE + "(_[a-z_]+)\\b", simpleName + "$1")
             .replaceAll("\\b" + DEFAULT_TABLE + "\\b", table)

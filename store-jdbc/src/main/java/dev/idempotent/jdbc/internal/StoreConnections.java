@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class StoreConnections {
   private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+
+  /** PostgreSQL, MySQL/MariaDB and H2 (which reports 42102 to 42104 as they are, or as 42S02). */
   private static final Set<String> MISSING_TABLE_STATES =
-      Set.of("42P01", "42S02", "42S03", "42S04");
+      Set.of("42P01", "42S02", "42S03", "42S04", "42102", "42103", "42104");
 
   /**
    * Work on one connection; {@code statementTimeout} is the query timeout in seconds to set, 0 for
@@ -146,7 +148,11 @@ public final class StoreConnections {
       return new JdbcStoreException(
           "idempotency table "
               + table
-              + " does not exist in "
+              + " (or "
+              + table
+              + "_scope or "
+              + table
+              + "_meta next to it) does not exist in "
               + where
               + ": run "
               + dialect.schemaResource()

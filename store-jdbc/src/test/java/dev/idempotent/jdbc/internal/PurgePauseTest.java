@@ -18,9 +18,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pause between the batches of a purge ({@link IdempotencyTable.BatchPause}) and the scheduled
- * purge's pause ({@link PurgeSchedule#pauseNanos}), through the expiry index and walking the
- * primary key, on H2.
+ * The pause between the batches of a purge ({@link Purge.BatchPause}) and the scheduled purge's
+ * pause ({@link PurgeSchedule#pauseNanos}), through the expiry index and walking the primary key,
+ * on H2.
  */
 class PurgePauseTest {
   private static final String SCOPE = "PurgePauseTest.scope()";
@@ -42,7 +42,7 @@ class PurgePauseTest {
 
   @Test
   void theIndexedPurgePausesBetweenBatchesAndNotAfterTheLast() throws Exception {
-    IdempotencyTable table = tableWithExpired("idem_pause_indexed", 25, false);
+    Purge table = tableWithExpired("idem_pause_indexed", 25, false);
     List<Long> pauses = new ArrayList<>();
     List<Integer> deleted = new ArrayList<>();
     assertThat(
@@ -60,7 +60,7 @@ class PurgePauseTest {
 
   @Test
   void anInterruptedPauseEndsTheIndexedPurgeWithWhatItDeleted() throws Exception {
-    IdempotencyTable table = tableWithExpired("idem_pause_indexed_stop", 25, false);
+    Purge table = tableWithExpired("idem_pause_indexed_stop", 25, false);
     assertThat(table.purgeExpired(10, interruptedAfter(1))).isEqualTo(10);
     assertThat(Thread.interrupted()).as("the thread stays interrupted").isTrue();
     assertThat(count("idem_pause_indexed_stop")).isEqualTo(20);
@@ -68,7 +68,7 @@ class PurgePauseTest {
 
   @Test
   void theWalkingPurgePausesBetweenChunksAndAnInterruptEndsIt() throws Exception {
-    IdempotencyTable table = tableWithExpired("idem_pause_walking", 25, true);
+    Purge table = tableWithExpired("idem_pause_walking", 25, true);
     assertThat(table.purgeExpired(10, interruptedAfter(1)))
         .as("the first chunk of 10 rows in key order: expired ones")
         .isEqualTo(10);
@@ -127,7 +127,7 @@ class PurgePauseTest {
         .isEqualTo(SECONDS.toNanos(10));
   }
 
-  private static IdempotencyTable.BatchPause interruptedAfter(int pauses) {
+  private static Purge.BatchPause interruptedAfter(int pauses) {
     int[] seen = {0};
     return (nanos, deleted) -> {
       if (++seen[0] >= pauses) {
@@ -138,10 +138,9 @@ class PurgePauseTest {
 
   /**
    * A table of {@code expired} expired records and 5 live ones, written through a store, and a
-   * table object of its own on it (which finds the table's indexes at its first purge).
+   * purge of its own on it (which finds the table's indexes at its first batch).
    */
-  private IdempotencyTable tableWithExpired(String name, int expired, boolean withoutIndex)
-      throws Exception {
+  private Purge tableWithExpired(String name, int expired, boolean withoutIndex) throws Exception {
     JdbcIdempotencyStore store =
         JdbcIdempotencyStore.builder(dataSource).table(name).createTable(true).build();
     stores.add(store);
@@ -157,7 +156,8 @@ class PurgePauseTest {
     }
     StoreConnections connections =
         new StoreConnections(dataSource, name, JdbcDialect.H2, Duration.ofSeconds(5), null);
-    return new IdempotencyTable(name, JdbcDialect.H2, connections, null);
+    return new Purge(
+        new SqlAccessor(SqlStatements.of(JdbcDialect.H2, name)), connections, (c, t) -> {});
   }
 
   private void execute(String sql) throws Exception {

@@ -1,0 +1,169 @@
+package dev.idempotent.jdbc.internal;
+
+/**
+ * PostgreSQL 9.5 or later. The claim is one query: the key's row, read first, and only where there
+ * is none an {@code INSERT ... ON CONFLICT DO NOTHING} ({@code NOT EXISTS} over the read is a
+ * one-time filter), which returns the row it inserted. So a replay reads the primary key once, as a
+ * plain {@code SELECT} would, and a fresh key costs one more look into the primary key than the
+ * insert alone. A row that another transaction inserted after the statement began is visible to
+ * neither part: the insert does nothing and the query returns no row. No error on a taken key, so a
+ * caller's transaction stays usable. {@code statement_timestamp()} is the database time at the
+ * start of the statement, also inside a transaction.
+ */
+final class PostgresStatements extends SqlStatements {
+  /** The indexed expression of the expiry index (schema-postgresql.sql): the expiry's second. */
+  static final String EXPIRY_SECOND = "date_trunc('second', expires_at AT TIME ZONE 'UTC')";
+
+  private final Sql claim;
+  private final Sql purgeBatch;
+  private final Sql insertScope;
+  private final Sql purgeScopes;
+
+  PostgresStatements(String table) {
+    super(table);
+    String byKey = " WHERE scope_id = :scope_id AND idem_key = :key";
+    this.claim =
+        Sql.of(
+            "WITH existing AS (SELECT owner, fingerprint, outcome, expires_at FROM "
+                + table
+                + byKey
+                + "), inserted AS (INSERT INTO "
+                + table
+                + claimColumns()
+                + " SELECT :scope_id, :key, :owner, :fingerprint, "
+                + nowPlus(":lease")
+                + " WHERE NOT EXISTS (SELECT 1 FROM existing)"
+                + " ON CONFLICT (scope_id, idem_key) DO NOTHING"
+                + " RETURNING owner, fingerprint, outcome, expires_at) "
+                + rowColumns()
+                + " FROM existing UNION ALL "
+                + rowColumns()
+                + " FROM inserted");
+    // ctid = ANY(ARRAY(...)) is a TID scan; the outer condition skips rows renewed since the inner
+    // select. The inner select reads the expiry index by the second, oldest first: the order keeps
+    // the planner on the index where its statistics overestimate the expired rows.
+    this.purgeBatch =
+        Sql.of(
+            "DELETE FROM "
+                + table
+                + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM "
+                + table
+                + " WHERE "
+                + EXPIRY_SECOND
+                + " <= date_trunc('second', "
+                + now()
+                + " AT TIME ZONE 'UTC') AND expires_at <= "
+                + now()
+                + " ORDER BY "
+                + EXPIRY_SECOND
+                + " LIMIT :limit)) AND expires_at <= "
+                + now());
+    this.insertScope = Sql.of(insertScopeValues() + " ON CONFLICT (scope_id) DO NOTHING");
+    this.purgeScopes =
+        Sql.of(
+            "DELETE FROM "
+                + scopeTable()
+                + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM "
+                + scopeTable()
+                + " WHERE "
+                + orphanScope()
+                + " LIMIT :limit)) AND "
+                + orphanScope());
+  }
+
+  @Override
+  public ClaimAnswer claimAnswer() {
+    return ClaimAnswer.ROW;
+  }
+
+  @Override
+  public Sql claim() {
+    return claim;
+  }
+
+  @Override
+  public Sql purgeBatch() {
+    return purgeBatch;
+  }
+
+  @Override
+  public Sql insertScope() {
+    return insertScope;
+  }
+
+  @Override
+  public Sql purgeScopes() {
+    return purgeScopes;
+  }
+
+  @Override
+  protected String now() {
+    return "statement_timestamp()";
+  }
+
+  @Override
+  protected String nowPlus(String param) {
+    return "(statement_timestamp() + CAST(" + param + " AS BIGINT) * INTERVAL '1 microsecond')";
+  }
+
+  @Override
+  protected String nowMinus(String param) {
+    return "(statement_timestamp() - CAST(" + param + " AS BIGINT) * INTERVAL '1 microsecond')";
+  }
+
+  @Override
+  protected String microsUntil(String column) {
+    return "CAST(EXTRACT(EPOCH FROM (" + column + " - statement_timestamp())) * 1000000 AS BIGINT)";
+  }
+
+  /**
+   * A row-value comparison, which PostgreSQL reads as one range of the primary key; written out, it
+   * would bound only {@code scope_id} and filter the rest of that scope's rows.
+   */
+  @Override
+  protected String keyAfter(String idParam, String keyParam) {
+    return "(scope_id, idem_key) > (" + idParam + ", " + keyParam + ")";
+  }
+
+  @Override
+  protected String keyNotAfter(String idParam, String keyParam) {
+    return "(scope_id, idem_key) <= (" + idParam + ", " + keyParam + ")";
+  }
+
+  /**
+   * The chunk's rows as the next {@code :limit} of the primary key after {@code :after_*}, found by
+   * ctid, and of them the expired ones up to {@code :up_to_*}. PostgreSQL (15 at least) stops an
+   * index scan at a row-value upper bound only at its first column, so a range bounded by {@code <=
+   * :up_to_*} in the scan would read on to the end of that scope: the {@code LIMIT} ends the scan
+   * instead, and the bound only filters.
+   */
+  @Override
+  protected String walkDeleteText(boolean after, boolean upTo) {
+    return "DELETE FROM "
+        + table
+        + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM "
+        + table
+        + (after ? " WHERE " + keyAfter(":after_scope_id", ":after_key") : "")
+        + " ORDER BY scope_id, idem_key LIMIT :limit))"
+        + (upTo ? " AND " + keyNotAfter(":up_to_scope_id", ":up_to_key") : "")
+        + " AND expires_at <= "
+        + now();
+  }
+
+  /** The row at the offset after {@code :after_*}, kept only when not after {@code :up_to_*}. */
+  @Override
+  protected String walkBoundText(boolean after, boolean upTo) {
+    String next =
+        "SELECT scope_id, idem_key FROM "
+            + table
+            + (after ? " WHERE " + keyAfter(":after_scope_id", ":after_key") : "")
+            + " ORDER BY scope_id, idem_key"
+            + oneRowAt(":offset");
+    return upTo
+        ? "SELECT scope_id, idem_key FROM ("
+            + next
+            + ") chunk_end WHERE "
+            + keyNotAfter(":up_to_scope_id", ":up_to_key")
+        : next;
+  }
+}

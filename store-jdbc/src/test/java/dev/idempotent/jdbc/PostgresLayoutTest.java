@@ -1,0 +1,20 @@
+package dev.idempotent.jdbc;
+
+import javax.sql.DataSource;
+
+class PostgresLayoutTest extends LayoutChecks {
+  @Override
+  DataSource dataSource() {
+    return TestDatabases.postgres();
+  }
+
+  @Override
+  JdbcDialect expectedDialect() {
+    return JdbcDialect.POSTGRESQL;
+  }
+
+  @Override
+  int statementsOfAReplay() {
+    return 1;
+  }
+}
