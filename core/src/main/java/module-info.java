@@ -19,7 +19,7 @@ module dev.idempotent.core {
   exports dev.idempotent.spi;
   exports dev.idempotent.internal.aspect;
   exports dev.idempotent.internal to
-      dev.idempotent.web;
+      dev.idempotent.http;
 
   uses dev.idempotent.spi.IdempotencyStoreProvider;
 

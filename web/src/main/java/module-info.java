@@ -1,6 +1,6 @@
 /** The servlet filter: {@code Idempotency-Key} with whole-response replay, and submit tokens. */
 module dev.idempotent.web {
-  requires transitive dev.idempotent.core;
+  requires transitive dev.idempotent.http;
   requires transitive jakarta.servlet;
   requires org.slf4j;
 

@@ -299,43 +299,38 @@ public final class Idempotency {
    * method again. Not for the call path: a call that still runs under a deleted claim may finish
    * while a second call of the same key runs (its completion is then refused, as after a takeover).
    * The key is found as in {@link #inspect}. Logs at INFO (scope and redacted key) and emits {@link
-   * IdempotencyEvent.Type#FORCE_EXPIRED} to the listener when a record was deleted.
+   * IdempotencyEvent.Type#DELETED} to the listener when a record was deleted.
    *
    * @param store the name of a registered store, {@code ""} (or {@code null}) for the default store
    * @param scope the scope the calls used
    * @param key the key the calls used
    * @throws IllegalArgumentException when {@code scope} is empty or {@code key} is blank
    * @throws IdempotencyConfigurationException when there is no store of that name
-   * @throws UnsupportedOperationException when the store does not implement {@link
-   *     IdempotencyStore#delete(RecordKey)} (a store written for an earlier version)
    * @throws IdempotencyStoreException when the store fails or cannot be reached
    */
-  public boolean forceExpire(String store, String scope, String key) {
+  public boolean delete(String store, String scope, String key) {
     String name = store == null ? "" : store;
     IdempotencyStore target = config.store(name);
     RecordKey recordKey = RecordKey.of(scope, key).fittedTo(target.maxKeyLength());
     boolean deleted;
     try {
       deleted = target.delete(recordKey);
-    } catch (IdempotencyException | UnsupportedOperationException e) {
+    } catch (IdempotencyException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw adminFailure("force-expiring", name, target, recordKey, e);
+      throw adminFailure("deleting", name, target, recordKey, e);
     }
     if (!deleted) {
-      LOG.info(
-          "force-expire of {} in {}: no live record, nothing deleted", recordKey, describe(name));
+      LOG.info("delete of {} in {}: no live record, nothing deleted", recordKey, describe(name));
       return false;
     }
     LOG.info(
-        "force-expired {} in {}: the next call of this key runs the method",
-        recordKey,
-        describe(name));
+        "deleted {} in {}: the next call of this key runs the method", recordKey, describe(name));
     IdempotencyListener listener = config.listener();
     try {
       listener.onEvent(
           new IdempotencyEvent(
-              IdempotencyEvent.Type.FORCE_EXPIRED,
+              IdempotencyEvent.Type.DELETED,
               recordKey.scope(),
               recordKey.redactedKey(),
               Duration.ZERO,
@@ -344,7 +339,7 @@ public final class Idempotency {
       LOG.warn(
           "IdempotencyListener {} threw on {}; ignored",
           listener.getClass().getName(),
-          IdempotencyEvent.Type.FORCE_EXPIRED,
+          IdempotencyEvent.Type.DELETED,
           e);
     }
     return true;
@@ -371,6 +366,17 @@ public final class Idempotency {
   }
 
   /**
+   * Builds the plan of {@code policy} on this instance now, as its first call would: its store is
+   * configured, its result type can be recorded, and its scope's id collides with no other scope's.
+   * So a mistake fails at start-up rather than at the first call. Calling it is optional.
+   *
+   * @throws IdempotencyConfigurationException naming what is wrong
+   */
+  public void prepare(IdempotencyPolicy policy) {
+    plan(policy, false);
+  }
+
+  /**
    * The executor of this instance's calls, woven or programmatic; reached from the aspect through
    * {@link ExecutorAccess}.
    */
@@ -390,7 +396,9 @@ public final class Idempotency {
 
   /**
    * Runs {@code body} at most once per {@code key}; a repeat whose {@code payload} differs from the
-   * first one's gets {@link IdempotencyKeyMismatchException}.
+   * first one's gets {@link IdempotencyKeyMismatchException}. The payload is digested by content
+   * ({@code null} is a value too: a call with a {@code null} payload and its repeat with another
+   * payload differ).
    */
   public <T> T execute(IdempotencyPolicy policy, String key, Object payload, Callable<T> body)
       throws Exception {
@@ -414,21 +422,41 @@ public final class Idempotency {
   /**
    * The asynchronous form: the outcome is recorded when the stage completes; a failed stage is
    * treated like a thrown exception. Repeats get a completed (or failed) stage with the recorded
-   * outcome.
+   * outcome. No payload check.
    */
-  @SuppressWarnings("unchecked")
+  public <T> CompletionStage<T> executeAsync(
+      IdempotencyPolicy policy, String key, Supplier<? extends CompletionStage<T>> body) {
+    return runAsync(policy, key, null, body);
+  }
+
+  /**
+   * {@link #executeAsync(IdempotencyPolicy, String, Supplier)} with a payload check, exactly as
+   * {@link #execute(IdempotencyPolicy, String, Object, Callable)} does it: the payload, {@code
+   * null} included, is fingerprinted, and a repeat whose payload differs gets {@link
+   * IdempotencyKeyMismatchException} (through the stage).
+   */
   public <T> CompletionStage<T> executeAsync(
       IdempotencyPolicy policy,
       String key,
       Object payload,
       Supplier<? extends CompletionStage<T>> body) {
+    String fingerprint;
     try {
-      return (CompletionStage<T>)
-          executor.execute(
-              plan(policy, true),
-              key,
-              payload == null ? null : Fingerprints.of(payload),
-              body::get);
+      fingerprint = Fingerprints.of(payload);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return runAsync(policy, key, fingerprint, body);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> CompletionStage<T> runAsync(
+      IdempotencyPolicy policy,
+      String key,
+      String fingerprint,
+      Supplier<? extends CompletionStage<T>> body) {
+    try {
+      return (CompletionStage<T>) executor.execute(plan(policy, true), key, fingerprint, body::get);
     } catch (Throwable t) {
       return CompletableFuture.failedFuture(t);
     }

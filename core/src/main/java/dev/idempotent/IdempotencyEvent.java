@@ -43,11 +43,11 @@ public final class IdempotencyEvent {
      */
     MAX_HOLD_REACHED,
     /**
-     * An operator deleted the key's record with {@link Idempotency#forceExpire} (not a call: the
+     * An operator deleted the key's record with {@link Idempotency#delete} (not a call: the
      * duration is zero). A call still running under that claim is fenced, and the next call of the
      * key runs the method.
      */
-    FORCE_EXPIRED
+    DELETED
   }
 
   private final Type type;

@@ -2,8 +2,6 @@ package dev.idempotent;
 
 import dev.idempotent.internal.OperationPlan;
 import java.lang.reflect.Type;
-import java.time.Duration;
-import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -20,13 +18,7 @@ import java.util.Objects;
  */
 public final class IdempotencyPolicy {
   private final String scope;
-  private final String store;
-  private final Duration ttl;
-  private final Duration lease;
-  private final Duration waitTimeout;
-  private final OnDuplicate onDuplicate;
-  private final OnInProgress onInProgress;
-  private final Class<? extends Throwable>[] recordFailures;
+  private final IdempotencySettings settings;
   private final Type resultType;
 
   /**
@@ -43,13 +35,7 @@ public final class IdempotencyPolicy {
 
   private IdempotencyPolicy(Builder b) {
     this.scope = b.scope;
-    this.store = b.store;
-    this.ttl = b.ttl;
-    this.lease = b.lease;
-    this.waitTimeout = b.waitTimeout;
-    this.onDuplicate = b.onDuplicate;
-    this.onInProgress = b.onInProgress;
-    this.recordFailures = b.recordFailures.clone();
+    this.settings = b.buildSettings();
     this.resultType = b.resultType;
   }
 
@@ -64,36 +50,9 @@ public final class IdempotencyPolicy {
     return scope;
   }
 
-  /** The named store, or {@code ""} for the default store. */
-  public String store() {
-    return store;
-  }
-
-  /** The ttl, or {@code null} for the configured default. */
-  public Duration ttl() {
-    return ttl;
-  }
-
-  /** The lease, or {@code null} for the configured default. */
-  public Duration lease() {
-    return lease;
-  }
-
-  /** The wait timeout, or {@code null} for the configured default. */
-  public Duration waitTimeout() {
-    return waitTimeout;
-  }
-
-  public OnDuplicate onDuplicate() {
-    return onDuplicate;
-  }
-
-  public OnInProgress onInProgress() {
-    return onInProgress;
-  }
-
-  public Class<? extends Throwable>[] recordFailures() {
-    return recordFailures.clone();
+  /** Store, durations, duplicate and in-progress handling, recorded failures. */
+  public IdempotencySettings settings() {
+    return settings;
   }
 
   /** The declared type of the result (for the codec); {@code Object.class} when unknown. */
@@ -103,38 +62,12 @@ public final class IdempotencyPolicy {
 
   @Override
   public String toString() {
-    return "IdempotencyPolicy{scope="
-        + scope
-        + ", store="
-        + store
-        + ", ttl="
-        + ttl
-        + ", lease="
-        + lease
-        + ", waitTimeout="
-        + waitTimeout
-        + ", "
-        + onDuplicate
-        + ", "
-        + onInProgress
-        + ", recordFailures="
-        + Arrays.toString(recordFailures)
-        + "}";
+    return "IdempotencyPolicy{scope=" + scope + ", " + settings + "}";
   }
 
-  /** Validating builder. */
-  public static final class Builder {
+  /** Validating builder: the {@link IdempotencySettings} setters, and the result type. */
+  public static final class Builder extends IdempotencySettings.AbstractBuilder<Builder> {
     private final String scope;
-    private String store = "";
-    private Duration ttl;
-    private Duration lease;
-    private Duration waitTimeout;
-    private OnDuplicate onDuplicate = OnDuplicate.REPLAY;
-    private OnInProgress onInProgress = OnInProgress.REJECT;
-
-    @SuppressWarnings("unchecked")
-    private Class<? extends Throwable>[] recordFailures = new Class[0];
-
     private Type resultType = Object.class;
 
     private Builder(String scope) {
@@ -145,46 +78,12 @@ public final class IdempotencyPolicy {
       this.scope = scope;
     }
 
-    public Builder store(String name) {
-      this.store =
-          Objects.requireNonNull(name, "store name must not be null (\"\" = default store)");
+    @Override
+    protected Builder self() {
       return this;
     }
 
-    public Builder ttl(Duration ttl) {
-      this.ttl = positive(ttl, "ttl");
-      return this;
-    }
-
-    public Builder lease(Duration lease) {
-      this.lease = positive(lease, "lease");
-      return this;
-    }
-
-    public Builder waitTimeout(Duration waitTimeout) {
-      this.waitTimeout = positive(waitTimeout, "waitTimeout");
-      return this;
-    }
-
-    public Builder onDuplicate(OnDuplicate onDuplicate) {
-      this.onDuplicate = Objects.requireNonNull(onDuplicate, "onDuplicate");
-      return this;
-    }
-
-    public Builder onInProgress(OnInProgress onInProgress) {
-      this.onInProgress = Objects.requireNonNull(onInProgress, "onInProgress");
-      return this;
-    }
-
-    @SafeVarargs
-    public final Builder recordFailures(Class<? extends Throwable>... types) {
-      for (Class<? extends Throwable> t : types) {
-        Objects.requireNonNull(t, "recordFailures must not contain null");
-      }
-      this.recordFailures = types.clone();
-      return this;
-    }
-
+    /** The declared type of the result, which the codec records and reads back. */
     public Builder resultType(Type type) {
       this.resultType = Objects.requireNonNull(type, "resultType");
       return this;
@@ -192,16 +91,6 @@ public final class IdempotencyPolicy {
 
     public IdempotencyPolicy build() {
       return new IdempotencyPolicy(this);
-    }
-
-    private static Duration positive(Duration d, String what) {
-      if (d == null) {
-        throw new NullPointerException(what + " must not be null");
-      }
-      if (d.isZero() || d.isNegative()) {
-        throw new IllegalArgumentException(what + " must be positive, was " + d);
-      }
-      return d;
     }
   }
 }

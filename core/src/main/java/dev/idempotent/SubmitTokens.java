@@ -13,6 +13,9 @@ import java.util.Base64;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * One-time submit tokens, the classic guard against a form submitted twice: the server {@link
@@ -65,23 +68,22 @@ public final class SubmitTokens {
 
   private final Idempotency idempotency;
   private final IdempotencyExecutor executor;
-  private final Duration ttl;
-  private final Duration lease;
-  private final Duration waitTimeout;
-  private final String store;
-  private final OnDuplicate onDuplicate;
-  private final OnInProgress onInProgress;
+  private final IdempotencySettings settings;
+
+  /** The settings of issuing: the tokens' store and ttl, never waiting, never rejecting. */
+  private final IdempotencySettings issuing;
 
   private SubmitTokens(Builder b) {
     this.idempotency = b.idempotency;
     this.executor = b.idempotency.executor();
-    this.ttl = b.ttl;
-    this.lease = b.lease;
-    this.waitTimeout = b.waitTimeout;
-    this.store = b.store;
-    this.onDuplicate = b.onDuplicate;
-    this.onInProgress = b.onInProgress;
-    idempotency.config().store(store);
+    this.settings = b.buildSettings();
+    this.issuing =
+        IdempotencySettings.from(settings)
+            .onInProgress(OnInProgress.REJECT)
+            .onDuplicate(OnDuplicate.REPLAY)
+            .recordFailures()
+            .build();
+    idempotency.config().store(settings.store());
   }
 
   /** Tokens over {@code idempotency} with the defaults. */
@@ -114,7 +116,7 @@ public final class SubmitTokens {
     String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bits);
     try {
       executor.execute(
-          plan(ISSUED_SCOPE + scene, OnInProgress.REJECT, OnDuplicate.REPLAY, Object.class),
+          plan(ISSUED_SCOPE + scene, issuing, Object.class),
           recordKey(token, subject),
           null,
           () -> Boolean.TRUE);
@@ -138,7 +140,7 @@ public final class SubmitTokens {
     if (!wellFormed(token) || subject == null) {
       return false;
     }
-    IdempotencyStore s = idempotency.config().store(store);
+    IdempotencyStore s = idempotency.config().store(settings.store());
     RecordKey key =
         RecordKey.of(ISSUED_SCOPE + scene, recordKey(token, subject)).fittedTo(s.maxKeyLength());
     Optional<IdempotencyRecord> rec;
@@ -200,7 +202,7 @@ public final class SubmitTokens {
     try {
       return (T)
           executor.execute(
-              plan(SUBMIT_SCOPE + scene, onInProgress, onDuplicate, resultType),
+              plan(SUBMIT_SCOPE + scene, settings, resultType),
               recordKey(token, subject),
               null,
               body::call);
@@ -211,40 +213,53 @@ public final class SubmitTokens {
     }
   }
 
+  /**
+   * {@link #execute(String, String, String, Type, Callable)} for a body whose outcome arrives
+   * later: the outcome is recorded when the stage completes, and a failed stage settles the claim
+   * as a thrown exception does. Every refusal ({@link SubmitTokenException}, in progress, already
+   * submitted, store failure) fails the returned stage.
+   */
+  @SuppressWarnings("unchecked")
+  public <T> CompletionStage<T> executeAsync(
+      String scene,
+      String subject,
+      String token,
+      Type resultType,
+      Supplier<? extends CompletionStage<T>> body) {
+    Objects.requireNonNull(body, "body");
+    try {
+      require(scene, subject, token);
+      return (CompletionStage<T>)
+          executor.execute(
+              plan(SUBMIT_SCOPE + scene, settings, resultType, true),
+              recordKey(token, subject),
+              null,
+              body::get);
+    } catch (Throwable t) {
+      return CompletableFuture.failedFuture(t);
+    }
+  }
+
   /** The instance these tokens run on. */
   public Idempotency idempotency() {
     return idempotency;
   }
 
-  public Duration ttl() {
-    return ttl;
+  /** Store, ttl (of an issued token and of a used one's outcome), lease, waiting, duplicates. */
+  public IdempotencySettings settings() {
+    return settings;
   }
 
-  public OnDuplicate onDuplicate() {
-    return onDuplicate;
-  }
-
-  public OnInProgress onInProgress() {
-    return onInProgress;
+  private OperationPlan plan(String scope, IdempotencySettings settings, Type resultType) {
+    return plan(scope, settings, resultType, false);
   }
 
   private OperationPlan plan(
-      String scope, OnInProgress inProgress, OnDuplicate duplicate, Type resultType) {
-    IdempotencyPolicy.Builder p =
-        IdempotencyPolicy.builder(scope)
-            .store(store)
-            .ttl(ttl)
-            .onInProgress(inProgress)
-            .onDuplicate(duplicate)
-            .resultType(resultType);
-    if (lease != null) {
-      p.lease(lease);
-    }
-    if (waitTimeout != null) {
-      p.waitTimeout(waitTimeout);
-    }
+      String scope, IdempotencySettings settings, Type resultType, boolean async) {
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder(scope).settings(settings).resultType(resultType).build();
     return OperationPlan.of(
-        p.build(), idempotency.config(), false, Thread.currentThread().getContextClassLoader());
+        policy, idempotency.config(), async, Thread.currentThread().getContextClassLoader());
   }
 
   /**
@@ -279,61 +294,24 @@ public final class SubmitTokens {
   }
 
   /**
-   * Validating builder; unset durations take {@link #DEFAULT_TTL} and the configuration's defaults.
+   * Validating builder: the {@link IdempotencySettings} setters, with {@link #DEFAULT_TTL} as the
+   * ttl and {@link OnInProgress#WAIT} by default; the lease and wait timeout default to the
+   * configuration's. The ttl is how long an issued token stays valid and how long a used one
+   * replays its outcome; {@code onDuplicate} is what a submit after the token was used gets ({@code
+   * REPLAY} the first outcome, or {@code REJECT}); {@code onInProgress} what a submit while another
+   * with the same token runs gets.
    */
-  public static final class Builder {
+  public static final class Builder extends IdempotencySettings.AbstractBuilder<Builder> {
     private final Idempotency idempotency;
-    private Duration ttl = DEFAULT_TTL;
-    private Duration lease;
-    private Duration waitTimeout;
-    private String store = "";
-    private OnDuplicate onDuplicate = OnDuplicate.REPLAY;
-    private OnInProgress onInProgress = OnInProgress.WAIT;
 
     private Builder(Idempotency idempotency) {
       this.idempotency = Objects.requireNonNull(idempotency, "idempotency must not be null");
+      ttl(DEFAULT_TTL);
+      onInProgress(OnInProgress.WAIT);
     }
 
-    /** How long an issued token stays valid, and how long a used one replays its outcome. */
-    public Builder ttl(Duration ttl) {
-      this.ttl = positive(ttl, "ttl");
-      return this;
-    }
-
-    /** The lease of a running submit (default: the configuration's). */
-    public Builder lease(Duration lease) {
-      this.lease = positive(lease, "lease");
-      return this;
-    }
-
-    /** How long a concurrent submit waits for the running one (default: the configuration's). */
-    public Builder waitTimeout(Duration waitTimeout) {
-      this.waitTimeout = positive(waitTimeout, "waitTimeout");
-      return this;
-    }
-
-    /** The named store (default {@code ""}: the default store). */
-    public Builder store(String name) {
-      this.store =
-          Objects.requireNonNull(name, "store name must not be null (\"\" = default store)");
-      return this;
-    }
-
-    /**
-     * A submit after the token was used: {@code REPLAY} the first outcome (default) or {@code
-     * REJECT} it.
-     */
-    public Builder onDuplicate(OnDuplicate onDuplicate) {
-      this.onDuplicate = Objects.requireNonNull(onDuplicate, "onDuplicate");
-      return this;
-    }
-
-    /**
-     * A submit while another with the same token runs: {@code WAIT} for it (default) or {@code
-     * REJECT}.
-     */
-    public Builder onInProgress(OnInProgress onInProgress) {
-      this.onInProgress = Objects.requireNonNull(onInProgress, "onInProgress");
+    @Override
+    protected Builder self() {
       return this;
     }
 
@@ -342,16 +320,6 @@ public final class SubmitTokens {
      */
     public SubmitTokens build() {
       return new SubmitTokens(this);
-    }
-
-    private static Duration positive(Duration d, String what) {
-      if (d == null) {
-        throw new NullPointerException(what + " must not be null");
-      }
-      if (d.isZero() || d.isNegative()) {
-        throw new IllegalArgumentException(what + " must be positive, was " + d);
-      }
-      return d;
     }
   }
 }

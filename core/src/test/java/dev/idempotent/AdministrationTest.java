@@ -3,9 +3,6 @@ package dev.idempotent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotent.spi.ClaimResult;
-import dev.idempotent.spi.IdempotencyRecord;
-import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import dev.idempotent.spi.RecordStatus;
 import java.io.ByteArrayOutputStream;
@@ -14,7 +11,6 @@ import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -27,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@link Idempotency#inspect} and {@link Idempotency#forceExpire}, on the fake-clock store. */
+/** {@link Idempotency#inspect} and {@link Idempotency#delete}, on the fake-clock store. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class AdministrationTest {
   private static final String SECRET = "4111111111111111";
@@ -150,34 +146,34 @@ class AdministrationTest {
     assertThat(store.onlyKey().key()).as("the executor digested the key").startsWith("sha256:");
 
     assertThat(idem.inspect("", "payments.charge", longKey)).isPresent();
-    assertThat(idem.forceExpire("", "payments.charge", longKey)).isTrue();
+    assertThat(idem.delete("", "payments.charge", longKey)).isTrue();
     assertThat(store.size()).isZero();
   }
 
   @Test
-  void forceExpireOfACompletedRecordMakesTheNextCallRunAgain() throws Exception {
+  void deleteOfACompletedRecordMakesTheNextCallRunAgain() throws Exception {
     assertThat(charge(KEY).id()).isEqualTo("r-1");
     assertThat(charge(KEY).id()).as("replayed").isEqualTo("r-1");
 
-    assertThat(idem.forceExpire("", "payments.charge", KEY)).isTrue();
+    assertThat(idem.delete("", "payments.charge", KEY)).isTrue();
 
     assertThat(idem.inspect("", "payments.charge", KEY)).isEmpty();
     assertThat(charge(KEY).id()).as("the method runs again").isEqualTo("r-2");
     IdempotencyEvent event =
         events.stream()
-            .filter(e -> e.type() == IdempotencyEvent.Type.FORCE_EXPIRED)
+            .filter(e -> e.type() == IdempotencyEvent.Type.DELETED)
             .findFirst()
             .orElseThrow();
     assertThat(event.scope()).isEqualTo("payments.charge");
     assertThat(event.redactedKey()).isEqualTo(RecordKey.of("payments.charge", KEY).redactedKey());
     assertThat(event.duration()).isZero();
     assertThat(event.error()).isNull();
-    assertThat(logged()).contains("force-expired payments.charge/").doesNotContain(SECRET);
+    assertThat(logged()).contains("deleted payments.charge/").doesNotContain(SECRET);
   }
 
   @Test
-  void forceExpireOfAFreeKeyReturnsFalseAndEmitsNothing() {
-    assertThat(idem.forceExpire("", "payments.charge", "never-called")).isFalse();
+  void deleteOfAFreeKeyReturnsFalseAndEmitsNothing() {
+    assertThat(idem.delete("", "payments.charge", "never-called")).isFalse();
 
     assertThat(events).isEmpty();
     assertThat(store.deletes.get()).isOne();
@@ -185,7 +181,7 @@ class AdministrationTest {
   }
 
   @Test
-  void forceExpireOfAStuckCallLetsTheNextCallRunAndFencesTheStuckOne() throws Exception {
+  void deleteOfAStuckCallLetsTheNextCallRunAndFencesTheStuckOne() throws Exception {
     CountDownLatch inside = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
     Future<Receipt> stuck =
@@ -203,7 +199,7 @@ class AdministrationTest {
     assertThat(idem.inspect("", "payments.charge", "k").orElseThrow().status())
         .isEqualTo(RecordStatus.IN_PROGRESS);
 
-    assertThat(idem.forceExpire("", "payments.charge", "k")).isTrue();
+    assertThat(idem.delete("", "payments.charge", "k")).isTrue();
 
     assertThat(charge("k").id()).as("a second execution starts at once").isEqualTo("r-1");
     finish.countDown();
@@ -212,7 +208,7 @@ class AdministrationTest {
         .isEqualTo("stuck");
     assertThat(events)
         .extracting(IdempotencyEvent::type)
-        .contains(IdempotencyEvent.Type.FORCE_EXPIRED, IdempotencyEvent.Type.FENCED);
+        .contains(IdempotencyEvent.Type.DELETED, IdempotencyEvent.Type.FENCED);
     assertThat(charge("k").id())
         .as("the second execution's outcome is the one recorded")
         .isEqualTo("r-1");
@@ -226,15 +222,15 @@ class AdministrationTest {
 
     assertThat(idem.inspect("archive", "payments.charge", "k").orElseThrow().store())
         .isEqualTo("archive");
-    assertThat(idem.forceExpire("", "payments.charge", "k"))
+    assertThat(idem.delete("", "payments.charge", "k"))
         .as("the default store has no such record")
         .isFalse();
-    assertThat(idem.forceExpire("archive", "payments.charge", "k")).isTrue();
+    assertThat(idem.delete("archive", "payments.charge", "k")).isTrue();
     assertThat(archive.size()).isZero();
     assertThatThrownBy(() -> idem.inspect("nope", "payments.charge", "k"))
         .isInstanceOf(IdempotencyConfigurationException.class)
         .hasMessageContaining("unknown store 'nope'");
-    assertThatThrownBy(() -> idem.forceExpire("nope", "payments.charge", "k"))
+    assertThatThrownBy(() -> idem.delete("nope", "payments.charge", "k"))
         .isInstanceOf(IdempotencyConfigurationException.class);
   }
 
@@ -243,7 +239,7 @@ class AdministrationTest {
     assertThatThrownBy(() -> idem.inspect("", "", "k"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("scope");
-    assertThatThrownBy(() -> idem.forceExpire("", "payments.charge", " "))
+    assertThatThrownBy(() -> idem.delete("", "payments.charge", " "))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("key");
   }
@@ -254,11 +250,11 @@ class AdministrationTest {
 
     Throwable error =
         org.assertj.core.api.Assertions.catchThrowable(
-            () -> idem.forceExpire("", "payments.charge", KEY));
+            () -> idem.delete("", "payments.charge", KEY));
 
     assertThat(error)
         .isInstanceOf(IdempotencyStoreException.class)
-        .hasMessageContaining("force-expiring the record in the default store (TestStore) failed")
+        .hasMessageContaining("deleting the record in the default store (TestStore) failed")
         .hasMessageContaining(IllegalStateException.class.getName())
         .hasMessageNotContaining(SECRET);
     assertThat(error.getCause()).isSameAs(store.failDelete);
@@ -266,17 +262,7 @@ class AdministrationTest {
   }
 
   @Test
-  void aStoreWithoutDeleteSaysSoByName() {
-    IdempotencyStore old = new OldStore();
-    Idempotency withOld = Idempotency.create(IdempotencyConfig.builder().defaultStore(old).build());
-
-    assertThatThrownBy(() -> withOld.forceExpire("", "payments.charge", "k"))
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining(OldStore.class.getName());
-  }
-
-  @Test
-  void aListenerThatThrowsDoesNotFailTheForceExpire() throws Exception {
+  void aListenerThatThrowsDoesNotFailTheDelete() throws Exception {
     Idempotency throwing =
         Idempotency.create(
             IdempotencyConfig.builder()
@@ -288,35 +274,7 @@ class AdministrationTest {
                 .build());
     charge(KEY);
 
-    assertThat(throwing.forceExpire("", "payments.charge", KEY)).isTrue();
+    assertThat(throwing.delete("", "payments.charge", KEY)).isTrue();
     assertThat(store.size()).isZero();
-  }
-
-  /** A store written before the administrative delete: it does not override it. */
-  private static final class OldStore implements IdempotencyStore {
-    @Override
-    public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
-      return ClaimResult.acquired();
-    }
-
-    @Override
-    public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
-      return true;
-    }
-
-    @Override
-    public boolean release(RecordKey key, String ownerToken) {
-      return true;
-    }
-
-    @Override
-    public boolean renew(RecordKey key, String ownerToken, Duration lease) {
-      return true;
-    }
-
-    @Override
-    public Optional<IdempotencyRecord> read(RecordKey key) {
-      return Optional.empty();
-    }
   }
 }

@@ -286,6 +286,11 @@ class InterruptedCallerTest {
     }
 
     @Override
+    public boolean delete(RecordKey key) {
+      throw new UnsupportedOperationException("not used by this test");
+    }
+
+    @Override
     public Optional<IdempotencyRecord> read(RecordKey key) {
       failIfInterrupted();
       return inner.read(key);

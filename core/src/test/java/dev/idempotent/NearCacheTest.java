@@ -243,13 +243,13 @@ class NearCacheTest {
   }
 
   @Test
-  void forceExpireDropsTheEntrySoTheNextCallRunsTheMethod() throws Exception {
+  void deleteDropsTheEntrySoTheNextCallRunsTheMethod() throws Exception {
     Idempotency idem = cached(100);
     recordAndKeep(idem, "k1");
     submit(idem, "k1");
     assertThat(runs.get()).isEqualTo(1);
 
-    assertThat(idem.forceExpire("", POLICY.scope(), "k1")).isTrue();
+    assertThat(idem.delete("", POLICY.scope(), "k1")).isTrue();
 
     assertThat(submit(idem, "k1").run()).isEqualTo(2);
   }

@@ -120,6 +120,11 @@ public final class RealClockStore implements IdempotencyStore {
   }
 
   @Override
+  public boolean delete(RecordKey key) {
+    throw new UnsupportedOperationException("not used by this test");
+  }
+
+  @Override
   public synchronized Optional<IdempotencyRecord> read(RecordKey key) {
     Entry e = live(key);
     return e == null ? Optional.empty() : Optional.of(toRecord(key, e));

@@ -172,6 +172,11 @@ class StoreFailureMessagesTest {
     }
 
     @Override
+    public boolean delete(RecordKey key) {
+      throw new UnsupportedOperationException("not used by this test");
+    }
+
+    @Override
     public Optional<IdempotencyRecord> read(RecordKey key) {
       return inner.read(key);
     }

@@ -67,6 +67,11 @@ class StoredOutcomeTest {
     }
 
     @Override
+    public boolean delete(RecordKey key) {
+      throw new UnsupportedOperationException("not used by this test");
+    }
+
+    @Override
     public Optional<IdempotencyRecord> read(RecordKey key) {
       return Optional.empty();
     }

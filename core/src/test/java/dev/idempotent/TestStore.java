@@ -22,6 +22,7 @@ public final class TestStore implements IdempotencyStore, TimeSource {
   public volatile RuntimeException failClaim;
   public volatile RuntimeException failComplete;
   public volatile RuntimeException failDelete;
+  public volatile Error failRelease;
   public volatile int maxKeyLength = Integer.MAX_VALUE;
   public final AtomicInteger claims = new AtomicInteger();
   public final AtomicInteger renewals = new AtomicInteger();
@@ -100,6 +101,9 @@ public final class TestStore implements IdempotencyStore, TimeSource {
   @Override
   public synchronized boolean release(RecordKey key, String ownerToken) {
     releases.incrementAndGet();
+    if (failRelease != null) {
+      throw failRelease;
+    }
     if (!owned(key, ownerToken)) {
       return false;
     }

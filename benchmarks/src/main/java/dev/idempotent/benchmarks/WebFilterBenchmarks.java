@@ -8,6 +8,8 @@ import static dev.idempotent.benchmarks.BenchmarkSettings.RETAINED_TTL;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.http.HttpIdempotency;
+import dev.idempotent.http.IdempotencyRule;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import dev.idempotent.redisson.RedissonIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
@@ -17,6 +19,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -79,7 +82,7 @@ public class WebFilterBenchmarks {
       HttpServletRequest request = (HttpServletRequest) req;
       HttpServletResponse response = (HttpServletResponse) res;
       OrderEndpoint.readBody(request.getInputStream(), scratch);
-      byte[] body = OrderEndpoint.responseBody(request.getHeader(IdempotencyFilter.KEY_HEADER));
+      byte[] body = OrderEndpoint.responseBody(request.getHeader(HttpIdempotency.KEY_HEADER));
       response.setStatus(OrderEndpoint.CREATED);
       response.setContentType(OrderEndpoint.CONTENT_TYPE);
       response.setContentLength(body.length);
@@ -119,20 +122,8 @@ public class WebFilterBenchmarks {
     }
     Idempotency idempotency =
         Idempotency.create(IdempotencyConfig.builder().defaultStore(filterStore).build());
-    freshFilter =
-        IdempotencyFilter.builder()
-            .idempotency(idempotency)
-            .paths(OrderEndpoint.PATH)
-            .ttl(FRESH_TTL)
-            .lease(LEASE)
-            .build();
-    retainedFilter =
-        IdempotencyFilter.builder()
-            .idempotency(idempotency)
-            .paths(OrderEndpoint.PATH)
-            .ttl(RETAINED_TTL)
-            .lease(LEASE)
-            .build();
+    freshFilter = filter(idempotency, "bench.web.fresh", FRESH_TTL);
+    retainedFilter = filter(idempotency, "bench.web.retained", RETAINED_TTL);
     freshBaseline = new HandWrittenServlet(baselineStore, LEASE, FRESH_TTL);
     retainedBaseline = new HandWrittenServlet(baselineStore, LEASE, RETAINED_TTL);
     replayKeys = KeyStreams.replayKeys(REPLAY_KEYS);
@@ -181,13 +172,27 @@ public class WebFilterBenchmarks {
         "the baseline's repeat of " + replayKeys[0]);
   }
 
+  private static IdempotencyFilter filter(Idempotency idempotency, String scope, Duration ttl) {
+    return IdempotencyFilter.builder(
+            HttpIdempotency.builder()
+                .idempotency(idempotency)
+                .rule(
+                    IdempotencyRule.builder(scope)
+                        .paths(OrderEndpoint.PATH)
+                        .ttl(ttl)
+                        .lease(LEASE)
+                        .build())
+                .build())
+        .build();
+  }
+
   /**
    * Fails the set-up unless the response is {@code status}, replayed or not as expected, with a
    * JSON body.
    */
   private static void require(
       BenchExchange.Response response, int status, boolean replayed, String what) {
-    boolean isReplay = "true".equals(response.getHeader(IdempotencyFilter.REPLAYED_HEADER));
+    boolean isReplay = "true".equals(response.getHeader(HttpIdempotency.REPLAYED_HEADER));
     if (response.getStatus() != status
         || isReplay != replayed
         || response.sentLength() == 0

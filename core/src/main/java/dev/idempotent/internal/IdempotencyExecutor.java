@@ -340,8 +340,7 @@ public final class IdempotencyExecutor {
       value = body.run();
     } catch (Throwable t) {
       renewer.stop(lease);
-      settleFailure(plan, key, owner, t, start);
-      throw t;
+      throw settleFailure(plan, key, owner, t, start);
     } finally {
       held.remove(held.size() - 1);
     }
@@ -351,11 +350,9 @@ public final class IdempotencyExecutor {
           (v, err) -> {
             renewer.stop(lease);
             if (err != null) {
-              try {
-                settleFailure(plan, key, owner, unwrap(err), start);
-              } finally {
-                out.completeExceptionally(err);
-              }
+              Throwable failure = unwrap(err);
+              Throwable thrown = settleFailure(plan, key, owner, failure, start);
+              out.completeExceptionally(thrown == failure ? err : thrown);
             } else {
               try {
                 record(plan, key, owner, v, start);
@@ -411,20 +408,49 @@ public final class IdempotencyExecutor {
     complete(plan, key, owner, bytes, start);
   }
 
-  private void settleFailure(
+  /**
+   * Settles a claim whose method failed: records the failure when the plan lists it, else releases
+   * the key. Returns what the caller gets: the method's own failure, with whatever went wrong while
+   * settling added to it as suppressed; or, when the store must fail the call (a completion that
+   * belongs to the caller's transaction could not be recorded there), the store's exception with
+   * the method's failure added to it as suppressed. The method's failure is never lost.
+   */
+  private Throwable settleFailure(
       OperationPlan plan, RecordKey key, String owner, Throwable failure, long start) {
-    if (plan.records(failure)) {
-      byte[] bytes;
-      try {
-        bytes = outcomes.encodeFailure(failure, plan.loader, plan.recordFailures);
-      } catch (RuntimeException e) {
-        reportUnrecordable(plan, key, failure.getClass(), e, start);
+    try {
+      if (plan.records(failure)) {
+        byte[] bytes;
+        try {
+          bytes = outcomes.encodeFailure(failure, plan.loader, plan.recordFailures);
+        } catch (RuntimeException e) {
+          reportUnrecordable(plan, key, failure.getClass(), e, start);
+          release(plan, key, owner, start);
+          return failure;
+        }
+        complete(plan, key, owner, bytes, start);
+      } else {
         release(plan, key, owner, start);
-        return;
       }
-      complete(plan, key, owner, bytes, start);
-    } else {
-      release(plan, key, owner, start);
+      return failure;
+    } catch (IdempotencyStoreException callFails) {
+      // complete() already logged it; the business failure travels with it
+      addSuppressed(callFails, failure);
+      return callFails;
+    } catch (Throwable settling) {
+      LOG.error(
+          "settling the failed call of {} failed; the method's own exception is thrown, with this"
+              + " one suppressed in it: {}",
+          key,
+          describe(settling));
+      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, settling);
+      addSuppressed(failure, settling);
+      return failure;
+    }
+  }
+
+  private static void addSuppressed(Throwable to, Throwable suppressed) {
+    if (to != suppressed) {
+      to.addSuppressed(suppressed);
     }
   }
 

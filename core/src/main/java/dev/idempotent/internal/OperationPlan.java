@@ -3,6 +3,7 @@ package dev.idempotent.internal;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.IdempotencySettings;
 import dev.idempotent.OnDuplicate;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.spi.IdempotencyStore;
@@ -27,6 +28,7 @@ public final class OperationPlan {
   final Duration waitTimeout;
   final OnDuplicate onDuplicate;
   final OnInProgress onInProgress;
+  final IdempotencySettings settings;
   final Class<? extends Throwable>[] recordFailures;
   final Type valueType;
   final boolean async;
@@ -45,10 +47,11 @@ public final class OperationPlan {
       ClassLoader loader,
       String where,
       String keySource) {
-    this.scope = p.scope();
+    IdempotencySettings settings = p.settings();
+    this.settings = settings;
     IdempotencyStore s;
     try {
-      s = config.store(p.store());
+      s = config.store(settings.store());
     } catch (IdempotencyConfigurationException e) {
       throw where == null
           ? e
@@ -67,12 +70,15 @@ public final class OperationPlan {
     }
     this.store = s;
     this.maxKeyLength = max;
-    this.ttl = p.ttl() != null ? p.ttl() : config.defaultTtl();
-    this.lease = p.lease() != null ? p.lease() : config.defaultLease();
-    this.waitTimeout = p.waitTimeout() != null ? p.waitTimeout() : config.defaultWaitTimeout();
-    this.onDuplicate = p.onDuplicate();
-    this.onInProgress = p.onInProgress();
-    this.recordFailures = p.recordFailures();
+    this.scope = p.scope();
+    ScopeIds.register(RecordKey.of(scope, "k").fittedTo(max).scope(), where);
+    this.ttl = settings.ttl() != null ? settings.ttl() : config.defaultTtl();
+    this.lease = settings.lease() != null ? settings.lease() : config.defaultLease();
+    this.waitTimeout =
+        settings.waitTimeout() != null ? settings.waitTimeout() : config.defaultWaitTimeout();
+    this.onDuplicate = settings.onDuplicate();
+    this.onInProgress = settings.onInProgress();
+    this.recordFailures = settings.recordFailures();
     this.valueType = p.resultType();
     this.async = async;
     this.loader = loader != null ? loader : OperationPlan.class.getClassLoader();
@@ -111,11 +117,6 @@ public final class OperationPlan {
   }
 
   boolean records(Throwable t) {
-    for (Class<? extends Throwable> c : recordFailures) {
-      if (c.isInstance(t)) {
-        return true;
-      }
-    }
-    return false;
+    return settings.records(t);
   }
 }

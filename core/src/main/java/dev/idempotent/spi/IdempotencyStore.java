@@ -35,11 +35,11 @@ import java.util.Optional;
  * </ol>
  *
  * <p>Outside the protocol, an operator may {@link #delete} a record whatever its state and owner:
- * to force-expire a key whose holder is stuck, or to drop a completed outcome so that the next call
- * runs the method again. For a running holder it is as if its lease had ended: its {@link
- * #complete}, {@link #release} and {@link #renew} are fenced from then on (they return {@code
- * false}), and a new claim acquires the key while the old call may still be running. Waiters claim
- * again: a store with notifications wakes them on a delete as it does on a release.
+ * to delete a key whose holder is stuck, or to drop a completed outcome so that the next call runs
+ * the method again. For a running holder it is as if its lease had ended: its {@link #complete},
+ * {@link #release} and {@link #renew} are fenced from then on (they return {@code false}), and a
+ * new claim acquires the key while the old call may still be running. Waiters claim again: a store
+ * with notifications wakes them on a delete as it does on a release.
  *
  * <h2>Fencing</h2>
  *
@@ -120,18 +120,9 @@ public interface IdempotencyStore extends AutoCloseable {
    * {@link #awaitChange} is notified wakes the key's waiters as a release does. Other keys, in this
    * and other scopes, are left alone.
    *
-   * <p>The default throws {@link UnsupportedOperationException}, so that stores written before this
-   * operation keep compiling; every bundled store implements it, and the contract kit checks it.
-   *
    * @param key the record key, fitted to {@link #maxKeyLength()}
-   * @throws UnsupportedOperationException when the store does not implement it
    */
-  default boolean delete(RecordKey key) {
-    throw new UnsupportedOperationException(
-        getClass().getName()
-            + " does not implement the administrative delete(RecordKey); implement it (a delete of"
-            + " the record whatever its state and owner) to force-expire keys");
-  }
+  boolean delete(RecordKey key);
 
   /**
    * The live record for {@code key}, or empty when there is none or it has expired. Never writes.

@@ -1,5 +1,6 @@
 package dev.idempotent.examples;
 
+import dev.idempotent.http.IdempotencyRule;
 import dev.idempotent.web.IdempotencyFilter;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -19,11 +20,11 @@ import java.util.Optional;
  * same 303, to the same order.
  */
 final class OrderFormServlet extends HttpServlet {
-  /**
-   * The scene of the form's tokens: the path it posts to, which is what the filter checks them
-   * against.
-   */
+  /** The path the form posts to, for which its submit tokens are issued. */
   static final String SCENE = "/orders";
+
+  /** The form field the submit token travels in. */
+  static final String TOKEN_FIELD = IdempotencyRule.DEFAULT_SUBMIT_TOKEN_FIELD;
 
   /**
    * How long placing an order takes: long enough that a double-click's second submit arrives
@@ -47,7 +48,7 @@ final class OrderFormServlet extends HttpServlet {
       // A fresh token per rendering, bound to this browser's session; the filter checks it on POST
       // /orders.
       String token = filter.issueSubmitToken(req, SCENE);
-      html(resp, 200, OrderPages.form(OrderPages.Form.empty(), filter.submitTokenField(), token));
+      html(resp, 200, OrderPages.form(OrderPages.Form.empty(), TOKEN_FIELD, token));
     } else if (path.equals("/orders")) {
       html(resp, 200, OrderPages.list(orders.all(), submits.count()));
     } else if (path.startsWith("/orders/")) {
@@ -77,8 +78,7 @@ final class OrderFormServlet extends HttpServlet {
       // one can.
       OrderPages.Form shown =
           new OrderPages.Form(form.item(), form.quantity(), form.email(), errors);
-      String field = IdempotencyFilter.of(req).submitTokenField();
-      html(resp, 422, OrderPages.form(shown, field, param(req, field)));
+      html(resp, 422, OrderPages.form(shown, TOKEN_FIELD, param(req, TOKEN_FIELD)));
       return;
     }
     OrderReceipt order =

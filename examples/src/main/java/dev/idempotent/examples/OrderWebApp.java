@@ -1,5 +1,7 @@
 package dev.idempotent.examples;
 
+import dev.idempotent.http.HttpIdempotency;
+import dev.idempotent.http.IdempotencyRule;
 import dev.idempotent.web.IdempotencyFilter;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
@@ -39,13 +41,21 @@ public final class OrderWebApp implements AutoCloseable {
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.SESSIONS);
     // The filter on the global Idempotency instance: the in-process store, found with no
     // configuration.
-    IdempotencyFilter idempotency =
-        IdempotencyFilter.builder()
-            .keyRequired("/api/*") // the JSON API: 400 without an Idempotency-Key
-            .submitTokenPaths("/orders") // the form: a POST needs the token rendered into it
+    HttpIdempotency protocol =
+        HttpIdempotency.builder()
+            // the JSON API: 400 without an Idempotency-Key
+            .rule(
+                IdempotencyRule.builder("orders-api")
+                    .paths("/api/*")
+                    .key(IdempotencyRule.Key.REQUIRED)
+                    .build())
+            // the form: a POST needs the token rendered into it
+            .rule(IdempotencyRule.submitTokens("order-form").paths("/orders").build())
             .build();
+    FilterHolder idempotency = new FilterHolder(IdempotencyFilter.builder(protocol).build());
+    idempotency.setAsyncSupported(true);
     context.addFilter(new FilterHolder(submits), "/*", EnumSet.of(DispatcherType.REQUEST));
-    context.addFilter(new FilterHolder(idempotency), "/*", EnumSet.of(DispatcherType.REQUEST));
+    context.addFilter(idempotency, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
     context.addServlet(new ServletHolder("api", new OrderApiServlet(orders)), "/api/orders");
     context.addServlet(new ServletHolder("pages", new OrderFormServlet(orders, submits)), "/");
     server.setHandler(context);

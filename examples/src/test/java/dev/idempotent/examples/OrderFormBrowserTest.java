@@ -3,7 +3,7 @@ package dev.idempotent.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotent.Idempotency;
-import dev.idempotent.web.IdempotencyFilter;
+import dev.idempotent.http.IdempotencyRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -178,7 +178,7 @@ class OrderFormBrowserTest {
     // A duplicated tab: the same form, the same token.
     browser.executeScript(
         "document.getElementsByName(arguments[0])[0].value = arguments[1];",
-        IdempotencyFilter.DEFAULT_SUBMIT_TOKEN_FIELD,
+        IdempotencyRule.DEFAULT_SUBMIT_TOKEN_FIELD,
         token);
 
     browser.findElement(By.id("place-order")).click();
@@ -235,7 +235,7 @@ class OrderFormBrowserTest {
 
   private String token() {
     return browser
-        .findElement(By.name(IdempotencyFilter.DEFAULT_SUBMIT_TOKEN_FIELD))
+        .findElement(By.name(IdempotencyRule.DEFAULT_SUBMIT_TOKEN_FIELD))
         .getDomProperty("value");
   }
 

@@ -39,6 +39,11 @@ final class RenewalDroppingStore implements IdempotencyStore {
   }
 
   @Override
+  public boolean delete(RecordKey key) {
+    return delegate.delete(key);
+  }
+
+  @Override
   public Optional<IdempotencyRecord> read(RecordKey key) {
     return delegate.read(key);
   }

@@ -1,9 +1,11 @@
 package dev.idempotent.spring;
 
 import dev.idempotent.Idempotency;
+import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.spring.internal.Boot3HealthIndicator;
 import dev.idempotent.spring.internal.Boot4HealthIndicator;
 import dev.idempotent.spring.internal.StoreHealth;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -15,7 +17,7 @@ import org.springframework.context.annotation.Configuration;
  * Actuator support: the {@code idempotency} health component (each store answers a read; turn it
  * off with {@code management.health.idempotency.enabled=false}) on Spring Boot 3 and 4, whose
  * health types live in different packages; and the {@link IdempotencyEndpoint} ({@code
- * idempotency}), to read and force-expire a record, which is exposed over HTTP only when {@code
+ * idempotency}), to read and delete a record, which is exposed over HTTP only when {@code
  * management.endpoints.web.exposure.include} names it.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
@@ -27,8 +29,9 @@ public class IdempotencyActuatorAutoConfiguration {
   static class EndpointConfiguration {
     @Bean
     @ConditionalOnMissingBean
-    IdempotencyEndpoint idempotencyEndpoint(Idempotency idempotency) {
-      return new IdempotencyEndpoint(idempotency);
+    IdempotencyEndpoint idempotencyEndpoint(
+        Idempotency idempotency, ObjectProvider<HttpIdempotency> web) {
+      return new IdempotencyEndpoint(idempotency, web.getIfAvailable());
     }
   }
 

@@ -62,12 +62,12 @@ public class IdempotencyProperties {
   private final ProblemDetails problemDetails = new ProblemDetails();
 
   /**
-   * The settings of the idempotency servlet filter (idempotent-web), by name: paths,
-   * key-required-paths, methods, scope, store, ttl, lease, wait-timeout, on-in-progress,
-   * retry-after, max-request-body, max-response-body, replayed-headers, record-client-errors,
-   * submit-token-paths, submit-token-field, submit-token-header, submit-token-ttl,
-   * on-duplicate-submit, problem-type-base. The filter is registered when paths, key-required-paths
-   * or submit-token-paths is set.
+   * The web rules of the idempotency filter (idempotent-web), by name: one rule with its settings
+   * at the top (paths, key, methods, scope, anonymous, store, ttl, lease, wait-timeout,
+   * on-in-progress, on-duplicate, retry-after, max-request-body, max-response-body,
+   * replayed-headers, record-client-errors, submit-token-field, submit-token-header), or rules
+   * (their names, in order) with each one's settings under rules.&lt;name&gt;.; and
+   * problem-type-base. The filter is registered when paths or rules is set (docs/web.md).
    */
   private Map<String, String> web = new LinkedHashMap<>();
 

@@ -1,7 +1,9 @@
 package dev.idempotent.spring;
 
 import dev.idempotent.Idempotency;
+import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.web.IdempotencyFilter;
+import jakarta.servlet.DispatcherType;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -20,8 +22,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Servlet web applications: {@link IdempotencyProblemDetails} for Spring MVC, and the {@link
- * IdempotencyFilter} (with idempotent-web on the classpath) when {@code idempotent.web.paths},
- * {@code .key-required-paths} or {@code .submit-token-paths} is set.
+ * IdempotencyFilter} (with idempotent-web on the classpath) when {@code idempotent.web.paths} or
+ * {@code idempotent.web.rules} is set.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -52,22 +54,28 @@ public class IdempotencyWebMvcAutoConfiguration {
   @Conditional(WebPathsSet.class)
   static class FilterConfiguration {
     @Bean
-    @ConditionalOnMissingBean(name = "idempotencyFilter")
-    FilterRegistrationBean<IdempotencyFilter> idempotencyFilter(
-        Idempotency idempotency, IdempotencyProperties properties) {
+    @ConditionalOnMissingBean
+    HttpIdempotency idempotencyWebRules(Idempotency idempotency, IdempotencyProperties properties) {
       Map<String, String> web = new LinkedHashMap<>();
       properties
           .settings()
           .forEach(
               (k, v) -> {
-                if (k.startsWith(IdempotencyFilter.PROPERTY_PREFIX)) {
-                  web.put(k.substring(IdempotencyFilter.PROPERTY_PREFIX.length()), v);
+                if (k.startsWith(HttpIdempotency.PROPERTY_PREFIX)) {
+                  web.put(k.substring(HttpIdempotency.PROPERTY_PREFIX.length()), v);
                 }
               });
-      IdempotencyFilter filter =
-          IdempotencyFilter.builder().idempotency(idempotency).settings(web).build();
-      FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
+      return HttpIdempotency.builder().idempotency(idempotency).settings(web).build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "idempotencyFilter")
+    FilterRegistrationBean<IdempotencyFilter> idempotencyFilter(HttpIdempotency protocol) {
+      FilterRegistrationBean<IdempotencyFilter> registration =
+          new FilterRegistrationBean<>(IdempotencyFilter.builder(protocol).build());
       registration.setName("idempotencyFilter");
+      registration.setAsyncSupported(true);
+      registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
       registration.setOrder(
           Ordered.LOWEST_PRECEDENCE - 100); // after security, before the application's own
       return registration;
@@ -78,7 +86,7 @@ public class IdempotencyWebMvcAutoConfiguration {
   static final class WebPathsSet implements Condition {
     @Override
     public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-      for (String name : new String[] {"paths", "key-required-paths", "submit-token-paths"}) {
+      for (String name : new String[] {"paths", "rules"}) {
         String v = context.getEnvironment().getProperty("idempotent.web." + name);
         if (v != null && !v.isBlank()) {
           return true;

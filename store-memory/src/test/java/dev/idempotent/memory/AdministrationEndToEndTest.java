@@ -22,7 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Inspecting and force-expiring records of real calls on the memory store, on the system clock. */
+/** Inspecting and deleting records of real calls on the memory store, on the system clock. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class AdministrationEndToEndTest {
   private static final IdempotencyPolicy SUBMIT =
@@ -59,11 +59,11 @@ class AdministrationEndToEndTest {
     assertThat(view.outcome()).isEqualTo(IdempotencyRecordView.Outcome.VALUE);
     assertThat(submit("order-7")).as("replayed").isEqualTo("receipt-1");
 
-    assertThat(idem.forceExpire("", "orders.submit", "order-7")).isTrue();
+    assertThat(idem.delete("", "orders.submit", "order-7")).isTrue();
 
     assertThat(idem.inspect("", "orders.submit", "order-7")).isEmpty();
     assertThat(submit("order-7")).as("ran again").isEqualTo("receipt-2");
-    assertThat(idem.forceExpire("", "orders.submit", "order-8")).as("a key never used").isFalse();
+    assertThat(idem.delete("", "orders.submit", "order-8")).as("a key never used").isFalse();
   }
 
   @Test
@@ -89,7 +89,7 @@ class AdministrationEndToEndTest {
     }
     assertThat(store.waitedKeyCount()).as("the second call waits for the first").isOne();
 
-    assertThat(idem.forceExpire("", "orders.submit", "order-9")).isTrue();
+    assertThat(idem.delete("", "orders.submit", "order-9")).isTrue();
 
     assertThat(waiter.get(5, TimeUnit.SECONDS))
         .as("the waiter ran the method, the lease is a minute")
@@ -99,6 +99,6 @@ class AdministrationEndToEndTest {
     assertThat(submit("order-9")).as("the outcome recorded is the waiter's").isEqualTo("receipt-1");
     assertThat(events)
         .extracting(IdempotencyEvent::type)
-        .contains(IdempotencyEvent.Type.FORCE_EXPIRED, IdempotencyEvent.Type.FENCED);
+        .contains(IdempotencyEvent.Type.DELETED, IdempotencyEvent.Type.FENCED);
   }
 }

@@ -70,12 +70,12 @@ class MemoryStoreDocsTest {
     submit(Idempotency.global(), "order-7");
 
     // spotless:off
-    // docs/administration.md: inspect and force-expire (begin)
+    // docs/administration.md: inspect and delete (begin)
     Idempotency idem = Idempotency.global();
 
     Optional<IdempotencyRecordView> view = idem.inspect("", "orders.submit", "order-7");
-    boolean deleted = idem.forceExpire("", "orders.submit", "order-7");
-    // docs/administration.md: inspect and force-expire (end)
+    boolean deleted = idem.delete("", "orders.submit", "order-7");
+    // docs/administration.md: inspect and delete (end)
     // spotless:on
 
     assertThat(view)

@@ -45,7 +45,7 @@ class RedisStoreDocsTest {
       assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
       assertThat(idem.call(policy, "k1", runs::incrementAndGet)).isEqualTo(1);
       assertThat(runs).hasValue(1);
-      idem.forceExpire("", policy.scope(), "k1");
+      idem.delete("", policy.scope(), "k1");
     } finally {
       redissonClient.shutdown();
     }
@@ -77,7 +77,7 @@ class RedisStoreDocsTest {
       assertThat(idem.call(policy, "k1", runs::incrementAndGet))
           .as("replayed by Redis, then kept")
           .isEqualTo(1);
-      idem.forceExpire("", policy.scope(), "k1");
+      idem.delete("", policy.scope(), "k1");
       assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
       assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
     } finally {

@@ -37,7 +37,7 @@ class ReferenceStore implements IdempotencyStore {
      * keys.
      */
     KEYS_AS_LATIN1,
-    /** Deletes only completed records: a stuck claim cannot be force-expired. */
+    /** Deletes only completed records: a stuck claim cannot be deleted. */
     DELETE_ONLY_COMPLETED,
     /** Deletes the key in every scope. */
     DELETE_IGNORES_SCOPE,

@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Test;
 class InitParametersTest {
   @AfterEach
   void tearDown() {
-    System.clearProperty("idempotent.web.retry-after");
-    System.clearProperty("idempotent.web.key-required-paths");
+    System.clearProperty("idempotent.web.rules");
+    System.clearProperty("idempotent.web.rules.api.retry-after");
+    System.clearProperty("idempotent.web.rules.api.paths");
     Idempotency.reset();
   }
 
@@ -38,21 +39,23 @@ class InitParametersTest {
         IdempotencyConfig.builder()
             .defaultStore(CaffeineIdempotencyStore.builder().build())
             .build());
-    System.setProperty("idempotent.web.retry-after", "4s");
-    System.setProperty("idempotent.web.key-required-paths", "/nowhere");
+    System.setProperty("idempotent.web.rules", "api");
+    System.setProperty("idempotent.web.rules.api.retry-after", "4s");
+    System.setProperty("idempotent.web.rules.api.paths", "/nowhere");
     FilterHolder holder = new FilterHolder(IdempotencyFilter.class);
-    holder.setInitParameter("key-required-paths", "/api/*");
-    holder.setInitParameter("methods", "POST, PUT");
+    holder.setInitParameter("rules.api.paths", "/api/*");
+    holder.setInitParameter("rules.api.key", "required");
+    holder.setInitParameter("rules.api.methods", "POST, PUT");
     TestApp app = new TestApp();
     try (TestServer server = TestServer.jettyWith(List.of(holder), app)) {
-      HttpClient http = FilterRulesContract.client(null);
+      HttpClient http = ServletConformance.client(null);
       HttpResponse<byte[]> missing =
           http.send(
               HttpRequest.newBuilder(server.base().resolve("/api/x"))
                   .PUT(HttpRequest.BodyPublishers.noBody())
                   .build(),
               HttpResponse.BodyHandlers.ofByteArray());
-      FilterRulesContract.assertProblem(missing, 400, "idempotency-key-missing");
+      ServletConformance.assertProblem(missing, 400, "idempotency-key-missing");
 
       HttpRequest slow =
           HttpRequest.newBuilder(server.base().resolve("/api/slow?hold=1500"))
@@ -64,7 +67,7 @@ class InitParametersTest {
         Thread.sleep(5);
       }
       HttpResponse<byte[]> busy = http.send(slow, HttpResponse.BodyHandlers.ofByteArray());
-      FilterRulesContract.assertProblem(busy, 409, "request-in-progress");
+      ServletConformance.assertProblem(busy, 409, "request-in-progress");
       assertThat(busy.headers().firstValue("Retry-After")).hasValue("4");
       assertThat(first.get().statusCode()).isEqualTo(200);
     }
@@ -80,10 +83,17 @@ class InitParametersTest {
             () -> new IdempotencyFilter().init(config(Map.of("max-request-body", "lots"))))
         .isInstanceOf(ServletException.class)
         .hasMessageContaining("max-request-body=lots");
-    assertThatThrownBy(() -> IdempotencyFilter.builder().replayedHeaders("Set-Cookie"))
-        .hasMessageContaining("Set-Cookie is never replayed");
-    assertThatThrownBy(() -> IdempotencyFilter.builder().paths("api/*"))
-        .hasMessageContaining("'api/*'");
+    assertThatThrownBy(() -> new IdempotencyFilter().init(config(Map.of("rules.api.key", "maybe"))))
+        .isInstanceOf(ServletException.class)
+        .hasMessageContaining("rules [api]")
+        .hasMessageContaining("'rules' does not list them");
+    assertThatThrownBy(
+            () ->
+                new IdempotencyFilter()
+                    .init(config(Map.of("rules", "api", "rules.api.key", "maybe"))))
+        .isInstanceOf(ServletException.class)
+        .hasMessageContaining("web rule 'api'")
+        .hasMessageContaining("key is 'maybe'; allowed: optional, required, submit-token");
   }
 
   private static FilterConfig config(Map<String, String> params) {

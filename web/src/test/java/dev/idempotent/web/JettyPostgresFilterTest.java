@@ -5,7 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import jakarta.servlet.Filter;
-import jakarta.servlet.http.HttpServlet;
 import java.util.List;
 
 /**
@@ -13,16 +12,16 @@ import java.util.List;
  * only: the container's part is proved by the memory-store tests on both containers, the store's
  * part here.
  */
-class JettyPostgresFilterTest extends FilterRulesContract {
+class JettyPostgresFilterTest extends ServletConformance {
   private HikariDataSource pool;
 
   @Override
-  TestServer start(List<Filter> filters, HttpServlet app) throws Exception {
+  TestServer start(List<Filter> filters, TestApp app) throws Exception {
     return TestServer.jetty(filters, app);
   }
 
   @Override
-  IdempotencyStore store() {
+  protected IdempotencyStore store() {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(
         TestServices.require(

@@ -3,7 +3,6 @@ package dev.idempotent.web;
 import dev.idempotent.redisson.RedissonIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import jakarta.servlet.Filter;
-import jakarta.servlet.http.HttpServlet;
 import java.util.List;
 import java.util.UUID;
 import org.redisson.Redisson;
@@ -14,14 +13,14 @@ import org.redisson.config.Config;
  * own. On Jetty only: the container's part is proved by the memory-store tests on both containers,
  * the store's part here.
  */
-class JettyRedisFilterTest extends FilterRulesContract {
+class JettyRedisFilterTest extends ServletConformance {
   @Override
-  TestServer start(List<Filter> filters, HttpServlet app) throws Exception {
+  TestServer start(List<Filter> filters, TestApp app) throws Exception {
     return TestServer.jetty(filters, app);
   }
 
   @Override
-  IdempotencyStore store() {
+  protected IdempotencyStore store() {
     Config config = new Config();
     config
         .useSingleServer()

@@ -1,5 +1,7 @@
 package dev.idempotent.web;
 
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -19,14 +21,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The application behind the filter: one route per behaviour, counting how often each one ran. */
+/**
+ * The conformance application ({@code HttpConformanceSuite} describes its routes) as a servlet,
+ * with the servlet-only routes: an error sent through the container, and asynchronous requests.
+ */
 final class TestApp extends HttpServlet {
   private static final long serialVersionUID = 1L;
 
   final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-
-  /** Filters by the scene prefix of the path they guard, to issue submit tokens from. */
-  final Map<String, IdempotencyFilter> tokenIssuers = new ConcurrentHashMap<>();
 
   int runs(String route) {
     AtomicInteger n = runs.get(route);
@@ -44,14 +46,18 @@ final class TestApp extends HttpServlet {
     String route = path.replaceAll("^/[^/]+", "");
     String scene = path.substring(0, path.length() - route.length());
     if (req.getMethod().equals("GET") && route.equals("/form")) {
-      // GET /<prefix>/form?scene=/<prefix>/orders issues a token of the filter guarding <prefix>
-      String token = tokenIssuers.get(scene).issueSubmitToken(req, req.getParameter("scene"));
+      String token = IdempotencyFilter.of(req).issueSubmitToken(req, req.getParameter("path"));
       res.setContentType("text/plain");
       res.getWriter().print(token);
       return;
     }
+    if (req.getDispatcherType() == DispatcherType.ASYNC) {
+      res.setContentType("text/plain");
+      res.getWriter().print("dispatched run " + req.getAttribute("run"));
+      return;
+    }
     sleep(req.getParameter("ms"));
-    switch (route) {
+    switch (route.replaceAll("^(/[^/]*).*$", "$1")) {
       case "/orders" -> {
         byte[] body = req.getInputStream().readAllBytes();
         int n = count(path);
@@ -100,9 +106,49 @@ final class TestApp extends HttpServlet {
           res.getOutputStream().write(chunk, 0, Math.min(chunk.length, total - written));
         }
       }
-      case "/async" -> {
+      case "/async-dispatch" -> {
+        int n = count(path);
+        AsyncContext async = req.startAsync();
+        async.start(
+            () -> {
+              sleep(req.getParameter("hold"));
+              req.setAttribute("run", n);
+              async.dispatch();
+            });
+      }
+      case "/async-complete" -> {
+        int n = count(path);
+        AsyncContext async = req.startAsync();
+        async.start(
+            () -> {
+              sleep(req.getParameter("hold"));
+              try {
+                async.getResponse().setContentType("text/plain");
+                async.getResponse().getWriter().print("completed run " + n);
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              async.complete();
+            });
+      }
+      case "/async-status" -> {
+        int n = count(path);
+        AsyncContext async = req.startAsync();
+        async.start(
+            () -> {
+              HttpServletResponse r = (HttpServletResponse) async.getResponse();
+              r.setStatus(Integer.parseInt(req.getParameter("code")));
+              try {
+                r.getWriter().print("async status run " + n);
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              async.complete();
+            });
+      }
+      case "/async-timeout" -> {
         count(path);
-        req.startAsync().complete();
+        req.startAsync().setTimeout(300);
       }
       case "/missing" -> {
         count(path);

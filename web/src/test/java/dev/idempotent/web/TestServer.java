@@ -23,7 +23,7 @@ import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * A real embedded servlet container on 127.0.0.1 and a free port: filters on {@code /*} for
- * requests and error dispatches, one servlet on {@code /*}.
+ * request, async and error dispatches, one servlet on {@code /*}, all with async support.
  */
 interface TestServer extends AutoCloseable {
   /**
@@ -40,7 +40,9 @@ interface TestServer extends AutoCloseable {
   static TestServer jetty(List<Filter> filters, HttpServlet app) throws Exception {
     List<FilterHolder> holders = new java.util.ArrayList<>();
     for (Filter f : filters) {
-      holders.add(new FilterHolder(f));
+      FilterHolder holder = new FilterHolder(f);
+      holder.setAsyncSupported(true);
+      holders.add(holder);
     }
     return jettyWith(holders, app);
   }
@@ -58,12 +60,15 @@ interface TestServer extends AutoCloseable {
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.SESSIONS);
     context.setContextPath("/");
     for (FilterHolder f : filters) {
-      context.addFilter(f, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ERROR));
+      context.addFilter(
+          f, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR));
     }
     ErrorPageErrorHandler errors = new ErrorPageErrorHandler();
     errors.addErrorPage(404, ERROR_PAGE);
     context.setErrorHandler(errors);
-    context.addServlet(new ServletHolder(app), "/*");
+    ServletHolder servlet = new ServletHolder(app);
+    servlet.setAsyncSupported(true);
+    context.addServlet(servlet, "/*");
     server.setHandler(context);
     server.start();
     URI base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
@@ -95,7 +100,7 @@ interface TestServer extends AutoCloseable {
     tomcat.getService().addConnector(connector);
     tomcat.setConnector(connector);
     Context context = tomcat.addContext("", dir.toString());
-    Tomcat.addServlet(context, "app", app);
+    Tomcat.addServlet(context, "app", app).setAsyncSupported(true);
     context.addServletMappingDecoded("/*", "app");
     ErrorPage page = new ErrorPage();
     page.setErrorCode(404);
@@ -106,11 +111,13 @@ interface TestServer extends AutoCloseable {
       FilterDef def = new FilterDef();
       def.setFilterName("filter" + i);
       def.setFilter(f);
+      def.setAsyncSupported("true");
       context.addFilterDef(def);
       FilterMap map = new FilterMap();
       map.setFilterName("filter" + i);
       map.addURLPattern("/*");
       map.setDispatcher("REQUEST");
+      map.setDispatcher("ASYNC");
       map.setDispatcher("ERROR");
       context.addFilterMap(map);
       i++;

@@ -9,10 +9,14 @@ import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.ResultCodec;
 import dev.idempotent.StoreFailurePolicy;
+import dev.idempotent.http.HttpIdempotency;
+import dev.idempotent.http.IdempotencyRule;
+import dev.idempotent.http.conformance.HttpConformanceSuite;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import dev.idempotent.redisson.RedissonIdempotencyStore;
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterRegistration;
 import jakarta.servlet.ServletContainerInitializer;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.http.HttpServlet;
@@ -28,6 +32,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -76,12 +81,18 @@ class WebDocsTest {
     public void onStartup(Set<Class<?>> classes, ServletContext servletContext) {
       // spotless:off
       // docs/web.md: installing the filter (begin)
-      IdempotencyFilter filter = IdempotencyFilter.builder()
-          .idempotency(Idempotency.install(config))    // default: Idempotency.global()
-          .keyRequired("/api/*")                       // 400 without a key there; elsewhere optional
-          .submitTokenPaths("/orders")                 // form posts here need a submit token
+      HttpIdempotency protocol = HttpIdempotency.builder()
+          .idempotency(Idempotency.install(config))     // default: Idempotency.global()
+          .rule(IdempotencyRule.builder("orders-api")   // the scope of every record of this rule
+              .paths("/api/*")
+              .key(IdempotencyRule.Key.REQUIRED)        // 400 without an Idempotency-Key
+              .build())
+          .rule(IdempotencyRule.submitTokens("checkout").paths("/orders").build())
           .build();
-      servletContext.addFilter("idempotency", filter).addMappingForUrlPatterns(null, false, "/*");
+      FilterRegistration.Dynamic filter =
+          servletContext.addFilter("idempotency", IdempotencyFilter.builder(protocol).build());
+      filter.setAsyncSupported(true);                  // protected requests may go asynchronous
+      filter.addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC), false, "/*");
       // docs/web.md: installing the filter (end)
       // spotless:on
     }
@@ -97,7 +108,7 @@ class WebDocsTest {
       // spotless:off
       // docs/web.md: submit token (begin)
       // GET /: render the form
-      String token = IdempotencyFilter.of(request).issueSubmitToken(request, "/orders");  // scene = the post's path
+      String token = IdempotencyFilter.of(request).issueSubmitToken(request, "/orders");  // the path it posts to
       out.print("<input type=\"hidden\" name=\"_submit_token\" value=\"" + token + "\">");
       // docs/web.md: submit token (end)
       // spotless:on
@@ -124,7 +135,8 @@ class WebDocsTest {
       context.addServletContainerInitializer(initializer);
     }
     if (declared != null) {
-      context.addFilter(declared, "/*", java.util.EnumSet.of(DispatcherType.REQUEST));
+      context.addFilter(
+          declared, "/*", java.util.EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
     }
     context.addServlet(new ServletHolder(new Shop()), "/*");
     server.setHandler(context);
@@ -157,7 +169,7 @@ class WebDocsTest {
             .build();
     Server server = start(new FilterInstaller(config), null);
     try {
-      HttpClient http = FilterRulesContract.client(new CookieManager());
+      HttpClient http = HttpConformanceSuite.client(new CookieManager());
       URI api = base(server).resolve("/api/orders");
       assertThat(post(http, api, null, "item=book").statusCode()).isEqualTo(400);
       HttpResponse<String> first = post(http, api, "k1", "item=book");
@@ -212,14 +224,14 @@ class WebDocsTest {
       declared.setInitParameter(param.group(1), param.group(2));
       params++;
     }
-    assertThat(params).isEqualTo(2);
+    assertThat(params).isEqualTo(5);
     Idempotency.install(
         IdempotencyConfig.builder()
             .defaultStore(CaffeineIdempotencyStore.builder().build())
             .build());
     Server server = start(null, declared);
     try {
-      HttpClient http = FilterRulesContract.client(new CookieManager());
+      HttpClient http = HttpConformanceSuite.client(new CookieManager());
       assertThat(post(http, base(server).resolve("/api/orders"), null, "item=book").statusCode())
           .isEqualTo(400);
       assertThat(post(http, base(server).resolve("/orders"), null, "item=lamp").statusCode())
@@ -279,12 +291,13 @@ class WebDocsTest {
               IdempotencyPolicy.builder(scope).store("ledger").resultType(Integer.class).build())) {
         int first = Idempotency.global().call(policy, "k1", runs::incrementAndGet);
         assertThat(Idempotency.global().call(policy, "k1", runs::incrementAndGet)).isEqualTo(first);
-        assertThat(Idempotency.global().inspect(policy.store(), scope, "k1")).isPresent();
+        assertThat(Idempotency.global().inspect(policy.settings().store(), scope, "k1"))
+            .isPresent();
       }
       assertThat(runs).hasValue(2);
       assertThat(metrics.of(IdempotencyEvent.Type.EXECUTED)).isEqualTo(2);
       assertThat(metrics.of(IdempotencyEvent.Type.REPLAYED)).isEqualTo(2);
-      Idempotency.global().forceExpire("", scope, "k1");
+      Idempotency.global().delete("", scope, "k1");
     } finally {
       Idempotency.reset();
       redissonClient.shutdown();

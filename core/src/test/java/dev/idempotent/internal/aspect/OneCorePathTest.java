@@ -70,6 +70,11 @@ class OneCorePathTest {
     }
 
     @Override
+    public boolean delete(RecordKey key) {
+      throw new UnsupportedOperationException("not used by this test");
+    }
+
+    @Override
     public Optional<IdempotencyRecord> read(RecordKey key) {
       return inner.read(key);
     }

@@ -27,8 +27,8 @@ import java.util.Map;
  * The request as the application sees it behind the filter: the body the filter buffered is read
  * again from {@link #getInputStream()} or {@link #getReader()}, and the parameters of a {@code
  * application/x-www-form-urlencoded} body (with the query string's) from {@link
- * #getParameter(String)}. Asynchronous processing is refused: a protected request's response is
- * recorded when the filter chain returns, so {@link #startAsync()} throws.
+ * #getParameter(String)}. Asynchronous processing starts with the capturing response, so what the
+ * application writes later is captured and recorded when the request completes.
  */
 public final class BufferedRequest extends HttpServletRequestWrapper {
   private final byte[] body;
@@ -295,25 +295,118 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     return getParts().iterator().next();
   }
 
-  @Override
-  public boolean isAsyncSupported() {
-    return false;
+  /**
+   * The response the application writes to, and what to do when it completes an asynchronous
+   * request itself ({@link AsyncContext#complete()} without a dispatch back through the filter).
+   */
+  public void onAsync(ServletResponse capture, Runnable beforeComplete) {
+    this.capture = capture;
+    this.beforeComplete = beforeComplete;
   }
 
+  /**
+   * Starts asynchronous processing with this request and the capturing response, so that what the
+   * application writes later is captured too (the no-argument form would hand it the container's
+   * response, past the capture).
+   */
   @Override
   public AsyncContext startAsync() {
-    throw asyncRefused();
+    if (capture == null) {
+      return super.startAsync();
+    }
+    return startAsync(this, capture);
   }
 
   @Override
   public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
-    throw asyncRefused();
+    AsyncContext started = super.startAsync(request, response);
+    return beforeComplete == null ? started : new CompletingAsyncContext(started, beforeComplete);
   }
 
-  private static IllegalStateException asyncRefused() {
-    return new IllegalStateException(
-        "asynchronous processing is not supported for requests the idempotency filter protects (an"
-            + " Idempotency-Key or a submit token): their response is recorded when the filter"
-            + " chain returns; answer synchronously, or leave this path out of the filter's paths");
+  private ServletResponse capture;
+  private Runnable beforeComplete;
+
+  /** Runs the filter's completion of the exchange before the container completes the request. */
+  private static final class CompletingAsyncContext implements AsyncContext {
+    private final AsyncContext context;
+    private final Runnable beforeComplete;
+
+    CompletingAsyncContext(AsyncContext context, Runnable beforeComplete) {
+      this.context = context;
+      this.beforeComplete = beforeComplete;
+    }
+
+    @Override
+    public ServletRequest getRequest() {
+      return context.getRequest();
+    }
+
+    @Override
+    public ServletResponse getResponse() {
+      return context.getResponse();
+    }
+
+    @Override
+    public boolean hasOriginalRequestAndResponse() {
+      return context.hasOriginalRequestAndResponse();
+    }
+
+    @Override
+    public void dispatch() {
+      context.dispatch();
+    }
+
+    @Override
+    public void dispatch(String path) {
+      context.dispatch(path);
+    }
+
+    @Override
+    public void dispatch(jakarta.servlet.ServletContext servletContext, String path) {
+      context.dispatch(servletContext, path);
+    }
+
+    @Override
+    public void complete() {
+      try {
+        beforeComplete.run();
+      } finally {
+        context.complete();
+      }
+    }
+
+    @Override
+    public void start(Runnable run) {
+      context.start(run);
+    }
+
+    @Override
+    public void addListener(jakarta.servlet.AsyncListener listener) {
+      context.addListener(listener);
+    }
+
+    @Override
+    public void addListener(
+        jakarta.servlet.AsyncListener listener,
+        ServletRequest servletRequest,
+        ServletResponse servletResponse) {
+      context.addListener(listener, servletRequest, servletResponse);
+    }
+
+    @Override
+    public <T extends jakarta.servlet.AsyncListener> T createListener(Class<T> clazz)
+        throws jakarta.servlet.ServletException {
+      return context.createListener(clazz);
+    }
+
+    @Override
+    public void setTimeout(long timeout) {
+      context.setTimeout(timeout);
+    }
+
+    @Override
+    public long getTimeout() {
+      return context.getTimeout();
+    }
   }
 }

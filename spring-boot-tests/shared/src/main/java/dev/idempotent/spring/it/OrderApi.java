@@ -37,6 +37,20 @@ public class OrderApi {
     return new Receipt("slow", 1, executions.incrementAndGet());
   }
 
+  /** A key resolver whose failure message holds internal data, which must never reach a client. */
+  public static final class LeakyKeyResolver implements dev.idempotent.KeyResolver {
+    @Override
+    public String resolve(dev.idempotent.InvocationContext context) {
+      throw new IllegalStateException("vault token s3cr3t-t0ken at 10.1.2.3");
+    }
+  }
+
+  @PostMapping("/leaky")
+  @Idempotent(scope = "api-leaky", keyResolver = LeakyKeyResolver.class)
+  public Receipt leaky(@RequestBody OrderRequest request) {
+    return new Receipt(request.item(), request.quantity(), executions.incrementAndGet());
+  }
+
   public int executions() {
     return executions.get();
   }

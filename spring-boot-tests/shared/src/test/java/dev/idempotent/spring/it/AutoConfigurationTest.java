@@ -266,7 +266,7 @@ class AutoConfigurationTest {
           assertThat(context).hasSingleBean(IdempotencyProblemDetails.class);
           assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
         });
-    web.withPropertyValues("idempotent.web.key-required-paths=/api/*")
+    web.withPropertyValues("idempotent.web.paths=/api/*", "idempotent.web.key=required")
         .run(context -> assertThat(context).hasSingleBean(FilterRegistrationBean.class));
     web.withPropertyValues("idempotent.problem-details.enabled=false")
         .run(context -> assertThat(context).doesNotHaveBean(IdempotencyProblemDetails.class));

@@ -2,6 +2,7 @@ package dev.idempotent.spring.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotent.http.HttpProblem;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,10 +59,29 @@ class HttpProblemDetailsTest {
   }
 
   @Test
-  void aMissingKeyIs400() throws Exception {
+  void aMissingKeyIs400WithTheLibrarysOwnText() throws Exception {
     HttpResponse<String> blank = post("/orders", null, "{\"item\":\"book\",\"quantity\":2}");
-    assertProblem(blank, 400, "idempotency-key-invalid");
-    assertThat(blank.body()).doesNotContain("Exception");
+    assertProblem(blank, 400, "idempotency-key-not-derived");
+    assertThat(blank.body())
+        .contains("\"detail\":\"" + HttpProblem.KEY_NOT_DERIVED.detail() + "\"")
+        .doesNotContain("Exception")
+        .doesNotContain("#key")
+        .doesNotContain("OrderApi");
+  }
+
+  /** Hardening item 7: a resolver's own message never reaches the client. */
+  @Test
+  void aKeyResolversFailureMessageNeverReachesTheClient() throws Exception {
+    HttpResponse<String> leaky =
+        post("/leaky", UUID.randomUUID().toString(), "{\"item\":\"book\",\"quantity\":2}");
+    assertProblem(leaky, 400, "idempotency-key-not-derived");
+    assertThat(leaky.body())
+        .contains("\"title\":\"" + HttpProblem.KEY_NOT_DERIVED.title() + "\"")
+        .contains("\"detail\":\"" + HttpProblem.KEY_NOT_DERIVED.detail() + "\"")
+        .doesNotContain("s3cr3t")
+        .doesNotContain("10.1.2.3")
+        .doesNotContain("LeakyKeyResolver")
+        .doesNotContain("leaky(");
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.idempotent.web.internal;
+package dev.idempotent.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

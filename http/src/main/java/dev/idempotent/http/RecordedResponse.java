@@ -1,4 +1,4 @@
-package dev.idempotent.web.internal;
+package dev.idempotent.http;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;

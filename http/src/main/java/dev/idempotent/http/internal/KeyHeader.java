@@ -1,4 +1,4 @@
-package dev.idempotent.web.internal;
+package dev.idempotent.http.internal;
 
 import java.util.List;
 

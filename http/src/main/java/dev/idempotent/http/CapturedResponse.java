@@ -1,0 +1,64 @@
+package dev.idempotent.http;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What the application answered to a protected request, as an adapter captured it: status, headers
+ * and the whole body; or the fact that the response went to the client as it was written (larger
+ * than the rule's limit, or an error sent through the container), so it cannot be recorded.
+ */
+public final class CapturedResponse {
+  private final int status;
+  private final List<Map.Entry<String, String>> headers;
+  private final byte[] body;
+  private final String unrecordable;
+
+  private CapturedResponse(
+      int status, List<Map.Entry<String, String>> headers, byte[] body, String unrecordable) {
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+    this.unrecordable = unrecordable;
+  }
+
+  /**
+   * A whole response, held by the adapter until the protocol has decided.
+   *
+   * @param headers every response header in order (a name may repeat), {@code Content-Type}
+   *     included; the rule decides which are recorded
+   * @param body the body; not copied
+   */
+  public static CapturedResponse of(
+      int status, List<Map.Entry<String, String>> headers, byte[] body) {
+    return new CapturedResponse(
+        status, List.copyOf(headers), Objects.requireNonNull(body, "body"), null);
+  }
+
+  /**
+   * A response that went (or goes) to the client as it is written, so it is not recorded.
+   *
+   * @param why for the log, e.g. "larger than 1048576 bytes"
+   */
+  public static CapturedResponse unrecordable(int status, String why) {
+    return new CapturedResponse(status, List.of(), new byte[0], Objects.requireNonNull(why));
+  }
+
+  public int status() {
+    return status;
+  }
+
+  public List<Map.Entry<String, String>> headers() {
+    return headers;
+  }
+
+  public byte[] body() {
+    return body;
+  }
+
+  /** Why the response cannot be recorded, or {@code null} when it can. */
+  public String unrecordable() {
+    return unrecordable;
+  }
+}
