@@ -28,4 +28,26 @@ public class OrderService {
   public Receipt submitRetained(String orderId, long amountCents) {
     return Receipt.issue(orderId, amountCents);
   }
+
+  /** Scope of {@link #submitChecked}. */
+  public static final String CHECKED_SCOPE = "bench.checked";
+
+  /** Scope of {@link #submitRetainedChecked}. */
+  public static final String CHECKED_RETAINED_SCOPE = "bench.checked-retained";
+
+  /**
+   * {@link #submit} with a payload check of all arguments ({@code payload = "*"}), as an endpoint
+   * that refuses a reused key with another request: the Redis benchmarks, beside the floor that
+   * does the same client work.
+   */
+  @Idempotent(scope = CHECKED_SCOPE, key = "#orderId", ttl = "30s", payload = "*")
+  public Receipt submitChecked(String orderId, long amountCents) {
+    return Receipt.issue(orderId, amountCents);
+  }
+
+  /** {@link #submitRetained} with a payload check of all arguments. */
+  @Idempotent(scope = CHECKED_RETAINED_SCOPE, key = "#orderId", ttl = "1h", payload = "*")
+  public Receipt submitRetainedChecked(String orderId, long amountCents) {
+    return Receipt.issue(orderId, amountCents);
+  }
 }

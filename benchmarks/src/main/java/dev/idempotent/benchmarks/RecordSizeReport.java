@@ -1,7 +1,7 @@
 package dev.idempotent.benchmarks;
 
 import dev.idempotent.redisson.RedissonIdempotencyStore;
-import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.redisson.internal.RecordNames;
 import dev.idempotent.spi.RecordKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,11 +16,10 @@ import org.redisson.api.RedissonClient;
 /**
  * Bytes per completed record on Redis: {@code MEMORY USAGE} averaged over N records, and the growth
  * of {@code used_memory} divided by N (which also counts the keyspace and expiry dictionaries), for
- * the minimal record an application could keep ({@code SET <user key> <outcome>}), the record of
- * the earlier layout (a hash named after the whole scope, holding status, owner token and outcome)
- * and the record the store writes now. Records have a method signature as scope, 20-character keys,
- * 25-byte outcomes and owner tokens as the executor makes them; each layout is measured without and
- * with a payload fingerprint (22 characters, as the executor's).
+ * the minimal record an application could keep ({@code SET <user key> <outcome>}) and the record
+ * the store writes. Records have a method signature as scope, 20-character keys, 25-byte outcomes
+ * and owner tokens as the executor makes them; each is measured without and with a payload
+ * fingerprint (22 characters, as the executor's).
  *
  * <p>Point it at a database of a Redis server of your own ({@code used_memory} is server-wide),
  * which must be empty; the records it writes are deleted afterwards.
@@ -45,7 +44,7 @@ public final class RecordSizeReport {
     try (RespPipe pipe = new RespPipe(url)) {
       requireEmpty(pipe, url);
       RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(redisson).build();
-      RecordLayout layout = new RecordLayout(RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
+      RecordNames names = new RecordNames(RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
       String ownerPrefix = Long.toUnsignedString(new java.util.Random(42).nextLong(), 36) + ":";
       System.out.printf(
           "Redis record size, %,d records, scope of %d characters, 20-character keys, 25-byte "
@@ -80,27 +79,9 @@ public final class RecordSizeReport {
                 },
                 RecordSizeReport::userKey);
         row("minimal with a ttl `SET <key> <outcome> PX <ttl>`", fp, minimalWithTtl, minimal);
-        double[] earlier =
-            measure(
-                pipe,
-                records,
-                i -> {
-                  String name = layout.legacyName(RecordKey.of(SCOPE, userKey(i)));
-                  String owner = ownerPrefix + Long.toString(i + 1, 36);
-                  Object[] hset =
-                      fingerprint == null
-                          ? new Object[] {"HSET", name, "s", "C", "o", owner, "r", outcome(i)}
-                          : new Object[] {
-                            "HSET", name, "s", "C", "o", owner, "f", fingerprint, "r", outcome(i)
-                          };
-                  return new Object[][] {hset, {"PEXPIRE", name, TTL_MS}};
-                },
-                i -> layout.legacyName(RecordKey.of(SCOPE, userKey(i))));
-        row("earlier layout (hash)", fp, earlier, minimal);
-        double[] current = measureStore(pipe, store, layout, records, ownerPrefix, fingerprint);
-        row("store (compact string)", fp, current, minimal);
+        double[] current = measureStore(pipe, store, names, records, ownerPrefix, fingerprint);
+        row("store", fp, current, minimal);
       }
-      pipe.command("UNLINK", layout.scopesName());
     } finally {
       redisson.shutdown();
     }
@@ -147,7 +128,7 @@ public final class RecordSizeReport {
   private static double[] measureStore(
       RespPipe pipe,
       RedissonIdempotencyStore store,
-      RecordLayout layout,
+      RecordNames names,
       int records,
       String ownerPrefix,
       String fingerprint)
@@ -161,8 +142,7 @@ public final class RecordSizeReport {
         throw new IllegalStateException("the store lost its claim of " + key);
       }
     }
-    return summarize(
-        pipe, records, before, i -> layout.recordName(RecordKey.of(SCOPE, userKey(i))));
+    return summarize(pipe, records, before, i -> names.recordName(RecordKey.of(SCOPE, userKey(i))));
   }
 
   private static double[] summarize(

@@ -15,15 +15,24 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * What the Redis benchmarks share: one client for ours and the baselines, the store installed (with
- * or without a near cache), the weaving checked, and the replay keys recorded on both sides.
+ * What the Redis benchmarks share: one client for ours and the floors, the store installed (with or
+ * without a near cache), the weaving checked, and the replay keys recorded on every side.
  */
 final class RedisBenchFixture implements AutoCloseable {
   final RedissonClient redisson;
   final RedissonIdempotencyStore store;
   final OrderService service = new OrderService();
-  final RedisBaseline freshBaseline;
-  final RedisBaseline retainedBaseline;
+
+  /** The lean floor, for fresh keys and for replays. */
+  final RedisFloor freshFloor;
+
+  final RedisFloor retainedFloor;
+
+  /** The floor that does the woven call's client work, for fresh keys and for replays. */
+  final RedisFloor freshFloorWithClientWork;
+
+  final RedisFloor retainedFloorWithClientWork;
+
   final String[] replayKeys = KeyStreams.replayKeys(REPLAY_KEYS);
 
   /**
@@ -43,14 +52,27 @@ final class RedisBenchFixture implements AutoCloseable {
         IdempotencyConfig.builder().defaultStore(store).nearCache(nearCacheSize).build());
     WeavingCheck.requireReplay(
         "OrderService.submit", service::submit, "weaving-check-" + System.nanoTime());
-    freshBaseline = new RedisBaseline(redisson, LEASE, FRESH_TTL);
-    retainedBaseline = new RedisBaseline(redisson, LEASE, RETAINED_TTL);
+    String checkedKey = "weaving-check-checked-" + System.nanoTime();
+    service.submitChecked(checkedKey, AMOUNT);
+    WeavingCheck.requirePayloadChecked(
+        "OrderService.submitChecked", service::submitChecked, checkedKey, AMOUNT);
+    freshFloor = new RedisFloor(redisson, LEASE, FRESH_TTL, false);
+    retainedFloor = new RedisFloor(redisson, LEASE, RETAINED_TTL, false);
+    freshFloorWithClientWork = new RedisFloor(redisson, LEASE, FRESH_TTL, true);
+    retainedFloorWithClientWork = new RedisFloor(redisson, LEASE, RETAINED_TTL, true);
     for (int i = 0; i < replayKeys.length; i++) {
       service.submitRetained(replayKeys[i], AMOUNT);
-      retainedBaseline.submit(replayKeys[i], "setup-" + i, AMOUNT);
+      service.submitRetainedChecked(replayKeys[i], AMOUNT);
+      retainedFloor.submit(replayKeys[i], "setup-" + i, AMOUNT);
+      retainedFloorWithClientWork.submit(replayKeys[i], "setup-" + i, AMOUNT);
     }
     WeavingCheck.requireRecorded(
         "OrderService.submitRetained", service::submitRetained, replayKeys[0], AMOUNT);
+    WeavingCheck.requirePayloadChecked(
+        "OrderService.submitRetainedChecked",
+        service::submitRetainedChecked,
+        replayKeys[0],
+        AMOUNT);
   }
 
   @Override

@@ -3,8 +3,8 @@ package dev.idempotent.benchmarks;
 import static dev.idempotent.benchmarks.BenchmarkSettings.AMOUNT;
 import static dev.idempotent.benchmarks.BenchmarkSettings.LEASE;
 
-import dev.idempotent.redisson.RedissonIdempotencyStore;
-import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.redisson.internal.RecordFormat;
+import dev.idempotent.redisson.internal.RecordNames;
 import dev.idempotent.redisson.internal.RecordScript;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,11 +36,12 @@ import org.redisson.client.codec.ByteArrayCodec;
  * on this machine). The variants alternate, {@code rounds} times, the first round a warm-up that is
  * not reported; the report gives every round.
  *
- * <p>Beside the woven call and the hand-written baseline of the JMH rows (target 4), it runs the
- * store's SPI calls alone (claim, and completion of a fresh key; claim and decoding of a completed
- * one), with and without the earlier layout's name ({@code readLegacyRecords}), and the baseline's
- * reading script alone, so that the executor, the store's client side and the server's scripts can
- * be told apart. The store and baseline variants decode with the baseline's decoding.
+ * <p>Beside the woven call (payload checked) and the floors of the JMH rows (target 4: the lean
+ * floor, and the floor with the woven call's client work), it runs the store's SPI calls alone
+ * (claim, and completion of a fresh key; claim and decoding of a completed one) and the store's
+ * claim script sent by hand with precomputed names, so that the executor, the store's client side
+ * and the server's scripts can be told apart. The store variants encode and decode outcomes as the
+ * woven call does ({@link BaselineOutcomes}), without a fingerprint.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.RedisCallCost 16 5 4
@@ -63,11 +65,6 @@ public final class RedisCallCost {
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 4;
     try (RedisBenchFixture fx = new RedisBenchFixture(0)) {
-      RedissonIdempotencyStore noLegacy =
-          RedissonIdempotencyStore.builder(fx.redisson)
-              .keyPrefix("bench:idem:")
-              .readLegacyRecords(false)
-              .build();
       String[] replayKeys = fx.replayKeys;
       RecordKey[] recorded = new RecordKey[replayKeys.length];
       for (int i = 0; i < replayKeys.length; i++) {
@@ -85,13 +82,16 @@ public final class RedisCallCost {
       AtomicLong next = new AtomicLong();
 
       Map<String, IntConsumer> variants = new LinkedHashMap<>();
-      variants.put("replay, baseline", i -> fx.retainedBaseline.replay(replayKeys[i]));
-      RecordLayout layout = new RecordLayout("bench:idem:");
+      variants.put("replay, floor", i -> fx.retainedFloor.replay(replayKeys[i], AMOUNT));
+      variants.put(
+          "replay, floor with client work",
+          i -> fx.retainedFloorWithClientWork.replay(replayKeys[i], AMOUNT));
+      RecordNames recordNames = new RecordNames("bench:idem:");
       List<List<Object>> names = new ArrayList<>();
       for (RecordKey key : recorded) {
-        names.add(List.of(layout.recordName(key), layout.legacyName(key)));
+        names.add(List.of(recordNames.recordName(key)));
       }
-      byte[] owner = "cost-replayer".getBytes(StandardCharsets.UTF_8);
+      byte[] claim = RecordFormat.claim(RecordFormat.ownerPart("cost-replayer"), null);
       byte[] leaseMs = Long.toString(LEASE.toMillis()).getBytes(StandardCharsets.US_ASCII);
       variants.put(
           "replay, the store's claim script sent by hand",
@@ -103,26 +103,27 @@ public final class RedisCallCost {
                     RecordScript.CLAIM.sha(),
                     RScript.ReturnType.LIST,
                     names.get(i),
-                    owner,
+                    claim,
                     leaseMs);
-            BaselineOutcomes.decode((byte[]) reply.get(4));
+            byte[] value = (byte[]) reply.get(0);
+            BaselineOutcomes.decode(Arrays.copyOfRange(value, 3, value.length));
           });
-      variants.put("replay, woven", i -> fx.service.submitRetained(replayKeys[i], AMOUNT));
+      variants.put("replay, woven", i -> fx.service.submitRetainedChecked(replayKeys[i], AMOUNT));
       variants.put("replay, store claim alone", i -> replay(fx.store, recorded[i]));
       variants.put(
-          "replay, store claim alone, readLegacyRecords(false)",
-          i -> replay(noLegacy, recorded[i]));
+          "fresh, floor",
+          i -> fx.freshFloor.submit(run + "f" + next.incrementAndGet(), "cost-" + i, AMOUNT));
       variants.put(
-          "fresh, baseline",
-          i -> fx.freshBaseline.submit(run + "b" + next.incrementAndGet(), "cost-" + i, AMOUNT));
+          "fresh, floor with client work",
+          i ->
+              fx.freshFloorWithClientWork.submit(
+                  run + "c" + next.incrementAndGet(), "cost-" + i, AMOUNT));
       variants.put(
-          "fresh, woven", i -> fx.service.submit(run + "w" + next.incrementAndGet(), AMOUNT));
+          "fresh, woven",
+          i -> fx.service.submitChecked(run + "w" + next.incrementAndGet(), AMOUNT));
       variants.put(
           "fresh, store claim and completion alone",
           i -> fresh(fx.store, RecordKey.of(SCOPE, run + "s" + next.incrementAndGet())));
-      variants.put(
-          "fresh, the same, readLegacyRecords(false)",
-          i -> fresh(noLegacy, RecordKey.of(SCOPE, run + "n" + next.incrementAndGet())));
 
       Path redisStat = redisStat(fx);
       Map<String, List<String>> report = new LinkedHashMap<>();
@@ -152,7 +153,6 @@ public final class RedisCallCost {
           System.out.printf("| %s | %d | %s |%n", e.getKey(), r + 1, e.getValue().get(r));
         }
       }
-      noLegacy.close();
     }
   }
 

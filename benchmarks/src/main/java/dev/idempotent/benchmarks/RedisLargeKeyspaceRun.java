@@ -1,7 +1,8 @@
 package dev.idempotent.benchmarks;
 
 import dev.idempotent.redisson.RedissonIdempotencyStore;
-import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.redisson.internal.RecordFormat;
+import dev.idempotent.redisson.internal.RecordNames;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import org.redisson.api.RedissonClient;
 /**
  * Fresh-key throughput of the Redis store on an empty database and with many completed records in
  * it: measures claim-and-complete of new keys for a while, loads {@code keys} completed records in
- * the store's layout (pipelined {@code SET name value PX ttl}, the exact names and values the store
+ * the store's format (pipelined {@code SET name value PX ttl}, the exact names and values the store
  * writes: a method signature as scope, 20-character keys, 25-byte outcomes), measures again, and
  * reports the ratio and the memory per loaded record ({@code used_memory} growth divided by the
  * records).
@@ -48,19 +49,19 @@ public final class RedisLargeKeyspaceRun {
     try (RespPipe pipe = new RespPipe(url)) {
       RecordSizeReport.requireEmpty(pipe, url);
       RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(redisson).build();
-      RecordLayout layout = new RecordLayout(RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
+      RecordNames names = new RecordNames(RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
 
       String run = Long.toString(System.nanoTime(), 36);
       double empty = freshKeysPerSecond(store, run + "a", seconds, threads);
       long dbBefore = Long.parseLong(pipe.command("DBSIZE"));
       long memBefore = pipe.info("memory", "used_memory");
       long loadStart = System.nanoTime();
-      load(pipe, layout, keys);
+      load(pipe, names, keys);
       double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
       long dbAfter = Long.parseLong(pipe.command("DBSIZE"));
       long memAfter = pipe.info("memory", "used_memory");
       String sample =
-          layout.recordName(
+          names.recordName(
               RecordKey.of(RecordSizeReport.SCOPE, RecordSizeReport.userKey(keys / 2)));
       String usage = pipe.command("MEMORY", "USAGE", sample, "SAMPLES", "0");
       long sampleUsage = usage == null ? 0 : Long.parseLong(usage);
@@ -88,18 +89,21 @@ public final class RedisLargeKeyspaceRun {
     }
   }
 
-  /** Writes {@code keys} completed records as the store writes them, pipelined. */
-  private static void load(RespPipe pipe, RecordLayout layout, long keys) throws Exception {
-    byte[] owner = RecordLayout.ownerDigest("loaded-owner");
+  /**
+   * Writes {@code keys} completed records as the store writes them (format byte 0x12, owner digest,
+   * outcome), pipelined.
+   */
+  private static void load(RespPipe pipe, RecordNames names, long keys) throws Exception {
+    byte[] owner = RecordFormat.ownerDigestBytes("loaded-owner");
     String ttl = Long.toString(LOADED_TTL.toMillis());
     pipe.stream(
         keys,
         i -> {
           String name =
-              layout.recordName(RecordKey.of(RecordSizeReport.SCOPE, RecordSizeReport.userKey(i)));
+              names.recordName(RecordKey.of(RecordSizeReport.SCOPE, RecordSizeReport.userKey(i)));
           byte[] outcome = RecordSizeReport.outcome(i);
           byte[] value = new byte[3 + outcome.length];
-          value[0] = 'c';
+          value[0] = 0x12;
           value[1] = owner[0];
           value[2] = owner[1];
           System.arraycopy(outcome, 0, value, 3, outcome.length);

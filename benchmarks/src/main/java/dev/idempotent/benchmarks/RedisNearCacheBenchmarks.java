@@ -18,10 +18,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The Redis store with the near cache on ({@code IdempotencyConfig.Builder.nearCache}), against the
- * same hand-written baselines as {@link RedisStoreBenchmarks}: a woven replay, answered from
- * memory, against the one-round-trip replay baseline (one reading {@code EVALSHA}); and a woven
- * call with a fresh key (which the cache cannot answer, and which it then keeps) against the
- * claim-and-complete baseline. Redis is found through {@code IDEMPOTENT_REDIS_URL} (default {@code
+ * lean floor of {@link RedisStoreBenchmarks}: a woven replay, answered from memory, against the
+ * one-round-trip replay of the floor (one reading {@code EVALSHA}); and a woven call with a fresh
+ * key (which the cache cannot answer, and which it then keeps) against the floor's claim and
+ * completion. Redis is found through {@code IDEMPOTENT_REDIS_URL} (default {@code
  * redis://127.0.0.1:6379}).
  */
 @BenchmarkMode(Mode.Throughput)
@@ -59,10 +59,10 @@ public class RedisNearCacheBenchmarks {
     return redis.service.submit(keys.next(), AMOUNT);
   }
 
-  /** Fresh key, baseline: claim {@code EVALSHA}, body, encode, completion {@code EVALSHA}. */
+  /** Fresh key, the lean floor: claim {@code EVALSHA}, body, completion {@code EVALSHA}. */
   @Benchmark
-  public Receipt freshKeyBaseline(KeyStreams.FreshKeys keys) {
-    return redis.freshBaseline.submit(keys.next(), keys.owner(), AMOUNT);
+  public Receipt freshKeyFloor(KeyStreams.FreshKeys keys) {
+    return redis.freshFloor.submit(keys.next(), keys.owner(), AMOUNT);
   }
 
   /** Replay, ours with the near cache: a woven call of a completed key, answered from memory. */
@@ -71,9 +71,9 @@ public class RedisNearCacheBenchmarks {
     return redis.service.submitRetained(cursor.next(redis.replayKeys), AMOUNT);
   }
 
-  /** Replay, baseline: one reading {@code EVALSHA} and the same decoding. */
+  /** Replay, the lean floor: one reading {@code EVALSHA}. */
   @Benchmark
-  public Receipt replayBaseline(KeyStreams.ReplayCursor cursor) {
-    return redis.retainedBaseline.replay(cursor.next(redis.replayKeys));
+  public Receipt replayFloor(KeyStreams.ReplayCursor cursor) {
+    return redis.retainedFloor.replay(cursor.next(redis.replayKeys), AMOUNT);
   }
 }

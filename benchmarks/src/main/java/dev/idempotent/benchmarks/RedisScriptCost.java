@@ -1,6 +1,7 @@
 package dev.idempotent.benchmarks;
 
-import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.redisson.internal.RecordFormat;
+import dev.idempotent.redisson.internal.RecordNames;
 import dev.idempotent.redisson.internal.RecordScript;
 import dev.idempotent.spi.RecordKey;
 import java.util.ArrayList;
@@ -12,13 +13,13 @@ import java.util.TreeMap;
 import java.util.function.LongFunction;
 
 /**
- * What the store's scripts cost the Redis server, against the hand-written baseline's: each step
- * (claim of new keys, completion of those claims, replay of the completed records) is sent {@code
- * count} times, pipelined, with the server's command statistics reset before, and the report prints
- * the server time per {@code EVALSHA} (inner commands included) and the commands each call ran, as
- * {@code INFO commandstats} gives them. The store's steps use its own scripts and record names
- * ({@link RecordLayout}), with and without the name of the earlier layout ({@code
- * readLegacyRecords}); both sides complete with the same 200-byte outcome. The steps alternate,
+ * What the store's scripts cost the Redis server, against the hand-written floor's ({@link
+ * RedisFloor}): each step (claim of new keys, completion of those claims, replay of the completed
+ * records) is sent {@code count} times, pipelined, with the server's command statistics reset
+ * before, and the report prints the server time per call (an {@code EVALSHA} with its inner
+ * commands, or a plain {@code GET}) and the commands each call ran, as {@code INFO commandstats}
+ * gives them. The store's steps use its own scripts, record names ({@link RecordNames}) and values
+ * ({@link RecordFormat}); both sides complete with the same 200-byte outcome. The steps alternate,
  * {@code repetitions} times; the report gives the median and every repetition.
  *
  * <p>It resets the server's statistics ({@code CONFIG RESETSTAT}): run it on a Redis of your own or
@@ -45,105 +46,102 @@ public final class RedisScriptCost {
         args.length > 0 ? args[0] : BenchmarkSettings.address(BenchmarkSettings.REDIS_URL_VARIABLE);
     int count = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
     int repetitions = args.length > 2 ? Integer.parseInt(args[2]) : 3;
-    RecordLayout layout = new RecordLayout("bench:cost:");
+    RecordNames names = new RecordNames("bench:cost:");
     byte[] outcome = new byte[200];
     Arrays.fill(outcome, (byte) 'x');
     Map<String, Step> steps = new LinkedHashMap<>();
     try (RespPipe pipe = new RespPipe(url)) {
-      String baseClaim = pipe.command("SCRIPT", "LOAD", RedisBaseline.CLAIM);
-      String baseComplete = pipe.command("SCRIPT", "LOAD", RedisBaseline.COMPLETE);
-      String baseRead = pipe.command("SCRIPT", "LOAD", RedisBaseline.READ);
+      String floorClaim = pipe.command("SCRIPT", "LOAD", RedisFloor.CLAIM);
+      String floorComplete = pipe.command("SCRIPT", "LOAD", RedisFloor.COMPLETE);
+      String floorRead = pipe.command("SCRIPT", "LOAD", RedisFloor.READ);
       for (RecordScript s : new RecordScript[] {RecordScript.CLAIM, RecordScript.COMPLETE}) {
         pipe.command("SCRIPT", "LOAD", s.source());
       }
       for (int r = 0; r < repetitions; r++) {
         String run = Long.toString(System.nanoTime(), 36);
-        String[] base = names(count, i -> "bench:cost:base:" + run + ":" + i);
-        RecordKey[] ours = keys(count, run + "o");
-        RecordKey[] oursNoLegacy = keys(count, run + "n");
+        String[] floor = names(count, i -> "bench:cost:floor:" + run + ":" + i);
+        RecordKey[] keys = keys(count, run + "o");
+        String[] ours = names(count, i -> names.recordName(keys[(int) i]));
         measure(
             pipe,
             steps,
-            "claim, baseline",
+            "claim, floor",
+            "evalsha",
             count,
-            i -> new Object[] {"EVALSHA", baseClaim, "1", base[(int) i], owner(i), LEASE_MS});
+            i -> new Object[] {"EVALSHA", floorClaim, "1", floor[(int) i], owner(i), LEASE_MS});
+        measure(pipe, steps, "claim, ours", "evalsha", count, claim(ours, 0));
         measure(
             pipe,
             steps,
-            "claim, ours (with the earlier layout's name, the default)",
-            count,
-            claimWithLegacyName(layout, ours, 0));
-        measure(
-            pipe,
-            steps,
-            "claim, ours (readLegacyRecords(false))",
+            "complete, floor",
+            "evalsha",
             count,
             i ->
                 new Object[] {
-                  "EVALSHA",
-                  RecordScript.CLAIM.sha(),
-                  "1",
-                  layout.recordName(oursNoLegacy[(int) i]),
-                  owner(i),
-                  LEASE_MS
-                });
-        measure(
-            pipe,
-            steps,
-            "complete, baseline",
-            count,
-            i ->
-                new Object[] {
-                  "EVALSHA", baseComplete, "1", base[(int) i], owner(i), TTL_MS, outcome
+                  "EVALSHA", floorComplete, "1", floor[(int) i], owner(i), TTL_MS, outcome
                 });
         measure(
             pipe,
             steps,
             "complete, ours",
+            "evalsha",
             count,
             i ->
                 new Object[] {
                   "EVALSHA",
                   RecordScript.COMPLETE.sha(),
                   "1",
-                  layout.recordName(ours[(int) i]),
-                  owner(i),
+                  ours[(int) i],
+                  RecordFormat.ownerPart(owner(i)),
                   TTL_MS,
-                  outcome,
-                  layout.channelName(ours[(int) i]),
-                  RecordLayout.ownerDigest(owner(i))
+                  RecordFormat.ownerDigestBytes(owner(i)),
+                  outcome
                 });
         measure(
             pipe,
             steps,
-            "replay, baseline",
+            "replay, floor (reading script)",
+            "evalsha",
             count,
-            i -> new Object[] {"EVALSHA", baseRead, "1", base[(int) i]});
+            i -> new Object[] {"EVALSHA", floorRead, "1", floor[(int) i]});
         measure(
             pipe,
             steps,
-            "replay, ours (the claim of a completed record, with the earlier layout's name)",
+            "replay, floor (plain GET)",
+            "get",
             count,
-            claimWithLegacyName(layout, ours, count));
+            i -> new Object[] {"GET", floor[(int) i]});
+        measure(
+            pipe,
+            steps,
+            "replay, floor (its claim script on the completed key)",
+            "evalsha",
+            count,
+            i ->
+                new Object[] {
+                  "EVALSHA", floorClaim, "1", floor[(int) i], owner(i + count), LEASE_MS
+                });
+        measure(
+            pipe,
+            steps,
+            "replay, ours (the claim of a completed record)",
+            "evalsha",
+            count,
+            claim(ours, count));
       }
     }
     print(steps, count, repetitions);
   }
 
-  /**
-   * The store's claim of {@code keys[i]}, with the earlier layout's name, by the owner {@code i +
-   * ownerFrom}.
-   */
-  private static LongFunction<Object[]> claimWithLegacyName(
-      RecordLayout layout, RecordKey[] keys, long ownerFrom) {
+  /** The store's claim of the record {@code names[i]} by the owner {@code i + ownerFrom}. */
+  private static LongFunction<Object[]> claim(String[] names, long ownerFrom) {
     return i ->
         new Object[] {
           "EVALSHA",
           RecordScript.CLAIM.sha(),
-          "2",
-          layout.recordName(keys[(int) i]),
-          layout.legacyName(keys[(int) i]),
-          owner(i + ownerFrom),
+          "1",
+          names[(int) i],
+          RecordFormat.claim(RecordFormat.ownerPart(owner(i + ownerFrom)), null),
           LEASE_MS
         };
   }
@@ -172,19 +170,20 @@ public final class RedisScriptCost {
       RespPipe pipe,
       Map<String, Step> steps,
       String name,
+      String sent,
       int count,
       LongFunction<Object[]> command)
       throws Exception {
     pipe.command("CONFIG", "RESETSTAT");
     pipe.stream(count, command);
     Map<String, long[]> stats = commandStats(pipe.command("INFO", "commandstats"));
-    long[] evalsha = stats.remove("evalsha");
-    if (evalsha == null || evalsha[0] < count) {
+    long[] calls = "get".equals(sent) ? stats.get(sent) : stats.remove(sent);
+    if (calls == null || calls[0] < count) {
       throw new IllegalStateException(
-          name + ": the server counted " + (evalsha == null ? 0 : evalsha[0]) + " EVALSHA");
+          name + ": the server counted " + (calls == null ? 0 : calls[0]) + " " + sent);
     }
     Step step = steps.computeIfAbsent(name, n -> new Step(n, new ArrayList<>(), new TreeMap<>()));
-    step.micros().add((double) evalsha[1] / evalsha[0]);
+    step.micros().add((double) calls[1] / calls[0]);
     stats.remove("config");
     stats.remove("info");
     stats.forEach(
@@ -220,8 +219,8 @@ public final class RedisScriptCost {
 
   private static void print(Map<String, Step> steps, int count, int repetitions) {
     System.out.printf(
-        "Server time per EVALSHA (inner commands included), %,d calls per step, %d"
-            + " repetitions:%n%n",
+        "Server time per call (an EVALSHA with its inner commands, or a GET), %,d calls per step,"
+            + " %d repetitions:%n%n",
         count, repetitions);
     System.out.println("| step | µs per call (median) | repetitions | commands per call |");
     System.out.println("|---|--:|---|---|");

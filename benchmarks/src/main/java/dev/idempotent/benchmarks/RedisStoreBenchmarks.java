@@ -17,10 +17,13 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Target 4: a woven call on the Redis store against a hand-written baseline of one claim {@code
- * EVALSHA} and one completion {@code EVALSHA} through the same client; and a woven replay against
- * one reading {@code EVALSHA}. Redis is found through {@code IDEMPOTENT_REDIS_URL} (default {@code
- * redis://127.0.0.1:6379}). Fresh records expire after 30 s, so Redis memory stays bounded.
+ * Target 4: a woven call on the Redis store against the hand-written floor ({@link RedisFloor})
+ * through the same client: fresh keys (claim, body, completion) and replays. The woven methods
+ * check their payload ({@code payload = "*"}); beside the lean floor (string values, no
+ * fingerprint, no codec) runs the floor that does the same client work as the woven call (the
+ * payload fingerprint and the outcome encoding), so that a gap splits into that work and the rest
+ * (executor, store client, scripts). Redis is found through {@code IDEMPOTENT_REDIS_URL} (default
+ * {@code redis://127.0.0.1:6379}). Fresh records expire after 30 s, so Redis memory stays bounded.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -43,27 +46,45 @@ public class RedisStoreBenchmarks {
     redis.close();
   }
 
-  /** Target 4, ours: a woven call with a key never seen before. */
+  /** Fresh key, ours: a woven call (payload checked) with a key never seen before. */
   @Benchmark
   public Receipt freshKeyWoven(KeyStreams.FreshKeys keys) {
-    return redis.service.submit(keys.next(), AMOUNT);
+    return redis.service.submitChecked(keys.next(), AMOUNT);
   }
 
-  /** Target 4, baseline: claim {@code EVALSHA}, body, encode, completion {@code EVALSHA}. */
+  /** Fresh key, the lean floor: claim {@code EVALSHA}, body, completion {@code EVALSHA}. */
   @Benchmark
-  public Receipt freshKeyBaseline(KeyStreams.FreshKeys keys) {
-    return redis.freshBaseline.submit(keys.next(), keys.owner(), AMOUNT);
+  public Receipt freshKeyFloor(KeyStreams.FreshKeys keys) {
+    return redis.freshFloor.submit(keys.next(), keys.owner(), AMOUNT);
   }
 
-  /** Replay, ours: a woven call of a completed key. */
+  /** Fresh key, the floor with the woven call's client work: fingerprint and outcome encoding. */
+  @Benchmark
+  public Receipt freshKeyFloorWithClientWork(KeyStreams.FreshKeys keys) {
+    return redis.freshFloorWithClientWork.submit(keys.next(), keys.owner(), AMOUNT);
+  }
+
+  /** Replay, ours: a woven call (payload checked) of a completed key. */
   @Benchmark
   public Receipt replayWoven(KeyStreams.ReplayCursor cursor) {
-    return redis.service.submitRetained(cursor.next(redis.replayKeys), AMOUNT);
+    return redis.service.submitRetainedChecked(cursor.next(redis.replayKeys), AMOUNT);
   }
 
-  /** Replay, baseline: one reading {@code EVALSHA} and the same decoding. */
+  /** Replay, the lean floor: one reading {@code EVALSHA}. */
   @Benchmark
-  public Receipt replayBaseline(KeyStreams.ReplayCursor cursor) {
-    return redis.retainedBaseline.replay(cursor.next(redis.replayKeys));
+  public Receipt replayFloor(KeyStreams.ReplayCursor cursor) {
+    return redis.retainedFloor.replay(cursor.next(redis.replayKeys), AMOUNT);
+  }
+
+  /** Replay, the lean floor: one plain {@code GET}. */
+  @Benchmark
+  public Receipt replayFloorGet(KeyStreams.ReplayCursor cursor) {
+    return redis.retainedFloor.replayGet(cursor.next(redis.replayKeys), AMOUNT);
+  }
+
+  /** Replay, the floor with the woven call's client work: fingerprint check and decoding. */
+  @Benchmark
+  public Receipt replayFloorWithClientWork(KeyStreams.ReplayCursor cursor) {
+    return redis.retainedFloorWithClientWork.replay(cursor.next(redis.replayKeys), AMOUNT);
   }
 }

@@ -1,5 +1,7 @@
 package dev.idempotent.benchmarks;
 
+import dev.idempotent.IdempotencyKeyMismatchException;
+
 /**
  * Fails a benchmark's set-up unless the {@code @Idempotent} method really is woven: a repeat of a
  * key must get the recorded receipt, not run the body again with its new arguments.
@@ -29,6 +31,26 @@ final class WeavingCheck {
               + first
               + "; rebuild with mvn -pl benchmarks -am clean package -DskipTests");
     }
+  }
+
+  /**
+   * A method with a payload check ({@code payload = "*"}): a repeat of a recorded key with another
+   * amount must be refused as another payload.
+   */
+  static void requirePayloadChecked(
+      String name, Submission method, String key, long recordedAmount) {
+    Receipt repeat;
+    try {
+      repeat = method.submit(key, recordedAmount + 1);
+    } catch (IdempotencyKeyMismatchException expected) {
+      return;
+    }
+    throw new IllegalStateException(
+        name
+            + " is not woven (or does not check its payload): a repeat of a recorded key with"
+            + " another amount returned "
+            + repeat
+            + "; rebuild with mvn -pl benchmarks -am clean package -DskipTests");
   }
 
   /** A recorded key must replay its recorded receipt. */

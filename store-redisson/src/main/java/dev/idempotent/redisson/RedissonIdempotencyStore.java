@@ -1,9 +1,12 @@
 package dev.idempotent.redisson;
 
-import dev.idempotent.IdempotencyOutcomeException;
-import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.redisson.internal.ChangeWatcher;
+import dev.idempotent.redisson.internal.DeleteAnnouncements;
+import dev.idempotent.redisson.internal.RecordFormat;
+import dev.idempotent.redisson.internal.RecordNames;
 import dev.idempotent.redisson.internal.RecordScript;
-import dev.idempotent.redisson.internal.RedactedFailure;
+import dev.idempotent.redisson.internal.ScriptRunner;
+import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.DeleteAnnouncingStore;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -12,33 +15,17 @@ import dev.idempotent.spi.RecordKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.redisson.api.BatchOptions;
-import org.redisson.api.BatchResult;
-import org.redisson.api.RBatch;
-import org.redisson.api.RFuture;
-import org.redisson.api.RMap;
-import org.redisson.api.RScript;
-import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
-import org.redisson.api.listener.StatusListener;
-import org.redisson.client.RedisNoScriptException;
-import org.redisson.client.codec.ByteArrayCodec;
-import org.redisson.client.codec.StringCodec;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * An {@link IdempotencyStore} in Redis, through a {@link RedissonClient}.
+ * An {@link IdempotencyStore} in Redis, through a {@link RedissonClient}; also its non-blocking
+ * face, {@link AsyncIdempotencyStore}, on Redisson's asynchronous API.
  *
  * <pre>{@code
  * IdempotencyStore store = RedissonIdempotencyStore.builder(redissonClient)
@@ -49,44 +36,49 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>How records are kept</h2>
  *
- * One Redis key per record, named {@code <prefix>{<slot tag>}<scope digest>:<key>}: the hash tag is
- * derived from a digest of scope and key, so each record lives in one cluster slot and keys spread
- * over all slots, and the scope is an 8-character digest whose text is kept once in the hash {@code
- * <prefix>scopes} (see {@link RecordLayout}). A claim is a small hash holding the owner token; a
- * completed record is a plain string as small as its content: a format byte, a 2-byte digest of the
- * owner token, the fingerprint if any, and the outcome bytes (see {@link RecordScript}). Records
- * written by earlier versions (one hash named after the whole scope) are still read, replayed and
- * deleted unless {@link Builder#readLegacyRecords(boolean)} turns that off; they expire by their
- * ttl. Every operation is one Lua script on that record, run by SHA with {@code EVALSHA} in one
- * round trip: claim, complete, release and renew check the owner token on the server, so a holder
- * whose lease ended can never overwrite or delete a newer holder's record. The scripts are loaded
- * with {@code SCRIPT LOAD} when the store is built; after a server restart, failover or {@code
- * SCRIPT FLUSH} the first {@code NOSCRIPT} answer makes the store load the script again and retry
- * once. Outcome bytes are stored as they are (binary-safe, no text encoding). Redis expires records
- * itself: the lease while in progress, the ttl once completed; remaining times come from {@code
- * PTTL}, never from a client clock. Because an ended lease simply makes the record vanish, a claim
- * after it is reported as {@link ClaimResult#acquired()}, never as a takeover.
+ * One Redis string per record, named {@code <prefix>{<slot tag>}<scope digest>:<key>}: the hash tag
+ * spreads the keys of a scope over all cluster slots, the scope is its 64-bit {@link
+ * RecordKey#scopeId() id} in 11 characters (the store keeps nothing else of a scope), see {@link
+ * RecordNames}. The value starts with a format byte naming the format version and the kind of
+ * record: a claim holds the owner token and the fingerprint, a completed record a 2-byte digest of
+ * the owner token, the fingerprint if any and the outcome bytes as they are (binary-safe); the
+ * format, byte by byte, is in {@code docs/stores/redis.md}. Every operation is one Lua script on
+ * that record, run by SHA with {@code EVALSHA} in one round trip: a claim is {@code SET NX PX}
+ * (and, when the key is taken, {@code GET} and {@code PTTL}); complete, release and renew check the
+ * owner token on the server, so a holder whose lease ended can never overwrite or delete a newer
+ * holder's record. The scripts are loaded with {@code SCRIPT LOAD} when the store is built; after a
+ * server restart, failover or {@code SCRIPT FLUSH} the first {@code NOSCRIPT} answer makes the
+ * store load the script again and send it once more. Redis expires records itself: the lease while
+ * in progress, the ttl once completed; remaining times come from {@code PTTL}, never from a client
+ * clock. Because an ended lease simply makes the record vanish, a claim after it is reported as
+ * {@link ClaimResult#acquired()}, never as a takeover. A value under a record's name that is not a
+ * record of this format (another Redis type, a string of another format version or too short for
+ * its kind) fails every call of its key with {@link dev.idempotent.IdempotencyOutcomeException},
+ * even fail-open, and is never overwritten or deleted, except by {@link #delete}.
  *
  * <h2>Failures and resent commands</h2>
  *
- * Every Redis failure or timeout is thrown as an {@link dev.idempotent.IdempotencyStoreException}
- * that names the operation, the scope and redacted key, and Redisson's exception types and
- * descriptions without the command's arguments (Redisson lists them, and a record name holds the
- * whole key); an interrupt of the calling thread is its cause, as an {@link InterruptedException}.
- * Redisson sends a command again when its reply is late, so a complete or release may reach Redis
- * twice: a completed record keeps a digest of its owner token and a repeated complete by that owner
- * with the same outcome answers {@code true} (so does, with a chance of 1 in 65536, a fenced holder
- * whose outcome is byte for byte the stored one; nothing changes either way). A completed record
- * read back has no owner token ({@link IdempotencyRecord#ownerToken()} is {@code null}). A release
+ * Every Redis failure or timeout is an {@link dev.idempotent.IdempotencyStoreException} that names
+ * the operation, the scope and redacted key, and Redisson's exception types and descriptions
+ * without the command's arguments (Redisson lists them, and a record name holds the whole key); an
+ * interrupt of the calling thread is its cause, as an {@link InterruptedException}. Redisson sends
+ * a command again when its reply is late, so a complete or release may reach Redis twice: a
+ * completed record keeps a digest of its owner token and a repeated complete by that owner with the
+ * same outcome answers {@code true} (so does, with a chance of 1 in 65536, a fenced holder whose
+ * outcome is byte for byte the stored one; nothing changes either way). A completed record read
+ * back has no owner token ({@link IdempotencyRecord#ownerToken()} is {@code null}). A release
  * remembers its owner token for a minute (in {@code <prefix>{<tag>}#released:<digest>:<key>}) so
  * that a repeated release answers {@code true} too, never a false "fenced".
  *
  * <h2>Waiting</h2>
  *
- * Complete, release and {@link #delete} {@code PUBLISH} on the channel {@code <record
- * name>#changed}. {@link #awaitChange} subscribes to it for the duration of the wait, then checks
- * the record once (it may have changed before the subscription), and returns on the first message,
- * when the holder's lease ends, or after {@code maxWait}. A waiter never writes.
+ * {@link #awaitChange} and {@link #awaitChangeAsync} subscribe to the record's sharded channel
+ * {@code <record name>#changed} ({@code SSUBSCRIBE}), then flag the claim as waited for, in place,
+ * and end on the first message, when the holder's lease ends, or after {@code maxWait}. Complete,
+ * release and {@link #delete} publish on the channel ({@code SPUBLISH}, which in a Redis Cluster
+ * reaches only the shard that holds the record) only when the claim is flagged: a call that nobody
+ * waits for publishes nothing. The flag changes no state, owner, outcome or expiry. Sharded pub/sub
+ * needs Redis 7.0 or later, which {@link Builder#build()} checks.
  *
  * <h2>Deletes in other instances</h2>
  *
@@ -112,31 +104,21 @@ import org.slf4j.LoggerFactory;
  * the same connection, so the call returns only once that many replicas acknowledged it, or the
  * timeout passed (then a warning is logged and the call still succeeds: {@code WAIT} does not make
  * Redis strongly consistent, it only makes the loss much less likely). It costs one replica round
- * trip of latency per write.
+ * trip of latency per write, on the blocking and the non-blocking face alike.
  *
- * <p>Thread-safe. {@link #close()} shuts the Redisson client down only when the store owns it (the
- * auto-configured store does; a store built from your client does not, unless you ask with {@link
+ * <p>Thread-safe. The non-blocking methods never block: their stages complete on Redisson's threads
+ * (or, for the end of a wait by time, on one timer thread of the store's own). {@link #close()}
+ * shuts the Redisson client down only when the store owns it (the auto-configured store does; a
+ * store built from your client does not, unless you ask with {@link
  * Builder#shutdownClientOnClose(boolean)}).
  */
-public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteAnnouncingStore {
+public final class RedissonIdempotencyStore
+    implements IdempotencyStore, AsyncIdempotencyStore, DeleteAnnouncingStore {
   /** The longest scope or key kept verbatim in a record name; longer ones arrive digested. */
   public static final int MAX_KEY_LENGTH = 512;
 
   /** The key prefix used unless {@link Builder#keyPrefix(String)} says otherwise. */
   public static final String DEFAULT_KEY_PREFIX = "idem:";
-
-  private static final Logger log = LoggerFactory.getLogger(RedissonIdempotencyStore.class);
-
-  /**
-   * The longest fingerprint a record keeps, in UTF-8 bytes (its length takes two bytes of a
-   * completed record).
-   */
-  static final int MAX_FINGERPRINT_BYTES = 65_535;
-
-  /**
-   * Scopes remembered as written to {@code <prefix>scopes}; past this many the memory starts again.
-   */
-  private static final int MAX_REGISTERED_SCOPES = 10_000;
 
   /**
    * How long a release is remembered, so that a resent release is answered truthfully: past any
@@ -146,10 +128,11 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
       bytes(Long.toString(Duration.ofMinutes(1).toMillis()));
 
   private final RedissonClient redisson;
-  private final RScript script;
-  private final RecordLayout layout;
-  private final boolean readLegacyRecords;
-  private final Map<String, Boolean> registeredScopes = new ConcurrentHashMap<>();
+  private final RecordNames names;
+  private final ScriptRunner scripts;
+  private final ChangeWatcher watcher;
+  private final DeleteAnnouncements announcements;
+  private final byte[] deletesChannel;
   private final int syncReplicas;
   private final Duration syncTimeout;
   private final boolean shutdownClientOnClose;
@@ -157,9 +140,11 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
 
   private RedissonIdempotencyStore(Builder b) {
     this.redisson = b.redisson;
-    this.script = b.redisson.getScript(ByteArrayCodec.INSTANCE);
-    this.layout = new RecordLayout(b.keyPrefix);
-    this.readLegacyRecords = b.readLegacyRecords;
+    this.names = new RecordNames(b.keyPrefix);
+    this.scripts = new ScriptRunner(b.redisson, b.syncReplicas, b.syncTimeout);
+    this.watcher = new ChangeWatcher(b.redisson, scripts);
+    this.announcements = new DeleteAnnouncements(b.redisson, names);
+    this.deletesChannel = bytes(names.deletesChannel());
     this.syncReplicas = b.syncReplicas;
     this.syncTimeout = b.syncTimeout;
     this.shutdownClientOnClose = b.shutdownClientOnClose;
@@ -168,246 +153,199 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
   /** A builder for a store on {@code redisson}, which stays the caller's to shut down. */
   public static Builder builder(RedissonClient redisson) {
     return new Builder(
-        Objects.requireNonNull(redisson, "redisson client"),
-        DEFAULT_KEY_PREFIX,
-        0,
-        null,
-        false,
-        true);
+        Objects.requireNonNull(redisson, "redisson client"), DEFAULT_KEY_PREFIX, 0, null, false);
   }
+
+  // ---- the blocking face
 
   @Override
   public ClaimResult claim(RecordKey key, String ownerToken, String fingerprint, Duration lease) {
-    requireOwner(ownerToken);
+    byte[] value = RecordFormat.claim(RecordFormat.ownerPart(ownerToken), fingerprint);
     byte[] leaseMs = millis("lease", lease);
-    byte[] fingerprintBytes = fingerprint == null ? null : bytes(fingerprint);
-    if (fingerprintBytes != null && fingerprintBytes.length > MAX_FINGERPRINT_BYTES) {
-      throw new IllegalArgumentException(
-          "fingerprint is "
-              + fingerprintBytes.length
-              + " bytes long: the Redis store "
-              + "keeps at most "
-              + MAX_FINGERPRINT_BYTES
-              + "; use a digest of the payload as the fingerprint");
-    }
-    String name = layout.recordName(key);
-    registerScope(key, name);
-    List<Object> keys = withLegacy(key, name);
-    List<Object> reply =
-        fingerprint == null
-            ? run(RecordScript.CLAIM, key, name, keys, bytes(ownerToken), leaseMs)
-            : run(
-                RecordScript.CLAIM, key, name, keys, bytes(ownerToken), leaseMs, fingerprintBytes);
-    if (asLong(reply.get(0)) == 1) {
-      return ClaimResult.acquired();
-    }
-    return ClaimResult.existing(toRecord(key, reply, 1));
+    String name = names.recordName(key);
+    List<Object> reply = scripts.run(RecordScript.CLAIM, key, name, List.of(name), value, leaseMs);
+    return claimResult(key, reply);
   }
 
   @Override
   public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
-    requireOwner(ownerToken);
+    byte[] owner = RecordFormat.ownerPart(ownerToken);
     Objects.requireNonNull(outcome, "outcome");
     byte[] ttlMs = millis("ttl", ttl);
-    String name = layout.recordName(key);
+    String name = names.recordName(key);
+    byte[] digest = RecordFormat.ownerDigestBytes(ownerToken);
     Long done =
-        run(
-            RecordScript.COMPLETE,
-            key,
-            name,
-            List.of(name),
-            bytes(ownerToken),
-            ttlMs,
-            outcome,
-            bytes(RecordLayout.channelOf(name)),
-            RecordLayout.ownerDigest(ownerToken));
+        scripts.run(RecordScript.COMPLETE, key, name, List.of(name), owner, ttlMs, digest, outcome);
     return done == 1;
   }
 
   @Override
   public boolean release(RecordKey key, String ownerToken) {
-    requireOwner(ownerToken);
-    String name = layout.recordName(key);
+    byte[] owner = RecordFormat.ownerPart(ownerToken);
+    String name = names.recordName(key);
     Long done =
-        run(
-            RecordScript.RELEASE,
-            key,
-            name,
-            List.of(name, RecordLayout.releasedOf(name)),
-            bytes(ownerToken),
-            bytes(RecordLayout.channelOf(name)),
-            RELEASE_REMEMBERED_MS);
+        scripts.run(
+            RecordScript.RELEASE, key, name, releaseKeys(name), owner, RELEASE_REMEMBERED_MS);
     return done == 1;
   }
 
   @Override
   public boolean renew(RecordKey key, String ownerToken, Duration lease) {
-    requireOwner(ownerToken);
+    byte[] owner = RecordFormat.ownerPart(ownerToken);
     byte[] leaseMs = millis("lease", lease);
-    String name = layout.recordName(key);
-    Long done = run(RecordScript.RENEW, key, name, List.of(name), bytes(ownerToken), leaseMs);
+    String name = names.recordName(key);
+    Long done = scripts.run(RecordScript.RENEW, key, name, List.of(name), owner, leaseMs);
     return done == 1;
   }
 
   /**
-   * Deletes the record whatever its status and owner, in one script that also publishes on the
-   * record's channel, so that waiters return at once as after a release.
+   * Deletes whatever is under the record's name, whatever its status and owner, in one script that
+   * also wakes the record's waiters, as after a release, and announces the delete on the store-wide
+   * channel {@code <prefix>#deleted} (see {@link #subscribeToDeletes}).
    */
   @Override
   public boolean delete(RecordKey key) {
     Objects.requireNonNull(key, "key");
-    String name = layout.recordName(key);
+    String name = names.recordName(key);
     Long done =
-        run(
+        scripts.run(
             RecordScript.DELETE,
             key,
             name,
-            withLegacy(key, name),
-            bytes(RecordLayout.channelOf(name)),
-            bytes(deletesChannel()),
-            bytes(key.scope().length() + ":" + key.scope() + key.key()));
+            List.of(name),
+            deletesChannel,
+            DeleteAnnouncements.announcement(key));
     return done == 1;
-  }
-
-  /**
-   * The store-wide channel on which {@link #delete} announces every administrative delete: {@code
-   * <prefix>#deleted}, with the message {@code <scope length>:<scope><key>}.
-   */
-  String deletesChannel() {
-    return layout.prefix() + "#deleted";
-  }
-
-  /**
-   * Subscribes {@code listener} to the deletes of every store on this Redis with the same key
-   * prefix, in every instance: one subscription to the store-wide channel. Redisson subscribes
-   * again after a lost connection; every (re)subscription is reported as {@link
-   * DeleteListener#deletesMayHaveBeenMissed()}, since messages published meanwhile are lost.
-   */
-  @Override
-  public Subscription subscribeToDeletes(DeleteListener listener) {
-    Objects.requireNonNull(listener, "listener");
-    RTopic topic = redisson.getTopic(deletesChannel(), StringCodec.INSTANCE);
-    int statusId =
-        topic.addListener(
-            new StatusListener() {
-              @Override
-              public void onSubscribe(String channel) {
-                listener.deletesMayHaveBeenMissed();
-              }
-
-              @Override
-              public void onUnsubscribe(String channel) {
-                listener.deletesMayHaveBeenMissed();
-              }
-            });
-    int messageId;
-    try {
-      messageId =
-          topic.addListener(
-              String.class,
-              (channel, message) -> {
-                RecordKey deleted = announced(message);
-                if (deleted == null) {
-                  log.warn(
-                      "unreadable announcement of a delete on {}; every near-cache entry is"
-                          + " dropped",
-                      channel);
-                  listener.deletesMayHaveBeenMissed();
-                } else {
-                  listener.deleted(deleted);
-                }
-              });
-    } catch (RuntimeException e) {
-      topic.removeListener(statusId);
-      throw e;
-    }
-    AtomicBoolean ended = new AtomicBoolean();
-    return () -> {
-      if (ended.compareAndSet(false, true)) {
-        topic.removeListener(statusId, messageId);
-      }
-    };
-  }
-
-  /**
-   * The key of an announcement {@code <scope length>:<scope><key>}, or {@code null} when it is not
-   * one.
-   */
-  static RecordKey announced(String message) {
-    int colon = message.indexOf(':');
-    try {
-      int scopeLength = Integer.parseInt(message.substring(0, colon));
-      int keyStart = colon + 1 + scopeLength;
-      return RecordKey.of(message.substring(colon + 1, keyStart), message.substring(keyStart));
-    } catch (RuntimeException e) {
-      return null;
-    }
   }
 
   @Override
   public Optional<IdempotencyRecord> read(RecordKey key) {
-    String name = layout.recordName(key);
-    List<Object> reply = run(RecordScript.READ, key, name, withLegacy(key, name));
-    return reply.isEmpty() ? Optional.empty() : Optional.of(toRecord(key, reply, 0));
+    String name = names.recordName(key);
+    List<Object> reply = scripts.run(RecordScript.READ, key, name, List.of(name));
+    return Optional.ofNullable(RecordFormat.fromReply(key, reply, names.prefix()));
   }
 
   /**
-   * Waits for the holder's completion or release message on the record's channel, for the end of
-   * its lease, or for {@code maxWait}, whichever comes first. Subscribes for the wait only; never
-   * writes.
+   * Returns on the first change of the record (completion, release, delete), when the holder's
+   * lease ends, or after {@code maxWait}; at once when the key holds no claim. Interruptible.
    */
   @Override
   public void awaitChange(RecordKey key, Duration maxWait) throws InterruptedException {
-    long deadline = System.nanoTime() + Math.max(0, maxWait.toNanos());
-    if (maxWait.isZero() || maxWait.isNegative()) {
-      return;
-    }
-    String name = layout.recordName(key);
-    CountDownLatch changed = new CountDownLatch(1);
-    RTopic topic = redisson.getTopic(RecordLayout.channelOf(name), StringCodec.INSTANCE);
-    RFuture<Integer> subscription =
-        topic.addListenerAsync(String.class, (channel, message) -> changed.countDown());
-    Integer listenerId = null;
+    CompletableFuture<Void> wait = watcher.await(key, names.recordName(key), maxWait);
     try {
-      listenerId = awaitSubscription(subscription, deadline, key, name);
-      if (listenerId == null) {
-        return;
+      wait.get();
+    } catch (InterruptedException e) {
+      wait.cancel(false);
+      throw e;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
       }
-      List<Object> peek = run(RecordScript.PEEK, key, name, withLegacy(key, name));
-      if (peek.get(0) == null || !"P".equals(text(peek.get(0)))) {
-        return; // completed or gone before we listened
-      }
-      long leaseLeftNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, asLong(peek.get(1))) + 1);
-      long waitNanos = Math.min(deadline - System.nanoTime(), leaseLeftNanos);
-      if (waitNanos > 0) {
-        changed.await(waitNanos, TimeUnit.NANOSECONDS);
-      }
-    } finally {
-      if (listenerId != null) {
-        topic.removeListenerAsync(listenerId);
-      } else {
-        subscription.whenComplete(
-            (id, error) -> {
-              if (id != null) {
-                topic.removeListenerAsync(id);
-              }
-            });
-      }
+      throw new IllegalStateException(e.getCause());
     }
   }
 
-  private Integer awaitSubscription(
-      RFuture<Integer> subscription, long deadline, RecordKey key, String name)
-      throws InterruptedException {
-    Future<Integer> future = subscription.toCompletableFuture();
-    try {
-      return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      return null; // maxWait passed while subscribing: a spurious early return is allowed
-    } catch (ExecutionException e) {
-      throw RedactedFailure.of(
-          "SUBSCRIBE to the record's change channel", key, sent(key, name), e.getCause());
-    }
+  // ---- the non-blocking face
+
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(
+      RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+    byte[] value = RecordFormat.claim(RecordFormat.ownerPart(ownerToken), fingerprint);
+    byte[] leaseMs = millis("lease", lease);
+    String name = names.recordName(key);
+    return scripts.runAsync(
+        RecordScript.CLAIM,
+        key,
+        name,
+        List.of(name),
+        (List<Object> reply) -> claimResult(key, reply),
+        value,
+        leaseMs);
+  }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(
+      RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+    byte[] owner = RecordFormat.ownerPart(ownerToken);
+    Objects.requireNonNull(outcome, "outcome");
+    byte[] ttlMs = millis("ttl", ttl);
+    String name = names.recordName(key);
+    byte[] digest = RecordFormat.ownerDigestBytes(ownerToken);
+    return scripts.runAsync(
+        RecordScript.COMPLETE,
+        key,
+        name,
+        List.of(name),
+        RedissonIdempotencyStore::applied,
+        owner,
+        ttlMs,
+        digest,
+        outcome);
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordKey key, String ownerToken) {
+    byte[] owner = RecordFormat.ownerPart(ownerToken);
+    String name = names.recordName(key);
+    return scripts.runAsync(
+        RecordScript.RELEASE,
+        key,
+        name,
+        releaseKeys(name),
+        RedissonIdempotencyStore::applied,
+        owner,
+        RELEASE_REMEMBERED_MS);
+  }
+
+  @Override
+  public CompletionStage<Boolean> renewAsync(RecordKey key, String ownerToken, Duration lease) {
+    byte[] owner = RecordFormat.ownerPart(ownerToken);
+    byte[] leaseMs = millis("lease", lease);
+    String name = names.recordName(key);
+    return scripts.runAsync(
+        RecordScript.RENEW,
+        key,
+        name,
+        List.of(name),
+        RedissonIdempotencyStore::applied,
+        owner,
+        leaseMs);
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> readAsync(RecordKey key) {
+    String name = names.recordName(key);
+    return scripts.runAsync(
+        RecordScript.READ,
+        key,
+        name,
+        List.of(name),
+        (List<Object> reply) ->
+            Optional.ofNullable(RecordFormat.fromReply(key, reply, names.prefix())));
+  }
+
+  /**
+   * Completes on the first change of the record (completion, release, delete), when the holder's
+   * lease ends, or after {@code maxWait}; at once when the key holds no claim. No thread waits: the
+   * stage completes from the pub/sub message or from the store's timer. Cancelling the stage ends
+   * the wait and its subscription.
+   */
+  @Override
+  public CompletionStage<Void> awaitChangeAsync(RecordKey key, Duration maxWait) {
+    return watcher.await(key, names.recordName(key), maxWait);
+  }
+
+  // ---- deletes in other instances
+
+  /**
+   * Subscribes {@code listener} to the deletes of every store on this Redis with the same key
+   * prefix, in every instance: one subscription to the store-wide channel {@code <prefix>#deleted}.
+   * Redisson subscribes again after a lost connection; every (re)subscription is reported as {@link
+   * DeleteListener#deletesMayHaveBeenMissed()}, since messages published meanwhile are lost.
+   */
+  @Override
+  public Subscription subscribeToDeletes(DeleteListener listener) {
+    return announcements.subscribe(Objects.requireNonNull(listener, "listener"));
   }
 
   /**
@@ -419,228 +357,45 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
     return MAX_KEY_LENGTH;
   }
 
-  /** Shuts the Redisson client down when this store owns it; otherwise does nothing. Idempotent. */
+  /**
+   * Ends the waits still pending, and shuts the Redisson client down when this store owns it.
+   * Idempotent.
+   */
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true) && shutdownClientOnClose) {
-      redisson.shutdown();
+    if (closed.compareAndSet(false, true)) {
+      watcher.close();
+      if (shutdownClientOnClose) {
+        redisson.shutdown();
+      }
     }
   }
 
   @Override
   public String toString() {
     return "RedissonIdempotencyStore{prefix="
-        + layout.prefix()
+        + names.prefix()
         + (syncReplicas > 0 ? ", syncReplicas=" + syncReplicas + "/" + syncTimeout : "")
-        + (readLegacyRecords ? "" : ", readLegacyRecords=false")
         + "}";
   }
 
-  // ---- script execution
-  // ---------------------------------------------------------------------------------
+  // ---- shared by both faces
 
-  /**
-   * Runs script {@code s} on the record {@code name} of {@code key}; any failure is thrown as an
-   * {@code IdempotencyStoreException} whose message leaves out the command's arguments (see {@link
-   * RedactedFailure}).
-   */
-  private <R> R run(RecordScript s, RecordKey key, String name, List<Object> keys, Object... args) {
-    try {
-      return runLoading(s, name, keys, args);
-    } catch (RuntimeException e) {
-      throw RedactedFailure.of(s.name(), key, sent(key, name), e);
-    }
+  private ClaimResult claimResult(RecordKey key, List<Object> reply) {
+    IdempotencyRecord existing = RecordFormat.fromReply(key, reply, names.prefix());
+    return existing == null ? ClaimResult.acquired() : ClaimResult.existing(existing);
   }
 
-  /** The texts a command on the record carries that hold the key, left out of failure messages. */
-  private List<String> sent(RecordKey key, String name) {
-    return List.of(
-        name,
-        RecordLayout.channelOf(name),
-        RecordLayout.releasedOf(name),
-        layout.legacyName(key),
-        key.key());
+  private static Boolean applied(Long reply) {
+    return reply == 1;
   }
 
-  /**
-   * The record and, when legacy records are read, its name in the earlier layout (the same cluster
-   * slot).
-   */
-  private List<Object> withLegacy(RecordKey key, String name) {
-    return readLegacyRecords ? List.of(name, layout.legacyName(key)) : List.of(name);
-  }
-
-  /**
-   * Writes the scope text of {@code key} under its digest into {@code <prefix>scopes} (HSETNX),
-   * once per scope and store, so that operators can read which scope a record name stands for; a
-   * digest already taken by another scope is refused, as the two scopes would share records.
-   */
-  private void registerScope(RecordKey key, String name) {
-    String scope = key.scope();
-    if (registeredScopes.containsKey(scope)) {
-      return;
-    }
-    String digest = RecordLayout.scopeDigest(scope);
-    String known;
-    try {
-      RMap<String, String> scopes = redisson.getMap(layout.scopesName(), StringCodec.INSTANCE);
-      known = scopes.fastPutIfAbsent(digest, scope) ? scope : scopes.get(digest);
-    } catch (RuntimeException e) {
-      throw RedactedFailure.of(
-          "HSETNX of the scope into " + layout.scopesName(), key, sent(key, name), e);
-    }
-    if (known != null && !known.equals(scope)) {
-      throw new IllegalStateException(
-          "scopes '"
-              + scope
-              + "' and '"
-              + known
-              + "' have the same digest "
-              + digest
-              + " in the record names under prefix '"
-              + layout.prefix()
-              + "': give one of them another scope name");
-    }
-    if (registeredScopes.size() >= MAX_REGISTERED_SCOPES) {
-      registeredScopes.clear();
-    }
-    registeredScopes.put(scope, Boolean.TRUE);
-  }
-
-  private <R> R runLoading(RecordScript s, String name, List<Object> keys, Object... args) {
-    try {
-      return execute(s, name, keys, args);
-    } catch (RuntimeException e) {
-      if (!isNoScript(e)) {
-        throw e;
-      }
-      log.info(
-          "Redis no longer knows script {} (NOSCRIPT: restart, failover or SCRIPT FLUSH); loading"
-              + " it again",
-          s);
-      loadScript(s);
-      return execute(s, name, keys, args);
-    }
-  }
-
-  @SuppressWarnings("unchecked")
-  private <R> R execute(RecordScript s, String name, List<Object> keys, Object... args) {
-    RScript.ReturnType type =
-        s == RecordScript.CLAIM || s == RecordScript.READ || s == RecordScript.PEEK
-            ? RScript.ReturnType.LIST
-            : RScript.ReturnType.LONG;
-    if (syncReplicas == 0 || !s.writes()) {
-      return script.evalSha(name, RScript.Mode.READ_WRITE, s.sha(), type, keys, args);
-    }
-    RBatch batch = redisson.createBatch(BatchOptions.defaults().sync(syncReplicas, syncTimeout));
-    batch
-        .getScript(ByteArrayCodec.INSTANCE)
-        .evalShaAsync(name, RScript.Mode.READ_WRITE, s.sha(), type, keys, args);
-    BatchResult<?> result = batch.execute();
-    if (result.getSyncedSlaves() < syncReplicas) {
-      log.warn(
-          "{} of record {} reached {} of {} replicas within {}; a failover now could lose it",
-          s,
-          RecordKey.redact(name),
-          result.getSyncedSlaves(),
-          syncReplicas,
-          syncTimeout);
-    }
-    return (R) result.getResponses().get(0);
-  }
-
-  private void loadScript(RecordScript s) {
-    String sha = script.scriptLoad(s.source());
-    if (!s.sha().equalsIgnoreCase(sha)) {
-      throw new IllegalStateException(
-          "Redis answered SCRIPT LOAD of " + s + " with digest " + sha + " instead of " + s.sha());
-    }
-  }
-
-  private void loadScripts() {
-    for (RecordScript s : RecordScript.values()) {
-      loadScript(s);
-    }
-  }
-
-  static boolean isNoScript(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof RedisNoScriptException) {
-        return true;
-      }
-      String m = t.getMessage();
-      if (m != null
-          && (m.startsWith("NOSCRIPT")
-              || m.contains(" NOSCRIPT ")
-              || m.contains("NOSCRIPT No matching"))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  // ---- decoding
-  // ---------------------------------------------------------------------------------------
-
-  private IdempotencyRecord toRecord(RecordKey key, List<Object> reply, int from) {
-    String status = text(reply.get(from));
-    String owner = reply.get(from + 1) == null ? null : text(reply.get(from + 1));
-    String fingerprint = reply.get(from + 2) == null ? null : text(reply.get(from + 2));
-    byte[] outcome = (byte[]) reply.get(from + 3);
-    Duration left = Duration.ofMillis(Math.max(0, asLong(reply.get(from + 4))));
-    if ("C".equals(status)) {
-      if (outcome == null) {
-        throw notARecord(key, "a completed hash without an outcome");
-      }
-      return IdempotencyRecord.completed(key, owner, fingerprint, outcome, left);
-    }
-    if ("P".equals(status) && owner != null) {
-      return IdempotencyRecord.inProgress(key, owner, fingerprint, left);
-    }
-    throw notARecord(key, status.startsWith("?") ? status.substring(1) : "an unknown status");
-  }
-
-  /**
-   * The failure of a call whose record's name holds {@code what}, which is not a record of this
-   * store: an {@link IdempotencyOutcomeException}, which the executor never treats as a store
-   * outage (so not even fail-open runs the method over what may be someone's record).
-   */
-  private IdempotencyOutcomeException notARecord(RecordKey key, String what) {
-    return new IdempotencyOutcomeException(
-        "Redis holds "
-            + what
-            + " under the name of this record, which is not a record of this store, so the call"
-            + " did not run: is another program writing under the key prefix '"
-            + layout.prefix()
-            + "'? Look at the value, then delete it (RedissonIdempotencyStore.delete) once running"
-            + " the call again is safe",
-        key.scope(),
-        key.redactedKey(),
-        null);
-  }
-
-  private static String text(Object value) {
-    if (value instanceof byte[] b) {
-      return new String(b, StandardCharsets.UTF_8);
-    }
-    return String.valueOf(value);
-  }
-
-  private static long asLong(Object value) {
-    if (value instanceof Number n) {
-      return n.longValue();
-    }
-    return Long.parseLong(text(value));
+  private static List<Object> releaseKeys(String name) {
+    return List.of(name, RecordNames.releasedOf(name));
   }
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static void requireOwner(String ownerToken) {
-    if (ownerToken == null || ownerToken.isEmpty()) {
-      throw new IllegalArgumentException("ownerToken must not be null or empty");
-    }
   }
 
   private static byte[] millis(String what, Duration d) {
@@ -666,21 +421,18 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
     private final int syncReplicas;
     private final Duration syncTimeout;
     private final boolean shutdownClientOnClose;
-    private final boolean readLegacyRecords;
 
     private Builder(
         RedissonClient redisson,
         String keyPrefix,
         int syncReplicas,
         Duration syncTimeout,
-        boolean shutdownClientOnClose,
-        boolean readLegacyRecords) {
+        boolean shutdownClientOnClose) {
       this.redisson = redisson;
       this.keyPrefix = keyPrefix;
       this.syncReplicas = syncReplicas;
       this.syncTimeout = syncTimeout;
       this.shutdownClientOnClose = shutdownClientOnClose;
-      this.readLegacyRecords = readLegacyRecords;
     }
 
     /**
@@ -690,15 +442,14 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
      * itself); may be empty.
      */
     public Builder keyPrefix(String keyPrefix) {
-      RecordLayout.checkPrefix(keyPrefix);
-      return new Builder(
-          redisson, keyPrefix, syncReplicas, syncTimeout, shutdownClientOnClose, readLegacyRecords);
+      RecordNames.checkPrefix(keyPrefix);
+      return new Builder(redisson, keyPrefix, syncReplicas, syncTimeout, shutdownClientOnClose);
     }
 
     /**
-     * After each write (claim, complete, release, renew), waits with Redis {@code WAIT} until
-     * {@code count} replicas acknowledged it or {@code timeout} passed; see the class javadoc for
-     * what this protects against. Off by default.
+     * After each write (claim, complete, release, renew, delete), waits with Redis {@code WAIT}
+     * until {@code count} replicas acknowledged it or {@code timeout} passed; see the class javadoc
+     * for what this protects against. Off by default.
      *
      * @param count at least 1
      * @param timeout positive; when it passes first, a warning is logged and the call still
@@ -717,8 +468,7 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
                 + timeout
                 + ": for example Duration.ofMillis(500)");
       }
-      return new Builder(
-          redisson, keyPrefix, count, timeout, shutdownClientOnClose, readLegacyRecords);
+      return new Builder(redisson, keyPrefix, count, timeout, shutdownClientOnClose);
     }
 
     /**
@@ -726,36 +476,42 @@ public final class RedissonIdempotencyStore implements IdempotencyStore, DeleteA
      * {@code false}, because the client is yours.
      */
     public Builder shutdownClientOnClose(boolean shutdown) {
-      return new Builder(
-          redisson, keyPrefix, syncReplicas, syncTimeout, shutdown, readLegacyRecords);
+      return new Builder(redisson, keyPrefix, syncReplicas, syncTimeout, shutdown);
     }
 
     /**
-     * Whether claims, reads, waits and deletes also find records written in the layout of earlier
-     * versions (one hash per record named after the whole scope; see the class javadoc); default
-     * {@code true}. Such a record is replayed, waited for and deleted as before; new records are
-     * always written in the compact layout. Turn it off once every record written before the
-     * upgrade has expired (the longest ttl after the upgrade): each claim on a fresh key then looks
-     * up one Redis key instead of two and sends a shorter command.
-     */
-    public Builder readLegacyRecords(boolean read) {
-      return new Builder(
-          redisson, keyPrefix, syncReplicas, syncTimeout, shutdownClientOnClose, read);
-    }
-
-    /**
-     * Builds the store and loads its scripts into Redis ({@code SCRIPT LOAD} on every master), so a
-     * server that cannot be reached fails here, within the client's timeouts.
+     * Builds the store, loads its scripts into Redis ({@code SCRIPT LOAD} on every node) and checks
+     * that Redis has sharded pub/sub (Redis 7.0 or later), so a server that cannot be reached or is
+     * too old fails here, within the client's timeouts.
+     *
+     * @throws IllegalStateException when Redis is older than 7.0
      */
     public RedissonIdempotencyStore build() {
       RedissonIdempotencyStore store = new RedissonIdempotencyStore(this);
-      store.loadScripts();
+      store.scripts.loadAll();
+      requireShardedPubSub(store);
       return store;
+    }
+
+    private void requireShardedPubSub(RedissonIdempotencyStore store) {
+      try {
+        redisson.getShardedTopic(store.names.deletesChannel()).countSubscribers();
+      } catch (RuntimeException e) {
+        String message = String.valueOf(e.getMessage());
+        if (message.toLowerCase(java.util.Locale.ROOT).contains("unknown")) {
+          throw new IllegalStateException(
+              "Redis does not know PUBSUB SHARDNUMSUB: the Redis store notifies waiting calls with"
+                  + " sharded pub/sub (SSUBSCRIBE, SPUBLISH), which needs Redis 7.0 or later;"
+                  + " upgrade Redis",
+              e);
+        }
+        throw e;
+      }
     }
   }
 
   /** For tests in this package: the record names in use. */
-  RecordLayout layout() {
-    return layout;
+  RecordNames names() {
+    return names;
   }
 }

@@ -170,6 +170,22 @@ public final class RedisServerProcess implements AutoCloseable {
     return new String(out, StandardCharsets.UTF_8);
   }
 
+  /**
+   * How many times the server ran {@code command} (lower case, for example {@code spublish}) since
+   * it started or {@code CONFIG RESETSTAT}, from {@code INFO commandstats}; commands that scripts
+   * run are counted too.
+   */
+  public long commandCalls(String command) throws IOException, InterruptedException {
+    String prefix = "cmdstat_" + command + ":calls=";
+    for (String line : cli("INFO", "commandstats").split("\\R")) {
+      if (line.startsWith(prefix)) {
+        String rest = line.substring(prefix.length());
+        return Long.parseLong(rest.substring(0, rest.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+
   /** Sends PING over a raw socket; true on any Redis answer (also an authentication error). */
   public boolean answers() {
     try (Socket s = new Socket()) {

@@ -8,17 +8,22 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.StoreFailurePolicy;
-import dev.idempotent.redisson.internal.RecordLayout;
+import dev.idempotent.redisson.internal.RecordFormat;
+import dev.idempotent.redisson.internal.RecordNames;
+import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.RecordKey;
 import dev.idempotent.spi.RecordStatus;
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -36,8 +41,8 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /**
- * What the contract kit does not see: the layout in Redis, builder checks, waiting details, replica
- * acks.
+ * What the contract kit does not see: the records in Redis byte for byte, values that are not
+ * records, names, builder checks, waiting details, replica acks.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedissonIdempotencyStoreTest {
@@ -62,95 +67,164 @@ class RedissonIdempotencyStoreTest {
     return RedissonIdempotencyStore.builder(client).keyPrefix("idem-unit:").build();
   }
 
+  /**
+   * A claim and a completed record are strings of format version 1, byte for byte as
+   * docs/stores/redis.md describes them, expiring on the server; nothing else is written, not even
+   * for the scope.
+   */
   @Test
-  void claimIsAHashAndCompletedRecordACompactStringWithRawOutcomeBytesAndServerSideExpiry() {
-    RedissonIdempotencyStore store = store();
+  void recordsAreStringsOfFormatVersionOneByteForByte() {
+    String prefix = "idem-unit-" + UUID.randomUUID() + ":";
+    RedissonIdempotencyStore store =
+        RedissonIdempotencyStore.builder(client).keyPrefix(prefix).build();
     RecordKey key = RecordKey.of(scope, "order {42}");
     byte[] outcome = {0, (byte) 0xFF, 13, 10, 0, 'x'};
     store.claim(key, "owner-1", "fp-1", Duration.ofSeconds(20));
-    String name = store.layout().recordName(key);
+    String name = store.names().recordName(key);
+    String digest =
+        Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString(ByteBuffer.allocate(8).putLong(key.scopeId()).array());
+    assertThat(digest).hasSize(11);
     assertThat(name)
-        .startsWith("idem-unit:{")
-        .endsWith("}" + RecordLayout.scopeDigest(scope) + ":order {42}");
+        .matches("\\Q" + prefix + "\\E\\{[0-9A-Za-z]{3}}\\Q" + digest + ":order {42}\\E");
     assertThat(client.getKeys().remainTimeToLive(name)).isBetween(1L, 20_000L);
-    Map<String, String> claim =
-        client.<String, String>getMap(name, StringCodec.INSTANCE).readAllMap();
-    assertThat(claim)
-        .containsExactlyInAnyOrderEntriesOf(Map.of("s", "P", "o", "owner-1", "f", "fp-1"));
-    assertThat(
-            client
-                .<String, String>getMap("idem-unit:scopes", StringCodec.INSTANCE)
-                .get(RecordLayout.scopeDigest(scope)))
-        .as("the scope text, kept once under its digest")
-        .isEqualTo(scope);
+    assertThat(value(name))
+        .as("format byte, waiters flag, owner length and owner, fingerprint length and fingerprint")
+        .containsExactly(bytes(0x11, 0, 7, "owner-1", 0, 4, "fp-1"));
 
     store.complete(key, "owner-1", outcome, Duration.ofHours(1));
 
     assertThat(client.getKeys().getType(name)).isEqualTo(RType.OBJECT);
-    byte[] value = client.<byte[]>getBucket(name, ByteArrayCodec.INSTANCE).get();
-    byte[] owner = RecordLayout.ownerDigest("owner-1");
-    ByteArrayOutputStream expected = new ByteArrayOutputStream();
-    expected.write('f');
-    expected.writeBytes(owner);
-    expected.write(0);
-    expected.write(4);
-    expected.writeBytes("fp-1".getBytes(StandardCharsets.US_ASCII));
-    expected.writeBytes(outcome);
-    assertThat(value)
-        .as("format byte, owner digest, fingerprint length and text, outcome")
-        .containsExactly(expected.toByteArray());
+    int owner = crc16Xmodem("owner-1".getBytes(StandardCharsets.UTF_8));
+    assertThat(value(name))
+        .as("format byte, owner digest, fingerprint length and fingerprint, outcome")
+        .containsExactly(bytes(0x13, owner >> 8, owner & 0xFF, 0, 4, "fp-1", outcome));
     assertThat(client.getKeys().remainTimeToLive(name)).isBetween(3_500_000L, 3_600_000L);
     assertThat(store.read(key).orElseThrow().outcome()).containsExactly(outcome);
 
     RecordKey plain = RecordKey.of(scope, "no fingerprint");
     store.claim(plain, "owner-2", null, LONG);
+    String plainName = store.names().recordName(plain);
+    assertThat(value(plainName))
+        .as("0xFFFF: no fingerprint")
+        .containsExactly(bytes(0x11, 0, 7, "owner-2", 0xFF, 0xFF));
     store.complete(plain, "owner-2", new byte[] {7}, LONG);
-    byte[] digest2 = RecordLayout.ownerDigest("owner-2");
-    assertThat(
-            client
-                .<byte[]>getBucket(store.layout().recordName(plain), ByteArrayCodec.INSTANCE)
-                .get())
-        .containsExactly('c', digest2[0], digest2[1], 7);
+    int owner2 = crc16Xmodem("owner-2".getBytes(StandardCharsets.UTF_8));
+    assertThat(value(plainName))
+        .as("format byte 0x12: no fingerprint")
+        .containsExactly(bytes(0x12, owner2 >> 8, owner2 & 0xFF, 7));
+    assertThat(store.read(plain).orElseThrow().fingerprint()).isNull();
+
+    RecordKey empty = RecordKey.of(scope, "empty fingerprint");
+    store.claim(empty, "owner-3", "", LONG);
+    assertThat(store.read(empty).orElseThrow().fingerprint()).as("kept apart from none").isEmpty();
+    store.complete(empty, "owner-3", new byte[0], LONG);
+    assertThat(store.read(empty).orElseThrow().fingerprint()).isEmpty();
+
+    assertThat(client.getKeys().getKeysStreamByPattern(prefix + "*"))
+        .as("the records, and nothing kept for the scope")
+        .containsExactlyInAnyOrder(name, plainName, store.names().recordName(empty));
+    client.getKeys().deleteByPattern(prefix + "*");
+  }
+
+  /** CRC16/XMODEM, bit by bit: polynomial 0x1021, initial value 0. */
+  private static int crc16Xmodem(byte[] bytes) {
+    int crc = 0;
+    for (byte b : bytes) {
+      crc ^= (b & 0xFF) << 8;
+      for (int bit = 0; bit < 8; bit++) {
+        crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+      }
+      crc &= 0xFFFF;
+    }
+    return crc;
+  }
+
+  @Test
+  void theOwnerDigestIsCrc16Xmodem() {
+    assertThat(crc16Xmodem("123456789".getBytes(StandardCharsets.US_ASCII)))
+        .as("the check value of CRC16/XMODEM")
+        .isEqualTo(0x31C3);
+    for (String token : List.of("123456789", "owner-1", "a1b2c3:4711", "ünï-😀")) {
+      assertThat(RecordFormat.ownerDigest(token))
+          .as(token)
+          .isEqualTo(crc16Xmodem(token.getBytes(StandardCharsets.UTF_8)));
+    }
+  }
+
+  /** The bytes of ints and chars (each one byte), strings (UTF-8) and byte arrays, in order. */
+  static byte[] bytes(Object... parts) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (Object p : parts) {
+      if (p instanceof Integer i) {
+        out.write(i);
+      } else if (p instanceof Character c) {
+        out.write(c);
+      } else if (p instanceof String s) {
+        out.writeBytes(s.getBytes(StandardCharsets.UTF_8));
+      } else {
+        out.writeBytes((byte[]) p);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] value(String name) {
+    return bucket(name).get();
   }
 
   /**
-   * Values under a record's name that are not records of this store: another program's, a truncated
-   * write, or someone's hand. Every call of the key fails with an outcome exception naming what is
-   * there (never a Lua error, never a record read out of garbage), the value stays as it was, and
-   * not even a fail-open call runs the method over it.
+   * Values under a record's name that are not records of this store: another program's, a record of
+   * another format version, a truncated write, or someone's hand. Every call of the key fails with
+   * an outcome exception naming what is there (never a Lua error, never a record read out of
+   * garbage), the value stays as it was (not even its expiry changes), a waiter returns at once,
+   * and not even a fail-open call runs the method over it. Some of the strings hold the caller's
+   * own owner part, so that complete, release, renew and the waiter's flag are refused by the
+   * format check, not by a foreign owner.
    */
   @Test
   void aValueThatIsNotARecordFailsEveryCallAsUnreadableAndIsLeftAlone() throws Exception {
     RedissonIdempotencyStore store = store();
     Map<String, Consumer<String>> plants = new LinkedHashMap<>();
     Map<String, String> described = new LinkedHashMap<>();
-    byte[][] strings = {
-      {},
-      {'c'},
-      {'c', 1},
-      {'f'},
-      {'f', 1, 2},
-      {'f', 1, 2, 0},
-      {'f', 1, 2, 0, 2, 'x'},
-      {'z', 1, 2, 3}
-    };
-    for (byte[] v : strings) {
-      String label = "string " + Arrays.toString(v);
-      plants.put(label, name -> bucket(name).set(v, LONG));
-      described.put(label, "a string of " + v.length + " bytes");
+    Map<String, byte[]> strings = new LinkedHashMap<>();
+    strings.put("empty", new byte[0]);
+    strings.put("text", bytes("hello"));
+    strings.put("format byte only", bytes(0x11));
+    strings.put("claim header only", bytes(0x11, 0, 7));
+    strings.put("claim without fingerprint length", bytes(0x11, 0, 7, "owner-1"));
+    strings.put("claim, fingerprint cut short", bytes(0x11, 0, 7, "owner-1", 0, 5, "x"));
+    strings.put("claim, bytes after it", bytes(0x11, 0, 7, "owner-1", 0xFF, 0xFF, "x"));
+    strings.put("claim, flag 2", bytes(0x11, 2, 7, "owner-1", 0xFF, 0xFF));
+    strings.put("claim, no owner", bytes(0x11, 0, 0, 0xFF, 0xFF, 0));
+    strings.put("completed, too short", bytes(0x12, 0));
+    strings.put("completed, fingerprint cut short", bytes(0x13, 0, 0, 0, 9, "x"));
+    strings.put("unknown kind", bytes(0x14, 0, 0, 7));
+    strings.put("version 2", bytes(0x22, 0, 0, 7));
+    strings.put("version 2 claim", bytes(0x21, 0, 7, "owner-1", 0xFF, 0xFF));
+    strings.put("version 0 claim", bytes(0x01, 0, 7, "owner-1", 0xFF, 0xFF));
+    for (Map.Entry<String, byte[]> s : strings.entrySet()) {
+      byte[] v = s.getValue();
+      plants.put(s.getKey(), name -> bucket(name).set(v, LONG));
+      described.put(s.getKey(), "a string of " + v.length + " bytes");
     }
+    described.put("empty", "an empty string");
+    described.put(
+        "text", "a string of 5 bytes whose first byte, 0x68, would name format version 6");
+    described.put("version 2", "a string of 4 bytes whose first byte, 0x22, would name format");
+    described.put("unknown kind", "a string of 4 bytes of format version 1 with the unknown kind");
+    described.put("claim, no owner", "a string of 6 bytes that is not a well-formed claim");
+    described.put(
+        "completed, too short", "a string of 2 bytes that is not a well-formed completed");
     plants.put("list", name -> client.getList(name, StringCodec.INSTANCE).add("x"));
     described.put("list", "a list");
     plants.put("set", name -> client.getSet(name, StringCodec.INSTANCE).add("x"));
     described.put("set", "a set");
-    plants.put("hash of other fields", name -> hash(name).put("x", "y"));
-    plants.put("claim without owner", name -> hash(name).put("s", "P"));
-    plants.put("unknown status", name -> hash(name).putAll(Map.of("s", "Q", "o", "owner-1")));
-    plants.put("completed without outcome", name -> hash(name).putAll(Map.of("s", "C", "o", "o")));
-    described.put("completed without outcome", "a completed hash without an outcome");
-    for (String label : List.of("hash of other fields", "claim without owner", "unknown status")) {
-      described.put(label, "a hash without a status and owner");
-    }
+    plants.put("hash", name -> hash(name).putAll(Map.of("s", "P", "o", "owner-1")));
+    described.put("hash", "a hash");
+    plants.put("sorted set", name -> client.getScoredSortedSet(name).add(1, "x"));
+    described.put("sorted set", "a zset");
     AtomicInteger runs = new AtomicInteger();
     Idempotency failOpen =
         Idempotency.create(
@@ -164,31 +238,72 @@ class RedissonIdempotencyStoreTest {
       String label = plant.getKey();
       String userKey = "planted " + label;
       RecordKey key = RecordKey.of(scope, userKey);
-      String name = store.layout().recordName(key);
+      String name = store.names().recordName(key);
       plant.getValue().accept(name);
+      client.getBucket(name).expire(LONG);
       String before = dump(name);
-      String expected = "Redis holds " + described.get(label) + " under the name of this record";
+      String expected = "Redis holds " + described.get(label);
 
       assertThatThrownBy(() -> store.claim(key, "owner-1", null, LONG))
           .as(label)
           .isInstanceOf(IdempotencyOutcomeException.class)
           .hasMessageContaining(expected)
+          .hasMessageContaining("under the name of this record")
           .hasMessageContaining("'idem-unit:'");
       assertThatThrownBy(() -> store.read(key))
           .as(label)
           .isInstanceOf(IdempotencyOutcomeException.class)
           .hasMessageContaining(expected);
       assertThat(store.complete(key, "owner-1", new byte[] {1}, LONG)).as(label).isFalse();
-      assertThat(store.renew(key, "owner-1", LONG)).as(label).isFalse();
+      assertThat(store.renew(key, "owner-1", Duration.ofHours(5))).as(label).isFalse();
       assertThat(store.release(key, "owner-1")).as(label).isFalse();
+      long start = System.nanoTime();
+      store.awaitChange(key, Duration.ofSeconds(10));
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("%s: a waiter finds no claim to wait for", label)
+          .isLessThan(Duration.ofSeconds(3));
       assertThatThrownBy(() -> failOpen.call(policy, userKey, runs::incrementAndGet))
           .as(label)
           .isInstanceOf(IdempotencyOutcomeException.class)
           .hasMessageContaining(expected);
       assertThat(dump(name)).as(label + ": left as it was").isEqualTo(before);
+      assertThat(client.getKeys().remainTimeToLive(name))
+          .as(label + ": its expiry too")
+          .isBetween(1L, LONG.toMillis());
       assertThat(store.delete(key)).as(label).isTrue();
     }
     assertThat(runs).as("not run over any of them, though fail-open").hasValue(0);
+  }
+
+  /**
+   * A record of another format version (a newer version of the library writing under the same
+   * prefix) is refused with a message naming its version byte, and left as it is.
+   */
+  @Test
+  void aRecordOfAnUnknownFormatVersionIsRefusedNamingTheVersion() {
+    RedissonIdempotencyStore store = store();
+    RecordKey key = RecordKey.of(scope, "from the future");
+    store.claim(key, "owner-1", "fp", LONG);
+    store.complete(key, "owner-1", new byte[] {4, 2}, LONG);
+    String name = store.names().recordName(key);
+    byte[] future = value(name);
+    future[0] = 0x23;
+    bucket(name).set(future, LONG);
+
+    assertThatThrownBy(() -> store.claim(key, "owner-2", "fp", LONG))
+        .isInstanceOf(IdempotencyOutcomeException.class)
+        .hasMessageContaining("first byte, 0x23, would name format version 2")
+        .hasMessageContaining("this store reads format version 1")
+        .hasMessageContaining("another version of this library");
+    assertThatThrownBy(() -> store.read(key)).isInstanceOf(IdempotencyOutcomeException.class);
+    assertThat(store.complete(key, "owner-1", new byte[] {4, 2}, LONG))
+        .as("not even the resent complete of its owner")
+        .isFalse();
+    assertThat(value(name)).containsExactly(future);
+
+    future[0] = 0x13;
+    bucket(name).set(future, LONG);
+    assertThat(store.read(key).orElseThrow().outcome()).as("version 1 again").containsExactly(4, 2);
   }
 
   private static RBucket<byte[]> bucket(String name) {
@@ -207,6 +322,7 @@ class RedissonIdempotencyStoreTest {
           case OBJECT -> Arrays.toString(bucket(name).get());
           case LIST -> client.getList(name, StringCodec.INSTANCE).readAll();
           case SET -> client.getSet(name, StringCodec.INSTANCE).readAll();
+          case ZSET -> client.getScoredSortedSet(name).readAll();
           case MAP -> hash(name).readAllMap();
           default -> "?";
         };
@@ -215,19 +331,17 @@ class RedissonIdempotencyStoreTest {
 
   @Test
   void recordNamesAreUnambiguousAndTaggedByDigest() {
-    RecordLayout layout = new RecordLayout("p:");
-    String left = layout.recordName(RecordKey.of("a:b", "c"));
-    String right = layout.recordName(RecordKey.of("a", "b:c"));
+    RecordNames names = new RecordNames("p:");
+    String left = names.recordName(RecordKey.of("a:b", "c"));
+    String right = names.recordName(RecordKey.of("a", "b:c"));
     assertThat(left).isNotEqualTo(right);
-    String braces = layout.recordName(RecordKey.of("s{x}", "{y}"));
-    assertThat(braces).matches("p:\\{[0-9A-Za-z]{3}}[0-9A-Za-z_-]{8}:\\{y}");
-    assertThat(layout.legacyName(RecordKey.of("s{x}", "{y}")))
-        .matches("p:\\{[0-9a-f]{16}}4:s\\{x}:\\{y}");
-    assertThat(layout.channelName(RecordKey.of("s{x}", "{y}"))).isEqualTo(braces + "#changed");
-    assertThat(layout.recordName(RecordKey.of("s", "k1")).substring(0, 8))
+    String braces = names.recordName(RecordKey.of("s{x}", "{y}"));
+    assertThat(braces).matches("p:\\{[0-9A-Za-z]{3}}[0-9A-Za-z_-]{11}:\\{y}");
+    assertThat(RecordNames.channelOf(braces)).isEqualTo(braces + "#changed");
+    assertThat(names.recordName(RecordKey.of("s", "k1")).substring(0, 7))
         .as("different keys of one scope get different tags")
-        .isNotEqualTo(layout.recordName(RecordKey.of("s", "k2")).substring(0, 8));
-    assertThat(layout.scopesName()).isEqualTo("p:scopes");
+        .isNotEqualTo(names.recordName(RecordKey.of("s", "k2")).substring(0, 7));
+    assertThat(names.deletesChannel()).isEqualTo("p:#deleted");
   }
 
   /**
@@ -238,22 +352,22 @@ class RedissonIdempotencyStoreTest {
   @Test
   void theReleasedOwnersOfAKeyAreNeverTheRecordOfAnotherKey() {
     RedissonIdempotencyStore store = store();
-    RecordLayout layout = store.layout();
-    int taggedPrefix = layout.prefix().length() + "{abc}".length();
+    RecordNames names = store.names();
+    int taggedPrefix = names.prefix().length() + "{abc}".length();
     RecordKey key = null;
     for (int i = 0; key == null && i < 1_000_000; i++) {
       RecordKey candidate = RecordKey.of(scope, "k" + i);
       RecordKey suffixed = RecordKey.of(scope, candidate.key() + "#released");
-      String tag = layout.recordName(candidate).substring(0, taggedPrefix);
-      if (layout.recordName(suffixed).startsWith(tag)) {
+      String tag = names.recordName(candidate).substring(0, taggedPrefix);
+      if (names.recordName(suffixed).startsWith(tag)) {
         key = candidate;
       }
     }
     assertThat(key).as("a key whose #released twin has the same slot tag").isNotNull();
     RecordKey twin = RecordKey.of(scope, key.key() + "#released");
-    assertThat(RecordLayout.releasedOf(layout.recordName(key)))
-        .isNotEqualTo(layout.recordName(twin))
-        .startsWith(layout.recordName(key).substring(0, taggedPrefix));
+    assertThat(RecordNames.releasedOf(names.recordName(key)))
+        .isNotEqualTo(names.recordName(twin))
+        .startsWith(names.recordName(key).substring(0, taggedPrefix));
 
     assertThat(store.claim(twin, "twin-owner", null, LONG).isAcquired()).isTrue();
     assertThat(store.claim(key, "owner-1", null, LONG).isAcquired()).isTrue();
@@ -267,37 +381,33 @@ class RedissonIdempotencyStoreTest {
   }
 
   @Test
-  void aScopeWhoseDigestNamesAnotherScopeIsRefusedNamingBoth() {
-    String prefix = "idem-unit-" + UUID.randomUUID() + ":";
-    client
-        .<String, String>getMap(prefix + "scopes", StringCodec.INSTANCE)
-        .put(RecordLayout.scopeDigest(scope), "com.example.Other.method()");
-    RedissonIdempotencyStore store =
-        RedissonIdempotencyStore.builder(client).keyPrefix(prefix).build();
-    try {
-      assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", null, LONG))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining(scope)
-          .hasMessageContaining("com.example.Other.method()")
-          .hasMessageContaining("another scope name");
-      assertThat(client.getKeys().countExists(store.layout().recordName(RecordKey.of(scope, "k"))))
-          .isZero();
-    } finally {
-      client.getKeys().delete(prefix + "scopes");
-    }
+  void aFingerprintLongerThanARecordKeepsIsRefusedAtClaim() {
+    RedissonIdempotencyStore store = store();
+    assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_535), LONG))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("65535 bytes")
+        .hasMessageContaining("65534");
+    assertThat(store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_534), LONG).isAcquired())
+        .isTrue();
+    assertThat(store.complete(RecordKey.of(scope, "k"), "o", new byte[] {1}, LONG)).isTrue();
+    assertThat(store.read(RecordKey.of(scope, "k")).orElseThrow().fingerprint()).hasSize(65_534);
   }
 
   @Test
-  void aFingerprintLongerThanACompletedRecordKeepsIsRefusedAtClaim() {
+  void anOwnerTokenLongerThanAClaimKeepsIsRefused() {
     RedissonIdempotencyStore store = store();
-    assertThatThrownBy(() -> store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_536), LONG))
+    RecordKey key = RecordKey.of(scope, "long owner");
+    assertThatThrownBy(() -> store.claim(key, "o".repeat(256), null, LONG))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("65536 bytes")
-        .hasMessageContaining("65535");
-    assertThat(store.claim(RecordKey.of(scope, "k"), "o", "f".repeat(65_535), LONG).isAcquired())
-        .isTrue();
-    assertThat(store.complete(RecordKey.of(scope, "k"), "o", new byte[] {1}, LONG)).isTrue();
-    assertThat(store.read(RecordKey.of(scope, "k")).orElseThrow().fingerprint()).hasSize(65_535);
+        .hasMessageContaining("256 bytes")
+        .hasMessageContaining("at most 255");
+    assertThatThrownBy(() -> store.complete(key, "", new byte[0], LONG))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ownerToken");
+    String owner = "ö".repeat(127);
+    assertThat(store.claim(key, owner, null, LONG).isAcquired()).isTrue();
+    assertThat(store.read(key).orElseThrow().ownerToken()).isEqualTo(owner);
+    assertThat(store.complete(key, owner, new byte[] {1}, LONG)).isTrue();
   }
 
   @Test
@@ -338,7 +448,9 @@ class RedissonIdempotencyStoreTest {
           .as("awaitChange on %s", key)
           .isLessThan(Duration.ofSeconds(2));
       // The listener is removed asynchronously (the waiter does not wait for the unsubscribe).
-      assertThat(listenersWithin(store.layout().channelName(key), Duration.ofSeconds(5)))
+      assertThat(
+              listenersWithin(
+                  RecordNames.channelOf(store.names().recordName(key)), Duration.ofSeconds(5)))
           .as("listeners left on %s", key)
           .isZero();
     }
@@ -348,10 +460,10 @@ class RedissonIdempotencyStoreTest {
   /** The listeners on {@code channel} once there are none, or when {@code within} has passed. */
   private int listenersWithin(String channel, Duration within) throws InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
-    int n = client.getTopic(channel).countListeners();
+    int n = client.getShardedTopic(channel).countListeners();
     while (n > 0 && System.nanoTime() < deadline) {
       Thread.sleep(10);
-      n = client.getTopic(channel).countListeners();
+      n = client.getShardedTopic(channel).countListeners();
     }
     return n;
   }
@@ -417,10 +529,10 @@ class RedissonIdempotencyStoreTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start))
             .as("two acknowledged writes took")
             .isLessThan(Duration.ofSeconds(4));
-        String name = store.layout().recordName(key);
-        assertThat(replica.cli("TYPE", name).trim())
-            .as("the replica has the completed record")
-            .isEqualTo("string");
+        String name = store.names().recordName(key);
+        assertThat(replica.cli("--no-raw", "GETRANGE", name, "0", "0").trim())
+            .as("the replica has the completed record (format byte 0x12)")
+            .isEqualTo("\"\\x12\"");
 
         master.cli("SCRIPT", "FLUSH");
         assertThat(store.claim(RecordKey.of(scope, "after-flush"), "o", null, LONG).isAcquired())
@@ -436,6 +548,17 @@ class RedissonIdempotencyStoreTest {
             .isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - start))
             .as("it waited for the WAIT timeout")
+            .isGreaterThanOrEqualTo(Duration.ofMillis(250));
+
+        start = System.nanoTime();
+        CompletableFuture<ClaimResult> claimed =
+            unacknowledged
+                .claimAsync(RecordKey.of(scope, "alone, async"), "o", null, LONG)
+                .toCompletableFuture();
+        assertThat(claimed).as("the non-blocking face waits for WAIT without blocking").isNotDone();
+        assertThat(claimed.get(10, TimeUnit.SECONDS).isAcquired()).isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .as("the non-blocking face waited for the WAIT timeout too")
             .isGreaterThanOrEqualTo(Duration.ofMillis(250));
       } finally {
         own.shutdown();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.redisson.internal.DeleteAnnouncements;
 import dev.idempotent.spi.RecordKey;
 import java.io.Serializable;
 import java.time.Duration;
@@ -106,7 +107,7 @@ class RedissonNearCacheTest {
 
   private void loseInRedis(RedissonIdempotencyStore store, String key) {
     // as a failover may lose it: behind the store's back
-    clientA.getKeys().delete(store.layout().recordName(RecordKey.of(POLICY.scope(), key)));
+    clientA.getKeys().delete(store.names().recordName(RecordKey.of(POLICY.scope(), key)));
   }
 
   @Test
@@ -177,8 +178,8 @@ class RedissonNearCacheTest {
   void anAnnouncementNamesScopeAndKeyWhateverTheyHold() {
     RecordKey key = RecordKey.of("a:b:7", "12:x:y");
     String message = key.scope().length() + ":" + key.scope() + key.key();
-    assertThat(RedissonIdempotencyStore.announced(message)).isEqualTo(key);
-    assertThat(RedissonIdempotencyStore.announced("garbage")).isNull();
-    assertThat(RedissonIdempotencyStore.announced("99:short")).isNull();
+    assertThat(DeleteAnnouncements.announced(message)).isEqualTo(key);
+    assertThat(DeleteAnnouncements.announced("garbage")).isNull();
+    assertThat(DeleteAnnouncements.announced("99:short")).isNull();
   }
 }

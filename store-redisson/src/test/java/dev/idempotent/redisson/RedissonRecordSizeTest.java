@@ -24,8 +24,7 @@ import org.redisson.client.codec.StringCodec;
  * The bytes Redis spends on a completed record ({@code MEMORY USAGE}, averaged over many records)
  * stay within 1.3 times those of the minimal record an application could keep: {@code SET <user
  * key> <outcome>}. Records have a long scope (a method signature), 20-character keys and 25-byte
- * outcomes, and owner tokens as the executor makes them. The record written by the earlier layout
- * is measured too, for the report.
+ * outcomes, and owner tokens as the executor makes them.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedissonRecordSizeTest {
@@ -68,13 +67,10 @@ class RedissonRecordSizeTest {
   }
 
   private void measureAndCompare(String fingerprint) {
-    String prefix = RedissonIdempotencyStore.DEFAULT_KEY_PREFIX;
     RedissonIdempotencyStore store = RedissonIdempotencyStore.builder(client).build();
-    LegacyRecords legacy = new LegacyRecords(client, prefix);
     String ownerPrefix = Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36) + ":";
     List<String> minimalNames = new ArrayList<>();
     List<String> newNames = new ArrayList<>();
-    List<String> legacyNames = new ArrayList<>();
     for (int i = 0; i < RECORDS; i++) {
       String userKey = String.format("o-%s-%011d", run, i + (fingerprint == null ? 0 : RECORDS));
       byte[] outcome = outcome(i);
@@ -89,33 +85,21 @@ class RedissonRecordSizeTest {
       RecordKey key = RecordKey.of(SCOPE, userKey);
       store.claim(key, owner, fingerprint, Duration.ofMinutes(1));
       assertThat(store.complete(key, owner, outcome, Duration.ofHours(1))).isTrue();
-      newNames.add(store.layout().recordName(key));
-
-      RecordKey oldKey = key; // its legacy name differs from the new one
-      legacy.completed(oldKey, owner, fingerprint, outcome, Duration.ofHours(1));
-      legacyNames.add(legacy.name(oldKey));
+      newNames.add(store.names().recordName(key));
     }
     try {
       assertThat(userKeyLength(minimalNames)).isEqualTo(20);
       double minimal = averageMemoryUsage(minimalNames);
       double compact = averageMemoryUsage(newNames);
-      double earlier = averageMemoryUsage(legacyNames);
       System.out.printf(
-          "record size (MEMORY USAGE, %s fingerprint): minimal %.1f B, new %.1f B (%.2fx), "
-              + "earlier layout %.1f B (%.2fx)%n",
-          fingerprint == null ? "no" : "with",
-          minimal,
-          compact,
-          compact / minimal,
-          earlier,
-          earlier / minimal);
+          "record size (MEMORY USAGE, %s fingerprint): minimal %.1f B, store %.1f B (%.2fx)%n",
+          fingerprint == null ? "no" : "with", minimal, compact, compact / minimal);
       assertThat(compact)
           .as("bytes per completed record against %.1f of the minimal record", minimal)
           .isLessThanOrEqualTo(1.3 * minimal);
     } finally {
       deleteAll(minimalNames);
       deleteAll(newNames);
-      deleteAll(legacyNames);
     }
   }
 

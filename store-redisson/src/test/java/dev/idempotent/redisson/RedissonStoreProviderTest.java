@@ -128,36 +128,6 @@ class RedissonStoreProviderTest {
   }
 
   @Test
-  void legacyReadsAreOnByDefaultAndTurnedOffBySetting() {
-    String url = RedisTestEnvironment.standaloneUrl();
-    try (IdempotencyStore on =
-            provider.create(StoreSettings.of(Map.of("idempotent.redisson.address", url)));
-        IdempotencyStore off =
-            provider.create(
-                StoreSettings.of(
-                    Map.of(
-                        "idempotent.redisson.address",
-                        url,
-                        "idempotent.redisson.read-legacy-records",
-                        "false")))) {
-      assertThat(on.toString()).doesNotContain("readLegacyRecords");
-      assertThat(off.toString()).contains("readLegacyRecords=false");
-    }
-    assertThatThrownBy(
-            () ->
-                provider.create(
-                    StoreSettings.of(
-                        Map.of(
-                            "idempotent.redisson.address",
-                            url,
-                            "idempotent.redisson.read-legacy-records",
-                            "no"))))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("idempotent.redisson.read-legacy-records")
-        .hasMessageContaining("'no'");
-  }
-
-  @Test
   void keyPrefixWithBracesIsRejectedNamingTheSetting() {
     String url = RedisTestEnvironment.standaloneUrl();
     assertThatThrownBy(

@@ -6,205 +6,191 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * One server-side step of the store: a Lua script over one record ({@code KEYS[1]}), run with
- * {@code EVALSHA}.
- *
- * <p>A record is one of two Redis types:
+ * {@code EVALSHA}. Records are strings of {@link RecordFormat} (first byte {@code \x11} a claim,
+ * {@code \x12} or {@code \x13} a completed record), so the common paths run the commands a
+ * hand-written store would:
  *
  * <ul>
- *   <li>in progress: a hash with fields {@code s} status ({@code P}), {@code o} owner token and
- *       {@code f} fingerprint (absent when none). Claims are short-lived, so they keep the whole
- *       token for fencing.
- *   <li>completed: a string, as small as its content allows: one format byte ({@code c} without,
- *       {@code f} with a fingerprint), two bytes of SHA-256 of the owner token ({@link
- *       RecordLayout#ownerDigest}), for a fingerprinted record its length (two bytes, big-endian)
- *       and the fingerprint, then the outcome bytes as they are.
+ *   <li>claim of a free key: {@code SET NX PX};
+ *   <li>claim of a taken key (a replay, or a call in progress): {@code SET NX PX} (refused), {@code
+ *       GET}, {@code PTTL};
+ *   <li>completion: {@code GET}, the owner check, {@code SET PX}, and {@code SPUBLISH} only when a
+ *       waiter flagged the claim.
  * </ul>
  *
- * A record written by the earlier layout is a hash with {@code s} {@code P} or {@code C}, {@code
- * o}, {@code f} and {@code r} outcome bytes, under {@link RecordLayout#legacyName}; the scripts
- * that read a record take that name as an optional {@code KEYS[2]} (same cluster slot) and fall
- * back to it when the record is missing.
+ * A value of another Redis type under a record's name is detected by {@code redis.pcall('GET')}
+ * answering an error (WRONGTYPE), which a record never does; a string that is not a well-formed
+ * record of this format is recognised by its bytes. Neither is ever overwritten, extended or
+ * deleted by claim, complete, release, renew or watch; the replies describe it and the store
+ * refuses the call.
  *
- * <p>Redis expires the record itself: {@code PEXPIRE} is the lease while in progress and the ttl
- * once completed, and a record's remaining time is read with {@code PTTL} inside the script, so no
- * client clock is involved. Record replies are {@code {status, owner|nil, fingerprint|nil,
- * outcome|nil, pttl}}; the owner of a completed record is nil unless it was written by the earlier
- * layout. A value under a record's name that is neither layout (another Redis type, a string too
- * short for its format, a hash without a status and owner) is answered with a status that starts
- * with {@code ?} and describes it, and is never overwritten or deleted by a claim: the store
- * refuses the call rather than run it over what may be someone's record.
+ * <p>Redis expires the record itself: {@code PX} is the lease while in progress and the ttl once
+ * completed, and a record's remaining time is read with {@code PTTL} inside the script, so no
+ * client clock is involved. Record replies are {@code {}} (no record), {@code {value, pttl}} or
+ * {@code {type}} for another Redis type (see {@link RecordFormat#fromReply}).
+ *
+ * <p>Waiters: a waiter subscribes to the record's sharded channel {@code <record name>#changed},
+ * then runs {@link #WATCH}, which sets the claim's waiters flag in place ({@code SETRANGE}, which
+ * keeps the value's expiry and changes no owner, fingerprint or state). Complete, release and
+ * delete publish on the channel only when the flag is set, so a call nobody waits for publishes
+ * nothing, and {@code SPUBLISH} reaches only the shard that holds the record.
  *
  * <p>Complete and release answer a resent command truthfully: Redisson sends a command again when
  * its reply did not arrive in time, and the executor repeats a write that failed on an interrupted
  * thread, so the first attempt may have been applied already. A completed record keeps a digest of
  * its owner token, and a repeated complete by that owner with the same outcome answers 1 (another
  * owner whose outcome is byte for byte the stored one and whose token has the same 16-bit digest
- * would be answered 1 too, changing nothing); a release leaves the owner token in a short-lived set
+ * would be answered 1 too, changing nothing); a release leaves the owner part in a short-lived set
  * of released owners ({@code KEYS[2]}, same hash tag), and a repeated release by that owner answers
  * 1.
+ *
+ * <p>In the Lua sources {@code '\17'}, {@code '\18'} and {@code '\19'} are the format bytes 0x11,
+ * 0x12 and 0x13, and {@code '\255\255'} the fingerprint length of a claim without one.
  */
 public enum RecordScript {
   /**
-   * KEYS: record[, legacy record]. ARGV: owner, lease ms, [fingerprint]. Returns {@code {1}} when
-   * claimed, else {@code {0, record...}}. A claim by the owner that already holds the key (a client
-   * retry of the same call) renews it and counts as claimed.
+   * ARGV: the claim's value, lease ms. Returns {@code {}} when claimed, else the record reply of
+   * what holds the key. A claim by the owner that already holds the key with the same fingerprint
+   * (a client retry of the same call) renews it and counts as claimed.
    */
   CLAIM(
-      Lua.RECORD
-          + """
-          local t = redis.call('TYPE', KEYS[1])['ok']
-          if t == 'hash' then
-            local h = redis.call('HMGET', KEYS[1], 's', 'o')
-            if h[1] == 'P' and h[2] == ARGV[1] then
-              redis.call('PEXPIRE', KEYS[1], ARGV[2])
-              return {1}
-            end
-          end
-          local r = record(KEYS[1], t)
-          if not r and KEYS[2] then
-            r = record(KEYS[2], redis.call('TYPE', KEYS[2])['ok'])
-          end
-          if r then
-            return {0, r[1], r[2], r[3], r[4], r[5]}
-          end
-          if ARGV[3] then
-            redis.call('HSET', KEYS[1], 's', 'P', 'o', ARGV[1], 'f', ARGV[3])
-          else
-            redis.call('HSET', KEYS[1], 's', 'P', 'o', ARGV[1])
-          end
-          redis.call('PEXPIRE', KEYS[1], ARGV[2])
-          return {1}
-          """),
-
-  /**
-   * ARGV: owner, ttl ms, outcome, channel, owner digest. Returns 1 when completed (or already
-   * completed by this owner with this outcome), 0 when fenced.
-   */
-  COMPLETE(
       """
-      local t = redis.call('TYPE', KEYS[1])['ok']
-      if t == 'string' then
-        local v = redis.call('GET', KEYS[1])
-        local from = 4
-        if string.sub(v, 1, 1) == 'f' then
-          if #v < 5 then
-            return 0
-          end
-          from = 6 + string.byte(v, 4) * 256 + string.byte(v, 5)
-        end
-        if string.sub(v, 2, 3) == ARGV[5] and string.sub(v, from) == ARGV[3] then
-          return 1
-        end
-        return 0
+      if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+        return {}
       end
-      if t ~= 'hash' then
-        return 0
+      local v = redis.pcall('GET', KEYS[1])
+      if type(v) == 'table' then
+        return {redis.call('TYPE', KEYS[1])['ok']}
       end
-      local h = redis.call('HMGET', KEYS[1], 's', 'o', 'f')
-      if h[1] ~= 'P' or h[2] ~= ARGV[1] then
-        return 0
+      local n = string.byte(ARGV[1], 3)
+      if string.sub(v, 1, 1) == '\\17'
+          and string.sub(v, 3, 3 + n) == string.sub(ARGV[1], 3, 3 + n)
+          and string.sub(v, 4 + n) == string.sub(ARGV[1], 4 + n)
+          and string.byte(v, 2) <= 1 then
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        return {}
       end
-      local v
-      if h[3] then
-        v = 'f' .. ARGV[5] .. string.char(math.floor(#h[3] / 256), #h[3] % 256) .. h[3] .. ARGV[3]
-      else
-        v = 'c' .. ARGV[5] .. ARGV[3]
-      end
-      redis.call('SET', KEYS[1], v, 'PX', ARGV[2])
-      redis.call('PUBLISH', ARGV[4], 'C')
-      return 1
+      return {v, redis.call('PTTL', KEYS[1])}
       """),
 
   /**
-   * KEYS: record, released owners. ARGV: owner, channel, ms to remember the release. Returns 1 when
+   * ARGV: owner part, ttl ms, owner digest, outcome. Returns 1 when completed (or already completed
+   * by this owner with this outcome), 0 when fenced.
+   */
+  COMPLETE(
+      Lua.HELD_BY
+          + """
+          local v = redis.pcall('GET', KEYS[1])
+          if heldBy(v, ARGV[1]) then
+            local f = string.sub(v, 3 + #ARGV[1])
+            if f == '\\255\\255' then
+              redis.call('SET', KEYS[1], '\\18' .. ARGV[3] .. ARGV[4], 'PX', ARGV[2])
+            else
+              redis.call('SET', KEYS[1], '\\19' .. ARGV[3] .. f .. ARGV[4], 'PX', ARGV[2])
+            end
+            if string.byte(v, 2) == 1 then
+              redis.call('SPUBLISH', KEYS[1] .. '#changed', 'C')
+            end
+            return 1
+          end
+          if type(v) ~= 'string' or string.sub(v, 2, 3) ~= ARGV[3] then
+            return 0
+          end
+          local from = 0
+          if string.sub(v, 1, 1) == '\\18' then
+            from = 4
+          elseif string.sub(v, 1, 1) == '\\19' and #v >= 5 then
+            from = 6 + string.byte(v, 4) * 256 + string.byte(v, 5)
+          end
+          if from > 0 and #v >= from - 1 and string.sub(v, from) == ARGV[4] then
+            return 1
+          end
+          return 0
+          """),
+
+  /**
+   * KEYS: record, released owners. ARGV: owner part, ms to remember the release. Returns 1 when
    * deleted (or already released by this owner), 0 when fenced.
    */
   RELEASE(
-      """
-      local h = {}
-      if redis.call('TYPE', KEYS[1])['ok'] == 'hash' then
-        h = redis.call('HMGET', KEYS[1], 's', 'o')
-      end
-      if h[1] ~= 'P' or h[2] ~= ARGV[1] then
-        return redis.call('SISMEMBER', KEYS[2], ARGV[1])
-      end
-      redis.call('DEL', KEYS[1])
-      redis.call('SADD', KEYS[2], ARGV[1])
-      redis.call('PEXPIRE', KEYS[2], ARGV[3])
-      redis.call('PUBLISH', ARGV[2], 'R')
-      return 1
-      """),
-
-  /** ARGV: owner, lease ms. Returns 1 when renewed, 0 when fenced. */
-  RENEW(
-      """
-      if redis.call('TYPE', KEYS[1])['ok'] ~= 'hash' then
-        return 0
-      end
-      local h = redis.call('HMGET', KEYS[1], 's', 'o')
-      if h[1] ~= 'P' or h[2] ~= ARGV[1] then
-        return 0
-      end
-      redis.call('PEXPIRE', KEYS[1], ARGV[2])
-      return 1
-      """),
-
-  /**
-   * KEYS: record[, legacy record]. ARGV: channel, store-wide deletes channel, announcement. The
-   * administrative delete: removes the record whatever its status and owner (under either name),
-   * and announces it on the channel as a release does, so that waiters claim again, and on the
-   * store-wide channel, so that near caches in every instance drop it (also when the record was
-   * already gone: a cache may still hold an outcome that a failover lost). Returns 1 when a record
-   * was there, else 0. The set of released owners is left alone: it only answers resent releases,
-   * and a deleted holder's release finds neither its claim nor its token there, so it is fenced.
-   */
-  DELETE(
-      """
-      redis.call('PUBLISH', ARGV[2], ARGV[3])
-      if redis.call('DEL', unpack(KEYS)) == 0 then
-        return 0
-      end
-      redis.call('PUBLISH', ARGV[1], 'D')
-      return 1
-      """),
-
-  /**
-   * KEYS: record[, legacy record]. Returns {@code {}} when there is no live record, else the
-   * record. No writes.
-   */
-  READ(
-      Lua.RECORD
+      Lua.HELD_BY
           + """
-          local r = record(KEYS[1], redis.call('TYPE', KEYS[1])['ok'])
-          if not r and KEYS[2] then
-            r = record(KEYS[2], redis.call('TYPE', KEYS[2])['ok'])
+          local v = redis.pcall('GET', KEYS[1])
+          if not heldBy(v, ARGV[1]) then
+            return redis.call('SISMEMBER', KEYS[2], ARGV[1])
           end
-          return r or {}
+          redis.call('DEL', KEYS[1])
+          redis.call('SADD', KEYS[2], ARGV[1])
+          redis.call('PEXPIRE', KEYS[2], ARGV[2])
+          if string.byte(v, 2) == 1 then
+            redis.call('SPUBLISH', KEYS[1] .. '#changed', 'R')
+          end
+          return 1
+          """),
+
+  /** ARGV: owner part, lease ms. Returns 1 when renewed, 0 when fenced. */
+  RENEW(
+      Lua.HELD_BY
+          + """
+          if heldBy(redis.pcall('GET', KEYS[1]), ARGV[1]) then
+            redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            return 1
+          end
+          return 0
           """),
 
   /**
-   * KEYS: record[, legacy record]. Returns {@code {status|nil, pttl}} without the outcome bytes. No
-   * writes.
+   * ARGV: store-wide deletes channel, announcement. The administrative delete: removes whatever is
+   * under the record's name, whatever its status and owner, notifies the record's waiters when a
+   * claim was flagged (so that they claim again, as after a release), and announces the delete on
+   * the store-wide channel with {@code PUBLISH}, so that near caches in every instance drop the
+   * record (also when it was already gone: a cache may still hold an outcome that a failover lost).
+   * Returns 1 when something was there, else 0. The set of released owners is left alone: it only
+   * answers resent releases, and a deleted holder's release finds neither its claim nor its token
+   * there, so it is fenced.
    */
-  PEEK(
+  DELETE(
       """
-      local function status(name)
-        local t = redis.call('TYPE', name)['ok']
-        if t == 'string' then
-          return 'C'
-        elseif t == 'hash' then
-          return redis.call('HGET', name, 's')
-        end
-        return false
+      redis.call('PUBLISH', ARGV[1], ARGV[2])
+      local v = redis.pcall('GET', KEYS[1])
+      if type(v) == 'string' and string.sub(v, 1, 2) == '\\17\\1' then
+        redis.call('SPUBLISH', KEYS[1] .. '#changed', 'D')
       end
-      local name = KEYS[1]
-      local s = status(name)
-      if not s and KEYS[2] then
-        name = KEYS[2]
-        s = status(name)
+      return redis.call('DEL', KEYS[1])
+      """),
+
+  /** The record reply of what holds the key. No writes. */
+  READ(
+      """
+      local v = redis.pcall('GET', KEYS[1])
+      if not v then
+        return {}
       end
-      return {s, redis.call('PTTL', name)}
-      """);
+      if type(v) == 'table' then
+        return {redis.call('TYPE', KEYS[1])['ok']}
+      end
+      return {v, redis.call('PTTL', KEYS[1])}
+      """),
+
+  /**
+   * The waiter's step, run after it subscribed to the record's channel: when the key holds a claim,
+   * sets the claim's waiters flag (its second byte) unless it is set, and returns the lease's
+   * remaining ms; otherwise returns -2 (the key is free, completed or not a record: nothing to wait
+   * for). The flag changes no state, owner, fingerprint, outcome or expiry.
+   */
+  WATCH(
+      Lua.HELD_BY
+          + """
+          local v = redis.pcall('GET', KEYS[1])
+          if type(v) ~= 'string' or #v < 6 or string.byte(v, 3) == 0
+              or not heldBy(v, string.sub(v, 3, 3 + string.byte(v, 3))) then
+            return -2
+          end
+          if string.byte(v, 2) == 0 then
+            redis.call('SETRANGE', KEYS[1], 1, '\\1')
+          end
+          return redis.call('PTTL', KEYS[1])
+          """);
 
   private final String source;
   private final String sha;
@@ -228,11 +214,17 @@ public enum RecordScript {
   }
 
   /**
-   * Whether the script changes the record (and so is followed by {@code WAIT} when replica acks are
-   * asked).
+   * Whether the script changes a record's state or expiry, and so is followed by {@code WAIT} when
+   * replica acknowledgements are asked. The waiters flag set by {@link #WATCH} is not worth a
+   * replica round trip: a waiter whose flag a failover lost waits until its bounded timeout.
    */
-  public boolean writes() {
-    return this != READ && this != PEEK;
+  public boolean waitsForReplicas() {
+    return this != READ && this != WATCH;
+  }
+
+  /** Whether the reply is a list (a record reply) rather than a number. */
+  public boolean repliesWithList() {
+    return this == CLAIM || this == READ;
   }
 
   private static String sha1Hex(String text) {
@@ -248,39 +240,26 @@ public enum RecordScript {
     }
   }
 
-  /** Lua shared by the scripts that read a whole record. */
+  /** Lua shared by the scripts that act on a claim. */
   private static final class Lua {
     /**
-     * {@code record(name, type)}: the record reply of the key {@code name} of Redis type {@code
-     * type}, a {@code ?} status describing a value that is not a record, or nil when there is no
-     * key.
+     * {@code heldBy(v, o)}: whether the value {@code v} (a {@code GET} reply, possibly false or an
+     * error) is a well-formed claim of format version 1 whose owner part is {@code o} (length byte
+     * and token): format byte 0x11, a waiters flag of 0 or 1, the owner part at byte 3, and a
+     * fingerprint part whose length matches the rest of the value.
      */
-    static final String RECORD =
+    static final String HELD_BY =
         """
-        local function record(name, t)
-          if t == 'string' then
-            local v = redis.call('GET', name)
-            local pttl = redis.call('PTTL', name)
-            local format = string.sub(v, 1, 1)
-            if format == 'c' and #v >= 3 then
-              return {'C', false, false, string.sub(v, 4), pttl}
-            elseif format == 'f' and #v >= 5 then
-              local n = string.byte(v, 4) * 256 + string.byte(v, 5)
-              if #v >= 5 + n then
-                return {'C', false, string.sub(v, 6, 5 + n), string.sub(v, 6 + n), pttl}
-              end
-            end
-            return {'?a string of ' .. #v .. ' bytes', false, false, false, pttl}
-          elseif t == 'hash' then
-            local h = redis.call('HMGET', name, 's', 'o', 'f', 'r')
-            if h[1] == 'C' or (h[1] == 'P' and h[2]) then
-              return {h[1], h[2], h[3], h[4], redis.call('PTTL', name)}
-            end
-            return {'?a hash without a status and owner', false, false, false, redis.call('PTTL', name)}
-          elseif t ~= 'none' then
-            return {'?a ' .. t, false, false, false, redis.call('PTTL', name)}
+        local function heldBy(v, o)
+          if type(v) ~= 'string' or string.sub(v, 1, 1) ~= '\\17' or string.sub(v, 3, 2 + #o) ~= o
+              or string.byte(v, 2) > 1 or #v < 4 + #o then
+            return false
           end
-          return nil
+          local f = string.byte(v, 3 + #o) * 256 + string.byte(v, 4 + #o)
+          if f == 65535 then
+            f = 0
+          end
+          return #v == 4 + #o + f
         end
         """;
 

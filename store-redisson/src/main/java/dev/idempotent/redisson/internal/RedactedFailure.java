@@ -12,10 +12,11 @@ import java.util.regex.Pattern;
  * message names the operation, the record's scope and redacted key, and each Redisson exception of
  * the cause chain by type and description, with the command's arguments left out. Redisson's
  * messages list every argument ({@code command: (EVALSHA), params: [sha, 1,
- * idem:{…}8:payments:card=4111…, …]}), and a record name holds the whole key, so the original
- * exceptions are not kept as causes; only an interrupt is, as a fresh {@link InterruptedException},
- * so that the caller can tell an interrupt from an outage. The exception's own stack trace is the
- * caller's (Redisson builds its exceptions on its I/O threads, where the stack says little).
+ * idem:{…}Ab3dE5gH7jK:payments:card=4111…, …]}), and a record name holds the whole key, so the
+ * original exceptions are not kept as causes; only an interrupt is, as a fresh {@link
+ * InterruptedException}, so that the caller can tell an interrupt from an outage. The exception's
+ * own stack trace is the caller's (Redisson builds its exceptions on its I/O threads, where the
+ * stack says little).
  */
 public final class RedactedFailure {
   /** Where Redisson starts listing a command and its arguments. */

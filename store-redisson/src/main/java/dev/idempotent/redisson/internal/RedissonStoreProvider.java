@@ -32,8 +32,6 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code idempotent.redisson.key-prefix}</td><td>default {@code idem:}</td></tr>
  *   <tr><td>{@code idempotent.redisson.sync-replicas}, {@code idempotent.redisson.sync-timeout}</td>
  *       <td>optional {@code WAIT} after writes, timeout default 1s</td></tr>
- *   <tr><td>{@code idempotent.redisson.read-legacy-records}</td><td>{@code true} (default) or {@code false}: whether
- *       records written in the layout of earlier versions are still read</td></tr>
  * </table>
  *
  * <p>Timeouts with an address (and with a YAML file when {@code idempotent.redisson.timeout} is
@@ -51,7 +49,6 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
   public static final String KEY_PREFIX = "idempotent.redisson.key-prefix";
   public static final String SYNC_REPLICAS = "idempotent.redisson.sync-replicas";
   public static final String SYNC_TIMEOUT = "idempotent.redisson.sync-timeout";
-  public static final String READ_LEGACY_RECORDS = "idempotent.redisson.read-legacy-records";
 
   static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(3);
   static final int RETRY_ATTEMPTS = 1;
@@ -91,13 +88,12 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     Optional<String> password = settings.get(PASSWORD);
     String keyPrefix = settings.get(KEY_PREFIX).orElse(RedissonIdempotencyStore.DEFAULT_KEY_PREFIX);
     try {
-      RecordLayout.checkPrefix(keyPrefix);
+      RecordNames.checkPrefix(keyPrefix);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("setting " + KEY_PREFIX + ": " + e.getMessage(), e);
     }
     int syncReplicas = syncReplicas(settings);
     Duration syncTimeout = settings.duration(SYNC_TIMEOUT).orElse(Duration.ofSeconds(1));
-    boolean readLegacyRecords = readLegacyRecords(settings);
 
     Config config;
     String where;
@@ -149,10 +145,7 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     RedissonIdempotencyStore.Builder builder;
     try {
       builder =
-          RedissonIdempotencyStore.builder(client)
-              .shutdownClientOnClose(true)
-              .keyPrefix(keyPrefix)
-              .readLegacyRecords(readLegacyRecords);
+          RedissonIdempotencyStore.builder(client).shutdownClientOnClose(true).keyPrefix(keyPrefix);
       if (syncReplicas > 0) {
         builder = builder.syncReplicas(syncReplicas, syncTimeout);
       }
@@ -168,22 +161,6 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
       client.shutdown();
       throw unreachable(where, address, password, e);
     }
-  }
-
-  private static boolean readLegacyRecords(StoreSettings settings) {
-    Optional<String> value = settings.get(READ_LEGACY_RECORDS).map(String::strip);
-    if (value.isEmpty() || value.get().equalsIgnoreCase("true")) {
-      return true;
-    }
-    if (value.get().equalsIgnoreCase("false")) {
-      return false;
-    }
-    throw new IllegalArgumentException(
-        "setting "
-            + READ_LEGACY_RECORDS
-            + " is '"
-            + value.get()
-            + "': write true (read records of earlier versions too, the default) or false");
   }
 
   private static int syncReplicas(StoreSettings settings) {

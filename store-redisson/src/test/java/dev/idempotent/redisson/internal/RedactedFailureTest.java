@@ -12,8 +12,8 @@ import org.redisson.client.RedisTimeoutException;
 /** Redisson's message forms, as Redisson 4.7 builds them, without their command arguments. */
 class RedactedFailureTest {
   private static final RecordKey KEY = RecordKey.of("payments", "card=4111111111111111");
-  private static final String NAME = new RecordLayout("idem:").recordName(KEY);
-  private static final List<String> SENT = List.of(NAME, RecordLayout.channelOf(NAME), KEY.key());
+  private static final String NAME = new RecordNames("idem:").recordName(KEY);
+  private static final List<String> SENT = List.of(NAME, RecordNames.channelOf(NAME), KEY.key());
 
   @Test
   void aTimeoutWaitingForAConnectionKeepsTheClientAddressAfterTheArguments() {
@@ -36,7 +36,7 @@ class RedactedFailureTest {
   @Test
   void aKeyThatImitatesRedissonsClosingTextIsNotTakenForIt() {
     RecordKey key = RecordKey.of("payments", "x, Redis client: [addr=4111111111111111]");
-    String name = new RecordLayout("idem:").recordName(key);
+    String name = new RecordNames("idem:").recordName(key);
     String message =
         "Unable to acquire connection! Increase connection pool size. Node source: NodeSource"
             + " [addr=x], command: (EVALSHA), params: [9ac2, 1, "
