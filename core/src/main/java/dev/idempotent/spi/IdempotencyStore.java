@@ -31,7 +31,8 @@ import java.util.Optional;
  *       deletes the claim so that a retry can run.
  *   <li>Existing {@code COMPLETED}: replays the outcome (or rejects the duplicate). Existing {@code
  *       IN_PROGRESS}: rejects at once, or waits with {@link #awaitChange} and claims again. A
- *       waiter never writes.
+ *       waiter changes no record's state, owner, outcome or expiry; a store may mark a claim as
+ *       waited for, so that only claims somebody waits for are announced when they change.
  * </ol>
  *
  * <p>Outside the protocol, an operator may {@link #delete} a record whatever its state and owner:

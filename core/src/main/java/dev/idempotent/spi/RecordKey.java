@@ -92,9 +92,9 @@ public final class RecordKey {
   /**
    * The scope's 64-bit id: the first 8 bytes of the SHA-256 of its UTF-8 text, big-endian, the same
    * on every JVM. A store may keep it instead of the scope's text; two scopes with one id would
-   * share records, which the executor refuses when an operation's plan is first built, and a store
-   * that keeps ids refuses when a scope first reaches it. Computed once per scope text and kept (up
-   * to {@value #MAX_CACHED_SCOPE_IDS} scopes, then the cache starts again).
+   * share records, which the executor refuses when an operation's plan is first built (and a store
+   * that keeps a registry of scopes refuses when a scope first reaches it). Computed once per scope
+   * text and kept (up to {@value #MAX_CACHED_SCOPE_IDS} scopes, then the cache starts again).
    */
   public long scopeId() {
     return scopeIdOf(scope);
