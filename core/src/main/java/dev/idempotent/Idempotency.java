@@ -449,6 +449,54 @@ public final class Idempotency {
     return runAsync(policy, key, fingerprint, body);
   }
 
+  /**
+   * {@link #executeAsync(IdempotencyPolicy, String, Object, Supplier)} without blocking the calling
+   * thread at any step: the claim, a wait for a key in progress and the recording use the store's
+   * non-blocking face (a store without one runs on a bounded executor of its own). {@code body}
+   * runs on the thread that completes the claim: the caller's when the store answers at once (the
+   * memory store), else a thread of the store's client or of its executor; hand blocking work to an
+   * executor of your own. Every refusal fails the returned stage.
+   *
+   * @param payload the payload to check (digested by content; {@code null} is a value too)
+   */
+  public <T> CompletionStage<T> executeDeferred(
+      IdempotencyPolicy policy,
+      String key,
+      Object payload,
+      Supplier<? extends CompletionStage<T>> body) {
+    String fingerprint;
+    try {
+      fingerprint = Fingerprints.of(payload);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return deferred(policy, key, fingerprint, body);
+  }
+
+  /**
+   * {@link #executeDeferred(IdempotencyPolicy, String, Object, Supplier)} with no payload check.
+   */
+  public <T> CompletionStage<T> executeDeferred(
+      IdempotencyPolicy policy, String key, Supplier<? extends CompletionStage<T>> body) {
+    return deferred(policy, key, null, body);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> CompletionStage<T> deferred(
+      IdempotencyPolicy policy,
+      String key,
+      String fingerprint,
+      Supplier<? extends CompletionStage<T>> body) {
+    try {
+      return executor
+          .deferred()
+          .execute(plan(policy, true), key, fingerprint, body)
+          .thenApply(v -> (T) v);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
   @SuppressWarnings("unchecked")
   private <T> CompletionStage<T> runAsync(
       IdempotencyPolicy policy,

@@ -1,5 +1,6 @@
 package dev.idempotent;
 
+import dev.idempotent.internal.AsyncStores;
 import dev.idempotent.internal.IdempotencyExecutor;
 import dev.idempotent.internal.OperationPlan;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -237,6 +238,70 @@ public final class SubmitTokens {
     } catch (Throwable t) {
       return CompletableFuture.failedFuture(t);
     }
+  }
+
+  /**
+   * {@link #executeAsync} without blocking the calling thread at any step: the token check, the
+   * claim, a wait and the recording use the store's non-blocking face; {@code body} runs on the
+   * thread that completes the claim (the caller's, when the store answers at once).
+   */
+  @SuppressWarnings("unchecked")
+  public <T> CompletionStage<T> executeDeferred(
+      String scene,
+      String subject,
+      String token,
+      Type resultType,
+      Supplier<? extends CompletionStage<T>> body) {
+    Objects.requireNonNull(body, "body");
+    try {
+      checkScene(scene);
+      CompletionStage<Boolean> issued =
+          !wellFormed(token) || subject == null
+              ? CompletableFuture.completedFuture(false)
+              : issuedAsync(scene, subject, token);
+      OperationPlan plan = plan(SUBMIT_SCOPE + scene, settings, resultType, true);
+      return issued.thenCompose(
+          ok -> {
+            if (!ok) {
+              return CompletableFuture.failedFuture(new SubmitTokenException(SUBMIT_SCOPE + scene));
+            }
+            return executor
+                .deferred()
+                .execute(plan, recordKey(token, subject), null, body)
+                .thenApply(v -> (T) v);
+          });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** {@link #isIssued}, without blocking; a store failure under fail-open counts as issued. */
+  private CompletionStage<Boolean> issuedAsync(String scene, String subject, String token) {
+    IdempotencyStore s = idempotency.config().store(settings.store());
+    RecordKey key =
+        RecordKey.of(ISSUED_SCOPE + scene, recordKey(token, subject)).fittedTo(s.maxKeyLength());
+    return AsyncStores.of(s)
+        .readAsync(key)
+        .handle(
+            (rec, error) -> {
+              if (error == null) {
+                return rec.isPresent() && rec.get().isCompleted();
+              }
+              Throwable cause = error.getCause() != null ? error.getCause() : error;
+              if (cause instanceof IdempotencyException e
+                  && !(cause instanceof IdempotencyStoreException)) {
+                throw e;
+              }
+              if (idempotency.config().storeFailurePolicy() == StoreFailurePolicy.FAIL_OPEN) {
+                return true;
+              }
+              throw new IdempotencyStoreException(
+                  "the idempotency store failed while checking a submit token: "
+                      + cause.getClass().getName(),
+                  key.scope(),
+                  null,
+                  cause);
+            });
   }
 
   /** The instance these tokens run on. */

@@ -7,6 +7,7 @@ import dev.idempotent.IdempotencyException;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
+import dev.idempotent.SubmitTokenException;
 import dev.idempotent.SubmitTokens;
 import dev.idempotent.http.internal.FormFields;
 import dev.idempotent.http.internal.HttpRecordKey;
@@ -231,6 +232,33 @@ public final class HttpIdempotency {
       byte[] body,
       Supplier<String> subject,
       Supplier<? extends CompletionStage<CapturedResponse>> application) {
+    return run(admission, query, contentType, body, subject, application, false);
+  }
+
+  /**
+   * {@link #execute} without blocking the calling thread at any step (an event loop's): the token
+   * check, the claim, a wait for a key in progress and the recording use the store's non-blocking
+   * face. {@code application} is called on the thread that completes the claim (the caller's when
+   * the store answers at once).
+   */
+  public CompletionStage<HttpResult> executeDeferred(
+      Admission admission,
+      String query,
+      String contentType,
+      byte[] body,
+      Supplier<String> subject,
+      Supplier<? extends CompletionStage<CapturedResponse>> application) {
+    return run(admission, query, contentType, body, subject, application, true);
+  }
+
+  private CompletionStage<HttpResult> run(
+      Admission admission,
+      String query,
+      String contentType,
+      byte[] body,
+      Supplier<String> subject,
+      Supplier<? extends CompletionStage<CapturedResponse>> application,
+      boolean deferred) {
     if (!admission.isProtected()) {
       throw new IllegalArgumentException("execute needs a protected admission, was " + admission);
     }
@@ -260,23 +288,30 @@ public final class HttpIdempotency {
               HttpResult.problem(HttpProblem.SUBMIT_TOKEN_MISSING, 0));
         }
         String who = subject.get();
-        outcome =
-            who == null
-                ? CompletableFuture.failedFuture(new dev.idempotent.SubmitTokenException(null))
-                : tokens(instance, rule)
-                    .executeAsync(rule.scope(), who, token.strip(), byte[].class, run);
+        if (who == null) {
+          outcome = CompletableFuture.failedFuture(new SubmitTokenException(null));
+        } else {
+          SubmitTokens tokens = tokens(instance, rule);
+          outcome =
+              deferred
+                  ? tokens.executeDeferred(rule.scope(), who, token.strip(), byte[].class, run)
+                  : tokens.executeAsync(rule.scope(), who, token.strip(), byte[].class, run);
+        }
       } else {
+        IdempotencyPolicy policy = policies.get(rule);
+        String key =
+            HttpRecordKey.of(admission.method, admission.path, admission.caller, admission.key);
+        List<Object> payload =
+            List.of(
+                admission.method,
+                admission.path,
+                Objects.toString(query, ""),
+                Objects.toString(contentType, ""),
+                body);
         outcome =
-            instance.executeAsync(
-                policies.get(rule),
-                HttpRecordKey.of(admission.method, admission.path, admission.caller, admission.key),
-                List.of(
-                    admission.method,
-                    admission.path,
-                    Objects.toString(query, ""),
-                    Objects.toString(contentType, ""),
-                    body),
-                run);
+            deferred
+                ? instance.executeDeferred(policy, key, payload, run)
+                : instance.executeAsync(policy, key, payload, run);
       }
     } catch (RuntimeException e) {
       outcome = CompletableFuture.failedFuture(e);
