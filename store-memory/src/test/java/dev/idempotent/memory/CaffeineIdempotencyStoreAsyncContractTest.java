@@ -1,17 +1,17 @@
 package dev.idempotent.memory;
 
 import dev.idempotent.spi.IdempotencyStore;
-import dev.idempotent.tck.IdempotencyStoreContract;
+import dev.idempotent.tck.AsyncIdempotencyStoreContract;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** The contract through the store's asynchronous face alone, on a fake clock. */
-class CaffeineIdempotencyStoreAsyncContractTest extends IdempotencyStoreContract {
+/** The contract through the store's non-blocking face, on a fake clock. */
+class CaffeineIdempotencyStoreAsyncContractTest extends AsyncIdempotencyStoreContract {
   private final AtomicLong clock = new AtomicLong(987_654_321L);
 
   @Override
   protected IdempotencyStore createStore() {
-    return new AsyncFace(CaffeineIdempotencyStore.builder().timeSource(clock::get).build());
+    return CaffeineIdempotencyStore.builder().timeSource(clock::get).build();
   }
 
   @Override
