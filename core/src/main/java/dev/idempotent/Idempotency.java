@@ -1,5 +1,6 @@
 package dev.idempotent;
 
+import dev.idempotent.internal.AsyncStores;
 import dev.idempotent.internal.DeferredStore;
 import dev.idempotent.internal.ExecutorAccess;
 import dev.idempotent.internal.Fingerprints;
@@ -9,6 +10,7 @@ import dev.idempotent.internal.NearCacheStore;
 import dev.idempotent.internal.OperationPlan;
 import dev.idempotent.internal.PropertiesConfigLoader;
 import dev.idempotent.internal.WovenMethods;
+import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
@@ -363,6 +365,16 @@ public final class Idempotency {
         key.scope(),
         key.redactedKey(),
         e);
+  }
+
+  /**
+   * The non-blocking face of {@code store}, as the library uses it: the store itself when it
+   * implements {@link AsyncIdempotencyStore}, else an adapter that runs its blocking operations on
+   * a bounded executor of the store's own and waits with a timer (see {@link
+   * AsyncIdempotencyStore}).
+   */
+  public static AsyncIdempotencyStore nonBlocking(IdempotencyStore store) {
+    return AsyncStores.of(Objects.requireNonNull(store, "store"));
   }
 
   /**

@@ -25,6 +25,13 @@ public class IdempotencyInProgressException extends IdempotencyException {
     this.leaseRemaining = leaseRemaining;
   }
 
+  /** For a subclass with a message of its own. */
+  protected IdempotencyInProgressException(
+      String message, String scope, String redactedKey, Duration leaseRemaining) {
+    super(message, scope, redactedKey, null);
+    this.leaseRemaining = leaseRemaining;
+  }
+
   /**
    * How long until the holder's lease ends if it is not renewed: a reasonable {@code Retry-After}.
    */

@@ -36,6 +36,7 @@ public final class IdempotencySettings {
   private final OnDuplicate onDuplicate;
   private final OnInProgress onInProgress;
   private final OnCancel onCancel;
+  private final OnAmbiguousFailure onAmbiguousFailure;
   private final Class<? extends Throwable>[] recordFailures;
 
   private IdempotencySettings(AbstractBuilder<?> b) {
@@ -46,6 +47,7 @@ public final class IdempotencySettings {
     this.onDuplicate = b.onDuplicate;
     this.onInProgress = b.onInProgress;
     this.onCancel = b.onCancel;
+    this.onAmbiguousFailure = b.onAmbiguousFailure;
     this.recordFailures = b.recordFailures.clone();
   }
 
@@ -96,6 +98,14 @@ public final class IdempotencySettings {
     return onCancel;
   }
 
+  /**
+   * What a failure that is not one of {@link #recordFailures()} leaves behind: released (the
+   * default), recorded as an ambiguous outcome, or blocking the key.
+   */
+  public OnAmbiguousFailure onAmbiguousFailure() {
+    return onAmbiguousFailure;
+  }
+
   /** The failures kept as the outcome and rethrown on repeats; any other frees the key. */
   public Class<? extends Throwable>[] recordFailures() {
     return recordFailures.clone();
@@ -121,6 +131,7 @@ public final class IdempotencySettings {
         && onDuplicate == s.onDuplicate
         && onInProgress == s.onInProgress
         && onCancel == s.onCancel
+        && onAmbiguousFailure == s.onAmbiguousFailure
         && Arrays.equals(recordFailures, s.recordFailures);
   }
 
@@ -145,6 +156,8 @@ public final class IdempotencySettings {
         + onInProgress
         + ", onCancel="
         + onCancel
+        + ", onAmbiguousFailure="
+        + onAmbiguousFailure
         + ", recordFailures="
         + Arrays.toString(recordFailures);
   }
@@ -180,6 +193,7 @@ public final class IdempotencySettings {
     private OnDuplicate onDuplicate = OnDuplicate.REPLAY;
     private OnInProgress onInProgress = OnInProgress.REJECT;
     private OnCancel onCancel = OnCancel.KEEP;
+    private OnAmbiguousFailure onAmbiguousFailure = OnAmbiguousFailure.RELEASE;
 
     @SuppressWarnings("unchecked")
     private Class<? extends Throwable>[] recordFailures = new Class[0];
@@ -199,6 +213,7 @@ public final class IdempotencySettings {
       this.onDuplicate = settings.onDuplicate;
       this.onInProgress = settings.onInProgress;
       this.onCancel = settings.onCancel;
+      this.onAmbiguousFailure = settings.onAmbiguousFailure;
       this.recordFailures = settings.recordFailures.clone();
       return self();
     }
@@ -253,8 +268,18 @@ public final class IdempotencySettings {
     }
 
     /**
+     * What a failure that is not listed in {@link #recordFailures} (or cannot be recorded) leaves
+     * behind (default {@link OnAmbiguousFailure#RELEASE}: the key is freed and a retry runs).
+     */
+    public B onAmbiguousFailure(OnAmbiguousFailure onAmbiguousFailure) {
+      this.onAmbiguousFailure =
+          Objects.requireNonNull(onAmbiguousFailure, "onAmbiguousFailure must not be null");
+      return self();
+    }
+
+    /**
      * The failures kept as the outcome and rethrown (same type and message) on repeats (default
-     * none); any other failure frees the key so that a retry runs.
+     * none); any other failure is settled as {@link #onAmbiguousFailure} says.
      */
     @SafeVarargs
     public final B recordFailures(Class<? extends Throwable>... types) {

@@ -111,10 +111,18 @@ public @interface Idempotent {
   String payload() default "";
 
   /**
-   * Failures kept as the outcome and rethrown (same type and message) on repeats; others free the
-   * key.
+   * Failures kept as the outcome and rethrown (same type and message) on repeats; others are
+   * settled as {@link #onAmbiguousFailure()} says.
    */
   Class<? extends Throwable>[] recordFailures() default {};
+
+  /**
+   * What an exception that is not one of {@link #recordFailures()} leaves behind: {@code RELEASE}
+   * the key (a retry runs again), {@code RECORD} an ambiguous outcome (repeats get {@link
+   * IdempotencyAmbiguousOutcomeException}), or {@code BLOCK} the key (repeats get {@link
+   * IdempotencyBlockedException} until the ttl ends or an operator deletes the record).
+   */
+  OnAmbiguousFailure onAmbiguousFailure() default OnAmbiguousFailure.RELEASE;
 
   /**
    * A resolver used instead of {@link #key()}; {@code KeyResolver.class} means the expression

@@ -173,6 +173,10 @@ public final class DeferredCalls {
     private CompletionStage<Claim> replay(IdempotencyRecord record) {
       byte[] outcome = record.outcome();
       try {
+        if (OutcomeCodec.isAmbiguous(outcome)) {
+          return CompletableFuture.completedFuture(
+              Claim.replayedFailure(executor.ambiguousReplay(key, record, start)));
+        }
         if (OutcomeCodec.isFailure(outcome)) {
           Throwable failure =
               executor.outcomes.decodeFailure(outcome, plan.loader, plan.recordFailures);
@@ -373,20 +377,8 @@ public final class DeferredCalls {
       }
       IdempotencyExecutor executor = call.executor();
       executor.renewer.stop(lease);
-      CompletionStage<Void> settling;
-      if (call.plan.records(failure)) {
-        byte[] bytes;
-        try {
-          bytes =
-              executor.outcomes.encodeFailure(failure, call.plan.loader, call.plan.recordFailures);
-        } catch (RuntimeException e) {
-          bytes = null;
-          executor.reportUnrecordable(call.plan, call.key, failure.getClass(), e, call.start);
-        }
-        settling = bytes == null ? release() : record(bytes);
-      } else {
-        settling = release();
-      }
+      byte[] bytes = executor.failureOutcome(call.plan, call.key, failure, call.start);
+      CompletionStage<Void> settling = bytes == null ? release() : record(bytes);
       return settling.handle(
           (ignored, error) -> {
             if (error == null) {

@@ -1,6 +1,8 @@
 package dev.idempotent.internal;
 
 import dev.idempotent.DuplicateRequestException;
+import dev.idempotent.IdempotencyAmbiguousOutcomeException;
+import dev.idempotent.IdempotencyBlockedException;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyEvent;
@@ -12,6 +14,7 @@ import dev.idempotent.IdempotencyKeyMismatchException;
 import dev.idempotent.IdempotencyListener;
 import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.IdempotencyStoreException;
+import dev.idempotent.OnAmbiguousFailure;
 import dev.idempotent.OnDuplicate;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.StoreFailurePolicy;
@@ -439,18 +442,11 @@ public final class IdempotencyExecutor {
   private Throwable settleFailure(
       OperationPlan plan, RecordKey key, String owner, Throwable failure, long start) {
     try {
-      if (plan.records(failure)) {
-        byte[] bytes;
-        try {
-          bytes = outcomes.encodeFailure(failure, plan.loader, plan.recordFailures);
-        } catch (RuntimeException e) {
-          reportUnrecordable(plan, key, failure.getClass(), e, start);
-          release(plan, key, owner, start);
-          return failure;
-        }
-        complete(plan, key, owner, bytes, start);
-      } else {
+      byte[] bytes = failureOutcome(plan, key, failure, start);
+      if (bytes == null) {
         release(plan, key, owner, start);
+      } else {
+        complete(plan, key, owner, bytes, start);
       }
       return failure;
     } catch (IdempotencyStoreException callFails) {
@@ -467,6 +463,45 @@ public final class IdempotencyExecutor {
       addSuppressed(failure, settling);
       return failure;
     }
+  }
+
+  /**
+   * What to record for a call that failed with {@code failure}, or {@code null} to release the key:
+   * a listed failure as itself; an unlisted one, or a listed one that cannot be recorded, as the
+   * plan's {@link OnAmbiguousFailure} says.
+   */
+  byte[] failureOutcome(OperationPlan plan, RecordKey key, Throwable failure, long start) {
+    if (failure instanceof UnrecordedOutcome) {
+      return null;
+    }
+    if (plan.records(failure)) {
+      try {
+        return outcomes.encodeFailure(failure, plan.loader, plan.recordFailures);
+      } catch (RuntimeException e) {
+        reportUnrecordable(plan, key, failure.getClass(), e, start);
+      }
+    }
+    return switch (plan.onAmbiguousFailure) {
+      case RELEASE -> null;
+      case RECORD -> OutcomeCodec.encodeAmbiguous(failure, false);
+      case BLOCK -> OutcomeCodec.encodeAmbiguous(failure, true);
+    };
+  }
+
+  /**
+   * What a repeat of a record of an ambiguous failure gets: {@link
+   * IdempotencyAmbiguousOutcomeException}, or {@link IdempotencyBlockedException} for a blocked
+   * key.
+   */
+  IdempotencyException ambiguousReplay(RecordKey key, IdempotencyRecord record, long start) {
+    String type = OutcomeCodec.ambiguousFailureType(record.outcome());
+    if (OutcomeCodec.isBlocked(record.outcome())) {
+      emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
+      return new IdempotencyBlockedException(
+          key.scope(), key.redactedKey(), record.expiresIn(), type);
+    }
+    emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+    return new IdempotencyAmbiguousOutcomeException(key.scope(), key.redactedKey(), type);
   }
 
   private static void addSuppressed(Throwable to, Throwable suppressed) {
@@ -611,6 +646,18 @@ public final class IdempotencyExecutor {
   private Object replay(OperationPlan plan, RecordKey key, IdempotencyRecord rec, long start)
       throws Throwable {
     byte[] outcome = rec.outcome();
+    if (OutcomeCodec.isAmbiguous(outcome)) {
+      IdempotencyException failure;
+      try {
+        failure = ambiguousReplay(key, rec, start);
+      } catch (RuntimeException e) {
+        throw unreadable(key, e, start);
+      }
+      if (plan.async) {
+        return CompletableFuture.failedFuture(failure);
+      }
+      throw failure;
+    }
     if (OutcomeCodec.isFailure(outcome)) {
       Throwable failure;
       try {

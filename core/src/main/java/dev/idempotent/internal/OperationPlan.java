@@ -4,6 +4,7 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencySettings;
+import dev.idempotent.OnAmbiguousFailure;
 import dev.idempotent.OnDuplicate;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.spi.IdempotencyStore;
@@ -28,6 +29,7 @@ public final class OperationPlan {
   final Duration waitTimeout;
   final OnDuplicate onDuplicate;
   final OnInProgress onInProgress;
+  final OnAmbiguousFailure onAmbiguousFailure;
   final IdempotencySettings settings;
   final Class<? extends Throwable>[] recordFailures;
   final Type valueType;
@@ -78,6 +80,7 @@ public final class OperationPlan {
         settings.waitTimeout() != null ? settings.waitTimeout() : config.defaultWaitTimeout();
     this.onDuplicate = settings.onDuplicate();
     this.onInProgress = settings.onInProgress();
+    this.onAmbiguousFailure = settings.onAmbiguousFailure();
     this.recordFailures = settings.recordFailures();
     this.valueType = p.resultType();
     this.async = async;

@@ -34,12 +34,20 @@ import java.util.stream.Collectors;
  * method's {@code recordFailures}; anything else is an {@link UnreadableOutcomeException}. Encoding
  * shows, once per runtime class, that what it writes reads back, so an outcome that could not be
  * replayed is not recorded.
+ *
+ * <p>The kind byte is also the format's version: version 1 writes {@code V} (a value), {@code N}
+ * ({@code null}), {@code B} (opaque bytes), {@code F} (a recorded failure), {@code A} (an ambiguous
+ * failure: the class name of the exception, nothing else) and {@code K} (a key blocked after an
+ * ambiguous failure: the class name); a later format that changes one uses other bytes, and a
+ * reader refuses a kind it does not know.
  */
 public final class OutcomeCodec {
   static final byte VALUE = 'V';
   static final byte NULL = 'N';
   static final byte FAILURE = 'F';
   static final byte BYTES = 'B';
+  static final byte AMBIGUOUS = 'A';
+  static final byte BLOCKED = 'K';
 
   private static final byte[] NULL_OUTCOME = {NULL};
   private static final Map<Class<?>, Class<?>> WRAPPERS =
@@ -228,6 +236,45 @@ public final class OutcomeCodec {
       readableFailures.add(type);
     }
     return bytes;
+  }
+
+  /**
+   * Encodes an ambiguous failure ({@code blocked}: one that blocks the key): its class name only,
+   * since its message may carry data.
+   */
+  public static byte[] encodeAmbiguous(Throwable failure, boolean blocked) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.write(blocked ? BLOCKED : AMBIGUOUS);
+      out.writeUTF(failure.getClass().getName());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+
+  /** True when the outcome is an ambiguous failure, blocking or not. */
+  public static boolean isAmbiguous(byte[] outcome) {
+    return outcome != null
+        && outcome.length > 0
+        && (outcome[0] == AMBIGUOUS || outcome[0] == BLOCKED);
+  }
+
+  /** True when the outcome blocks its key. */
+  public static boolean isBlocked(byte[] outcome) {
+    return outcome != null && outcome.length > 0 && outcome[0] == BLOCKED;
+  }
+
+  /** The class name an ambiguous outcome holds. */
+  public static String ambiguousFailureType(byte[] outcome) {
+    try {
+      DataInputStream in =
+          new DataInputStream(new ByteArrayInputStream(outcome, 1, outcome.length - 1));
+      return in.readUTF();
+    } catch (IOException e) {
+      throw new UnreadableOutcomeException(
+          "the recorded ambiguous outcome is truncated or corrupt", e);
+    }
   }
 
   /** True when the outcome is a recorded failure. */

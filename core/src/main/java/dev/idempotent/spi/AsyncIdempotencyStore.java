@@ -35,15 +35,6 @@ import java.util.concurrent.CompletionStage;
  */
 public interface AsyncIdempotencyStore {
 
-  /**
-   * The non-blocking face of {@code store}: the store itself when it implements this interface,
-   * else the core's adapter, which runs its blocking operations on a bounded executor of the
-   * store's own and waits with a timer.
-   */
-  static AsyncIdempotencyStore of(IdempotencyStore store) {
-    return dev.idempotent.internal.AsyncStores.of(store);
-  }
-
   /** {@link IdempotencyStore#claim}, without blocking. */
   CompletionStage<ClaimResult> claimAsync(
       RecordKey key, String ownerToken, String fingerprint, Duration lease);

@@ -7,12 +7,14 @@ import dev.idempotent.IdempotencyException;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
+import dev.idempotent.OnAmbiguousFailure;
 import dev.idempotent.SubmitTokenException;
 import dev.idempotent.SubmitTokens;
 import dev.idempotent.http.internal.FormFields;
 import dev.idempotent.http.internal.HttpRecordKey;
 import dev.idempotent.http.internal.KeyHeader;
 import dev.idempotent.http.internal.RuleProperties;
+import dev.idempotent.internal.UnrecordedOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -322,7 +324,7 @@ public final class HttpIdempotency {
             return capture.ran ? HttpResult.sendCaptured() : replay(recorded);
           }
           Throwable cause = unwrap(failure);
-          if (cause instanceof NotRecorded) {
+          if (cause instanceof NotRecorded || cause instanceof AmbiguousResponse) {
             return HttpResult.sendCaptured();
           }
           if (cause instanceof IdempotencyException e) {
@@ -461,11 +463,20 @@ public final class HttpIdempotency {
   }
 
   /** Thrown from the recorded body when the response is not to be recorded: the key is released. */
-  private static final class NotRecorded extends RuntimeException {
+  private static final class NotRecorded extends UnrecordedOutcome {
+    private static final long serialVersionUID = 1L;
+  }
+
+  /**
+   * Thrown from the recorded body for a 5xx response a rule settles as an ambiguous failure ({@code
+   * RECORD} of a response that cannot be recorded as it is, or {@code BLOCK}): the executor settles
+   * it as the rule's {@link dev.idempotent.OnAmbiguousFailure} says, and the response is sent.
+   */
+  private static final class AmbiguousResponse extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    NotRecorded() {
-      super(null, null, false, false);
+    AmbiguousResponse() {
+      super("the application answered with a server error", null, false, false);
     }
   }
 
@@ -482,7 +493,15 @@ public final class HttpIdempotency {
 
     byte[] record(CapturedResponse response) {
       ran = true;
+      OnAmbiguousFailure onServerError = rule.settings().onAmbiguousFailure();
+      boolean serverError = response.status() >= 500;
+      if (serverError && onServerError == OnAmbiguousFailure.BLOCK) {
+        throw new AmbiguousResponse();
+      }
       if (response.unrecordable() != null) {
+        if (serverError && onServerError == OnAmbiguousFailure.RECORD) {
+          throw new AmbiguousResponse();
+        }
         LOG.warn(
             "the response to {} {} is {}: it was sent unrecorded and the key released, so a retry"
                 + " runs again",
@@ -491,7 +510,8 @@ public final class HttpIdempotency {
             response.unrecordable());
         throw new NotRecorded();
       }
-      if (response.status() >= rule.firstUnrecordedStatus()) {
+      if (response.status() >= rule.firstUnrecordedStatus()
+          && !(serverError && onServerError == OnAmbiguousFailure.RECORD)) {
         throw new NotRecorded();
       }
       try {

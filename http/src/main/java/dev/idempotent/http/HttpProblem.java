@@ -1,6 +1,7 @@
 package dev.idempotent.http;
 
 import dev.idempotent.DuplicateRequestException;
+import dev.idempotent.IdempotencyAmbiguousOutcomeException;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyException;
 import dev.idempotent.IdempotencyInProgressException;
@@ -74,6 +75,13 @@ public enum HttpProblem {
       "idempotency-store-unavailable",
       "Idempotency store unavailable",
       "The idempotency store is unavailable, so the request was not processed: retry later."),
+  AMBIGUOUS_OUTCOME(
+      500,
+      "outcome-unknown",
+      "Outcome unknown",
+      "An earlier request with this key failed in a way that may have taken effect, so it is not"
+          + " processed again: check the state it would have changed before sending a new"
+          + " request."),
   OUTCOME_UNREADABLE(
       500,
       "recorded-outcome-unreadable",
@@ -161,6 +169,9 @@ public enum HttpProblem {
     }
     if (e instanceof IdempotencyStoreException || e instanceof IdempotencyInterruptedException) {
       return STORE_UNAVAILABLE;
+    }
+    if (e instanceof IdempotencyAmbiguousOutcomeException) {
+      return AMBIGUOUS_OUTCOME;
     }
     if (e instanceof IdempotencyOutcomeException) {
       return OUTCOME_UNREADABLE;

@@ -1,5 +1,6 @@
 package dev.idempotent.tck;
 
+import dev.idempotent.Idempotency;
 import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
@@ -14,12 +15,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The whole contract again, through the store's non-blocking face ({@link
- * AsyncIdempotencyStore#of}: the store's own when it implements {@link AsyncIdempotencyStore}, else
- * the core's adapter): every claim, complete, release, renew, read and wait of the kit goes through
- * the asynchronous method and waits for its stage (at most a minute, so a stage that never
- * completes fails the check). The administrative delete, which has no non-blocking form, is the
- * store's own. Extend it as {@link IdempotencyStoreContract}:
+ * The whole contract again, through the store's non-blocking face ({@link Idempotency#nonBlocking}:
+ * the store's own when it implements {@link AsyncIdempotencyStore}, else the core's adapter): every
+ * claim, complete, release, renew, read and wait of the kit goes through the asynchronous method
+ * and waits for its stage (at most a minute, so a stage that never completes fails the check). The
+ * administrative delete, which has no non-blocking form, is the store's own. Extend it as {@link
+ * IdempotencyStoreContract}:
  *
  * <pre>{@code
  * class MyStoreAsyncContractTest extends AsyncIdempotencyStoreContract {
@@ -43,7 +44,7 @@ public abstract class AsyncIdempotencyStoreContract extends IdempotencyStoreCont
 
     NonBlockingFace(IdempotencyStore store) {
       this.store = store;
-      this.async = AsyncIdempotencyStore.of(store);
+      this.async = Idempotency.nonBlocking(store);
     }
 
     @Override

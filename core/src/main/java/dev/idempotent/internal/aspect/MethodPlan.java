@@ -251,6 +251,7 @@ public final class MethodPlan {
             .onDuplicate(annotation.onDuplicate())
             .onInProgress(annotation.onInProgress())
             .onCancel(annotation.onCancel())
+            .onAmbiguousFailure(annotation.onAmbiguousFailure())
             .recordFailures(annotation.recordFailures())
             .resultType(valueType);
     if (ttl != null) {

@@ -1,5 +1,6 @@
 package dev.idempotent.http.internal;
 
+import dev.idempotent.OnAmbiguousFailure;
 import dev.idempotent.OnDuplicate;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.http.IdempotencyRule;
@@ -35,6 +36,7 @@ public final class RuleProperties {
           "wait-timeout",
           "on-in-progress",
           "on-duplicate",
+          "on-ambiguous-failure",
           "retry-after",
           "max-request-body",
           "max-response-body",
@@ -182,6 +184,8 @@ public final class RuleProperties {
       case "wait-timeout" -> b.waitTimeout(StoreSettings.parseDuration(v));
       case "on-in-progress" -> b.onInProgress(choice(OnInProgress.class, name, v));
       case "on-duplicate" -> b.onDuplicate(choice(OnDuplicate.class, name, v));
+      case "on-ambiguous-failure" ->
+          b.onAmbiguousFailure(choice(OnAmbiguousFailure.class, name, v));
       case "retry-after" -> b.retryAfter(StoreSettings.parseDuration(v));
       case "max-request-body" -> b.maxRequestBodyBytes(size(v));
       case "max-response-body" -> b.maxResponseBodyBytes(size(v));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.OnAmbiguousFailure;
 import dev.idempotent.OnDuplicate;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.StoreFailurePolicy;
@@ -134,6 +135,16 @@ public abstract class HttpConformanceSuite {
                     .paths("/members/*")
                     .anonymous(IdempotencyRule.Anonymous.REFUSE)
                     .build())
+            .rule(
+                IdempotencyRule.builder("ambiguous-record")
+                    .paths("/ambiguous-record/*")
+                    .onAmbiguousFailure(OnAmbiguousFailure.RECORD)
+                    .build())
+            .rule(
+                IdempotencyRule.builder("ambiguous-block")
+                    .paths("/ambiguous-block/*")
+                    .onAmbiguousFailure(OnAmbiguousFailure.BLOCK)
+                    .build())
             .rule(IdempotencyRule.submitTokens("form-a").paths("/form-a/submit").build())
             .rule(
                 IdempotencyRule.submitTokens("form-r")
@@ -182,6 +193,49 @@ public abstract class HttpConformanceSuite {
 
   private int runs(String path) {
     return server.runs(path);
+  }
+
+  // ---- ambiguous failures ----
+
+  @Test
+  void aServerErrorRecordedAsAmbiguousIsReplayedAndTheWorkNeverRunsTwice() throws Exception {
+    String key = newKey();
+    HttpResponse<byte[]> first =
+        post("/ambiguous-record/status?code=504", key, new byte[0], "text/plain");
+    HttpResponse<byte[]> again =
+        post("/ambiguous-record/status?code=504", key, new byte[0], "text/plain");
+    assertThat(first.statusCode()).isEqualTo(504);
+    assertThat(again.statusCode()).isEqualTo(504);
+    assertThat(new String(again.body())).isEqualTo("status run 1");
+    assertThat(again.headers().firstValue(HttpIdempotency.REPLAYED_HEADER)).hasValue("true");
+
+    String key2 = newKey();
+    assertThat(post("/ambiguous-record/throw", key2, new byte[0], "text/plain").statusCode())
+        .isEqualTo(500);
+    assertProblem(
+        post("/ambiguous-record/throw", key2, new byte[0], "text/plain"), 500, "outcome-unknown");
+    assertThat(runs("/ambiguous-record/throw")).isEqualTo(1);
+    assertThat(runs("/ambiguous-record/status")).isEqualTo(1);
+  }
+
+  @Test
+  void aServerErrorThatBlocksItsKeyAnswersEveryRepeat409UntilTheRecordIsDeleted() throws Exception {
+    String key = newKey();
+    HttpResponse<byte[]> first =
+        post("/ambiguous-block/status?code=503", key, new byte[0], "text/plain");
+    assertThat(first.statusCode()).isEqualTo(503);
+    assertThat(new String(first.body())).isEqualTo("status run 1");
+    assertProblem(
+        post("/ambiguous-block/status?code=503", key, new byte[0], "text/plain"),
+        409,
+        "request-in-progress");
+    HttpIdempotency.RecordLocation where =
+        main.locate("POST", "/ambiguous-block/status", null, key).orElseThrow();
+    assertThat(idem.delete(where.store(), where.scope(), where.key())).isTrue();
+    HttpResponse<byte[]> afterDelete =
+        post("/ambiguous-block/status?code=201", key, new byte[0], "text/plain");
+    assertThat(afterDelete.statusCode()).isEqualTo(201);
+    assertThat(runs("/ambiguous-block/status")).isEqualTo(2);
   }
 
   // ---- what a client can and cannot choose ----
