@@ -397,6 +397,29 @@ public final class Idempotency {
   }
 
   /**
+   * Whether the last idempotent call this thread made, woven or programmatic, got a recorded
+   * outcome (value or failure) instead of running its body: read it right after the call, in the
+   * caller's own flow, with no change to the method's return type.
+   *
+   * <pre>{@code
+   * Receipt receipt = orders.submit(request);
+   * if (Idempotency.lastCallReplayed()) {
+   *   log.info("order {} was already submitted", receipt.id());
+   * }
+   * }</pre>
+   *
+   * It is {@code false} before any call, after a call whose body ran (calls nested in that body do
+   * not change it), and after a call the library refused (in progress, mismatched payload, store
+   * failure). For a method returning a {@code CompletionStage} it tells whether the returned stage
+   * holds a recorded outcome. Work whose result arrives on another thread ({@code Mono}, {@code
+   * Flux}, {@link #executeDeferred}) cannot be told this way: mark its replayed values with a
+   * {@link ReplayHook}, or listen for {@link IdempotencyEvent.Type#REPLAYED}.
+   */
+  public static boolean lastCallReplayed() {
+    return IdempotencyExecutor.lastCallReplayed();
+  }
+
+  /**
    * Runs {@code body} at most once per {@code key}, with no payload check.
    *
    * @throws Exception what {@code body} threw (unchanged), a recorded failure, or an {@link

@@ -53,6 +53,7 @@ public final class IdempotencyConfig {
   private final ResultCodec codec;
   private final TimeSource timeSource;
   private final IdempotencyListener listener;
+  private final ReplayHook replayHook;
   private final StoreFailurePolicy storeFailurePolicy;
   private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers;
   private final boolean requireWoven;
@@ -78,6 +79,7 @@ public final class IdempotencyConfig {
     this.codec = b.codec;
     this.timeSource = b.timeSource;
     this.listener = b.listener;
+    this.replayHook = b.replayHook;
     this.storeFailurePolicy = b.storeFailurePolicy;
     this.keyResolvers = Collections.unmodifiableMap(new LinkedHashMap<>(b.keyResolvers));
     this.requireWoven = b.requireWoven;
@@ -180,6 +182,13 @@ public final class IdempotencyConfig {
     return listener;
   }
 
+  /**
+   * What adjusts a replayed value before the caller gets it ({@link ReplayHook#NONE} by default).
+   */
+  public ReplayHook replayHook() {
+    return replayHook;
+  }
+
   public StoreFailurePolicy storeFailurePolicy() {
     return storeFailurePolicy;
   }
@@ -249,6 +258,7 @@ public final class IdempotencyConfig {
     private ResultCodec codec;
     private TimeSource timeSource = TimeSource.system();
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
+    private ReplayHook replayHook = ReplayHook.NONE;
     private StoreFailurePolicy storeFailurePolicy = StoreFailurePolicy.FAIL_CLOSED;
     private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers =
         new LinkedHashMap<>();
@@ -270,6 +280,7 @@ public final class IdempotencyConfig {
       codec = base.codec;
       timeSource = base.timeSource;
       listener = base.listener;
+      replayHook = base.replayHook;
       storeFailurePolicy = base.storeFailurePolicy;
       keyResolvers.putAll(base.keyResolvers);
       requireWoven = base.requireWoven;
@@ -333,6 +344,16 @@ public final class IdempotencyConfig {
       this.listener =
           Objects.requireNonNull(
               listener, "listener must not be null (use IdempotencyListener.NO_OP)");
+      return this;
+    }
+
+    /**
+     * Adjusts every replayed value before the caller gets it (see {@link ReplayHook}); default
+     * {@link ReplayHook#NONE}.
+     */
+    public Builder replayHook(ReplayHook hook) {
+      this.replayHook =
+          Objects.requireNonNull(hook, "replayHook must not be null (use ReplayHook.NONE)");
       return this;
     }
 

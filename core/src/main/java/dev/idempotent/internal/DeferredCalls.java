@@ -172,6 +172,7 @@ public final class DeferredCalls {
 
     private CompletionStage<Claim> replay(IdempotencyRecord record) {
       byte[] outcome = record.outcome();
+      Object value;
       try {
         if (OutcomeCodec.isAmbiguous(outcome)) {
           return CompletableFuture.completedFuture(
@@ -183,11 +184,16 @@ public final class DeferredCalls {
           executor.emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
           return CompletableFuture.completedFuture(Claim.replayedFailure(failure));
         }
-        Object value = executor.outcomes.decodeValue(outcome, plan.valueType);
-        executor.emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
-        return CompletableFuture.completedFuture(Claim.replayedValue(value));
+        value = executor.outcomes.decodeValue(outcome, plan.valueType);
       } catch (RuntimeException e) {
         return failed(executor.unreadable(key, e, start));
+      }
+      executor.emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+      try {
+        return CompletableFuture.completedFuture(
+            Claim.replayedValue(executor.replayedValue(plan, key, value)));
+      } catch (RuntimeException e) {
+        return failed(e);
       }
     }
 

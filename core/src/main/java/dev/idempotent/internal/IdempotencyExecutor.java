@@ -77,11 +77,27 @@ public final class IdempotencyExecutor {
   private static final long FIRST_POLL_NANOS = 10_000_000L;
   private static final long MAX_POLL_NANOS = 250_000_000L;
 
+  /** Per thread (JDK types only, so a class loader is never held by a pooled thread's map). */
+  private static final ThreadLocal<CallState> STATE = ThreadLocal.withInitial(CallState::new);
+
+  /** What this thread's calls leave behind: the claims it runs, and how its last call ended. */
+  private static final class CallState {
+    /** The owner tokens of the claims whose methods this thread runs, innermost last. */
+    final List<String> held = new ArrayList<>();
+
+    /** Whether this thread's last call was answered with a recorded outcome. */
+    boolean replayed;
+  }
+
   /**
-   * The owner tokens of the claims whose methods this thread is running, innermost last (JDK types
-   * only).
+   * Whether the last call this thread made, woven or programmatic, returned or threw a recorded
+   * outcome instead of running (for a method returning a {@code CompletionStage}: whether the stage
+   * it returned holds a recorded outcome). {@code false} before any call, after a first run, and
+   * after a call the library refused.
    */
-  private static final ThreadLocal<List<String>> HELD = ThreadLocal.withInitial(ArrayList::new);
+  public static boolean lastCallReplayed() {
+    return STATE.get().replayed;
+  }
 
   /** The method body, as the aspect or the programmatic API hands it over. */
   @FunctionalInterface
@@ -131,6 +147,8 @@ public final class IdempotencyExecutor {
       throw blankKey(plan, rawKey);
     }
     RecordKey key = RecordKey.of(plan.scope, rawKey).fittedTo(plan.maxKeyLength);
+    CallState state = STATE.get();
+    state.replayed = false;
     if (Thread.currentThread().isInterrupted()) {
       // Decided before any store call: whether a store would still answer on an interrupted thread
       // varies (Redisson
@@ -170,7 +188,9 @@ public final class IdempotencyExecutor {
           emit(IdempotencyEvent.Type.REJECTED_DUPLICATE, key, start, null);
           throw new DuplicateRequestException(key.scope(), key.redactedKey());
         }
-        return replay(plan, key, existing, start);
+        Object replayed = replay(plan, key, existing, start, state);
+        state.replayed = true;
+        return replayed;
       }
       if (plan.onInProgress == OnInProgress.REJECT) {
         emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
@@ -271,7 +291,11 @@ public final class IdempotencyExecutor {
     if (config.storeFailurePolicy() == StoreFailurePolicy.FAIL_OPEN) {
       LOG.warn("store failed for {}; running unprotected (fail-open): {}", key, describe(e));
       emit(IdempotencyEvent.Type.FAIL_OPEN, key, start, e);
-      return body.run();
+      try {
+        return body.run();
+      } finally {
+        STATE.get().replayed = false;
+      }
     }
     throw new IdempotencyStoreException(
         "the idempotency store failed, so the call did not run (fail-closed): " + describe(e),
@@ -358,7 +382,8 @@ public final class IdempotencyExecutor {
             config.maxHold(),
             (type, error) -> emit(type, key, start, error));
     Object value;
-    List<String> held = HELD.get();
+    CallState state = STATE.get();
+    List<String> held = state.held;
     held.add(owner);
     try {
       value = body.run();
@@ -367,6 +392,7 @@ public final class IdempotencyExecutor {
       throw settleFailure(plan, key, owner, t, start);
     } finally {
       held.remove(held.size() - 1);
+      state.replayed = false; // a call nested in the body may have been a replay; this one is not
     }
     if (plan.async && value instanceof CompletionStage<?> stage) {
       CompletableFuture<Object> out = new CompletableFuture<>();
@@ -402,7 +428,7 @@ public final class IdempotencyExecutor {
    * re-entered it).
    */
   private static boolean heldByThisThread(String ownerToken) {
-    return ownerToken != null && HELD.get().contains(ownerToken);
+    return ownerToken != null && STATE.get().held.contains(ownerToken);
   }
 
   private static IdempotencyConfigurationException reentered(RecordKey key) {
@@ -643,7 +669,8 @@ public final class IdempotencyExecutor {
     }
   }
 
-  private Object replay(OperationPlan plan, RecordKey key, IdempotencyRecord rec, long start)
+  private Object replay(
+      OperationPlan plan, RecordKey key, IdempotencyRecord rec, long start, CallState state)
       throws Throwable {
     byte[] outcome = rec.outcome();
     if (OutcomeCodec.isAmbiguous(outcome)) {
@@ -653,6 +680,7 @@ public final class IdempotencyExecutor {
       } catch (RuntimeException e) {
         throw unreadable(key, e, start);
       }
+      state.replayed = true;
       if (plan.async) {
         return CompletableFuture.failedFuture(failure);
       }
@@ -666,6 +694,7 @@ public final class IdempotencyExecutor {
         throw unreadable(key, e, start);
       }
       emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+      state.replayed = true;
       if (plan.async) {
         return CompletableFuture.failedFuture(failure);
       }
@@ -678,7 +707,38 @@ public final class IdempotencyExecutor {
       throw unreadable(key, e, start);
     }
     emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
-    return plan.async ? CompletableFuture.completedFuture(value) : value;
+    if (plan.async) {
+      try {
+        return CompletableFuture.completedFuture(replayedValue(plan, key, value));
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    return replayedValue(plan, key, value);
+  }
+
+  /**
+   * {@code value}, recorded under {@code key}, as the configured {@link dev.idempotent.ReplayHook}
+   * hands it to the caller: of the plan's result type, or the call fails naming the scope.
+   */
+  Object replayedValue(OperationPlan plan, RecordKey key, Object value) {
+    dev.idempotent.ReplayHook hook = config.replayHook();
+    if (hook == dev.idempotent.ReplayHook.NONE) {
+      return value;
+    }
+    Object adjusted = hook.onReplay(key.scope(), value);
+    Class<?> expected = plan.replayedClass;
+    if (adjusted != null && expected != null && !expected.isInstance(adjusted)) {
+      throw new IdempotencyConfigurationException(
+          "the replay hook returned a "
+              + adjusted.getClass().getName()
+              + " for scope "
+              + key.scope()
+              + ", whose callers expect a "
+              + expected.getName()
+              + ": return a value of the recorded value's type (or the value unchanged)");
+    }
+    return adjusted;
   }
 
   /**

@@ -33,6 +33,10 @@ public final class OperationPlan {
   final IdempotencySettings settings;
   final Class<? extends Throwable>[] recordFailures;
   final Type valueType;
+
+  /** The class a replayed value must be an instance of ({@code null}: any, or none). */
+  final Class<?> replayedClass;
+
   final boolean async;
   final ClassLoader loader;
 
@@ -83,6 +87,7 @@ public final class OperationPlan {
     this.onAmbiguousFailure = settings.onAmbiguousFailure();
     this.recordFailures = settings.recordFailures();
     this.valueType = p.resultType();
+    this.replayedClass = replayedClass(valueType);
     this.async = async;
     this.loader = loader != null ? loader : OperationPlan.class.getClassLoader();
     this.keySource = where == null ? null : where + ": " + keySource;
@@ -121,5 +126,16 @@ public final class OperationPlan {
 
   boolean records(Throwable t) {
     return settings.records(t);
+  }
+
+  private static Class<?> replayedClass(Type type) {
+    Type raw = type instanceof java.lang.reflect.ParameterizedType p ? p.getRawType() : type;
+    if (!(raw instanceof Class<?> c) || c == void.class || c == Void.class) {
+      return null;
+    }
+    if (!c.isPrimitive()) {
+      return c;
+    }
+    return java.lang.invoke.MethodType.methodType(c).wrap().returnType();
   }
 }

@@ -515,9 +515,15 @@ public final class HttpIdempotency {
         throw new NotRecorded();
       }
       try {
-        return new RecordedResponse(
-                response.status(), replayable(response.headers()), response.body())
-            .encode();
+        RecordedResponse recorded =
+            new RecordedResponse(
+                response.status(), replayable(response.headers()), response.body());
+        if (rule.sanitizer() != ResponseSanitizer.NONE) {
+          recorded = sanitized(recorded);
+        }
+        return recorded.encode();
+      } catch (NotRecorded e) {
+        throw e;
       } catch (RuntimeException e) {
         LOG.warn(
             "the response to {} {} cannot be recorded ({}): it was sent unrecorded and the key"
@@ -527,6 +533,38 @@ public final class HttpIdempotency {
             e.getMessage());
         throw new NotRecorded();
       }
+    }
+
+    /** The rule's sanitiser applied to {@code recorded}, which keeps its status. */
+    private RecordedResponse sanitized(RecordedResponse recorded) {
+      RecordedResponse out = rule.sanitizer().sanitize(admission.method, admission.path, recorded);
+      if (out == null) {
+        LOG.debug(
+            "the sanitiser records nothing of the response to {} {}: the key is released",
+            admission.method,
+            admission.path);
+        throw new NotRecorded();
+      }
+      if (out.status() != recorded.status()) {
+        throw new IllegalStateException(
+            "the sanitiser changed the status from "
+                + recorded.status()
+                + " to "
+                + out.status()
+                + "; a repeat must be answered with the first response's status");
+      }
+      if (out == recorded) {
+        return out;
+      }
+      List<Map.Entry<String, String>> headers = new ArrayList<>(out.headers().size());
+      for (Map.Entry<String, String> h : out.headers()) {
+        if (!IdempotencyRule.NEVER_REPLAYED.contains(h.getKey())) {
+          headers.add(h);
+        }
+      }
+      return headers.size() == out.headers().size()
+          ? out
+          : new RecordedResponse(out.status(), headers, out.body());
     }
 
     private List<Map.Entry<String, String>> replayable(List<Map.Entry<String, String>> headers) {

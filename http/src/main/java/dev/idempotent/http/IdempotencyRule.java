@@ -115,6 +115,7 @@ public final class IdempotencyRule {
   private final int maxRequestBodyBytes;
   private final int maxResponseBodyBytes;
   private final Set<String> replayedHeaders;
+  private final ResponseSanitizer sanitizer;
   private final boolean recordClientErrors;
   private final String submitTokenField;
   private final String submitTokenHeader;
@@ -130,6 +131,7 @@ public final class IdempotencyRule {
     this.maxRequestBodyBytes = b.maxRequestBodyBytes;
     this.maxResponseBodyBytes = b.maxResponseBodyBytes;
     this.replayedHeaders = Collections.unmodifiableSet(caseInsensitive(b.replayedHeaders));
+    this.sanitizer = b.sanitizer;
     this.recordClientErrors = b.recordClientErrors;
     this.submitTokenField = b.submitTokenField;
     this.submitTokenHeader = b.submitTokenHeader;
@@ -204,6 +206,11 @@ public final class IdempotencyRule {
     return replayedHeaders;
   }
 
+  /** What decides which parts of a response are recorded ({@link ResponseSanitizer#NONE}). */
+  public ResponseSanitizer sanitizer() {
+    return sanitizer;
+  }
+
   /**
    * Whether 4xx responses to {@code Idempotency-Key} requests are recorded (5xx never are, nor the
    * 4xx of a submit: a user corrects the form and submits the same token again).
@@ -268,6 +275,7 @@ public final class IdempotencyRule {
     private int maxRequestBodyBytes = DEFAULT_MAX_REQUEST_BODY_BYTES;
     private int maxResponseBodyBytes = DEFAULT_MAX_RESPONSE_BODY_BYTES;
     private Set<String> replayedHeaders = caseInsensitive(DEFAULT_REPLAYED_HEADERS);
+    private ResponseSanitizer sanitizer = ResponseSanitizer.NONE;
     private boolean recordClientErrors = true;
     private String submitTokenField = DEFAULT_SUBMIT_TOKEN_FIELD;
     private String submitTokenHeader = DEFAULT_SUBMIT_TOKEN_HEADER;
@@ -392,6 +400,17 @@ public final class IdempotencyRule {
         set.add(n.strip());
       }
       this.replayedHeaders = set;
+      return this;
+    }
+
+    /**
+     * What decides which parts of a response are recorded (default {@link ResponseSanitizer#NONE}:
+     * the status, the {@link #replayedHeaders} and the body).
+     */
+    public Builder sanitizer(ResponseSanitizer sanitizer) {
+      this.sanitizer =
+          java.util.Objects.requireNonNull(
+              sanitizer, "sanitizer must not be null (use ResponseSanitizer.NONE)");
       return this;
     }
 

@@ -51,6 +51,11 @@ public final class RecordedResponse {
   }
 
   /** The number of body bytes. */
+  /** A copy of the body's bytes. */
+  public byte[] body() {
+    return java.util.Arrays.copyOfRange(body, bodyOffset, bodyOffset + bodyLength);
+  }
+
   public int bodyLength() {
     return bodyLength;
   }
