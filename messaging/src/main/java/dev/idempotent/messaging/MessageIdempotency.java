@@ -1,0 +1,191 @@
+package dev.idempotent.messaging;
+
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyInProgressException;
+import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.IdempotencySettings;
+import dev.idempotent.OnDuplicate;
+import dev.idempotent.OnInProgress;
+import dev.idempotent.spi.RecordKey;
+import java.time.Duration;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a message consumer's handler at most once per {@link MessageKey}, on the core's protocol
+ * (claim, run, record, replay; {@link Idempotency#execute}): what every broker adapter calls for
+ * each delivery.
+ *
+ * <pre>{@code
+ * MessageIdempotency orders = MessageIdempotency.builder("orders.consumer").build();
+ * MessageOutcome outcome = orders.handle(key, () -> book(order));
+ * }</pre>
+ *
+ * <ul>
+ *   <li>A first delivery runs the handler and records its outcome: {@link
+ *       MessageOutcome#PROCESSED}. The adapter acknowledges the message after that, so the
+ *       acknowledgement follows the record.
+ *   <li>A delivery whose key has a recorded outcome does not run the handler: {@link
+ *       MessageOutcome#REPLAYED}; the adapter acknowledges it.
+ *   <li>A delivery whose key is held by a delivery still running waits up to {@link
+ *       Builder#inProgressWait} (replayed if the holder completes in that time, run if it releases)
+ *       and then answers {@link MessageOutcome#IN_PROGRESS}: the adapter hands the message back to
+ *       the broker, neither as an error nor as a dead letter.
+ *   <li>A handler that throws: the claim is settled as the settings say (released by default, so
+ *       the next delivery runs the handler again; see {@link
+ *       IdempotencySettings.AbstractBuilder#recordFailures} and {@code onAmbiguousFailure}) and the
+ *       exception is rethrown unchanged, to the container's retries and dead-lettering.
+ * </ul>
+ *
+ * Records are filed under the scope the application names (its consumer, queue or group), never
+ * under text a message chooses. A repeat of a completed key always replays: {@code onDuplicate} and
+ * {@code onInProgress} of the settings are not used.
+ */
+public final class MessageIdempotency {
+  /** How long a delivery waits by default for another delivery of its key before handing back. */
+  public static final Duration DEFAULT_IN_PROGRESS_WAIT = Duration.ofSeconds(5);
+
+  private static final Logger LOG = LoggerFactory.getLogger(MessageIdempotency.class);
+
+  private final Idempotency idempotency;
+  private final IdempotencyPolicy policy;
+  private final Duration inProgressWait;
+
+  private MessageIdempotency(Builder b) {
+    this.idempotency = b.idempotency;
+    this.inProgressWait = b.inProgressWait;
+    this.policy =
+        IdempotencyPolicy.builder(b.scope)
+            .settings(b.settings)
+            .onDuplicate(OnDuplicate.REPLAY)
+            .onInProgress(OnInProgress.WAIT)
+            .waitTimeout(b.inProgressWait)
+            .resultType(Void.class)
+            .build();
+  }
+
+  /**
+   * @param scope what the records are filed under: name the consumer, for example {@code
+   *     orders.consumer} or the queue or consumer group it reads
+   */
+  public static Builder builder(String scope) {
+    return new Builder(scope);
+  }
+
+  /** The scope the records are filed under. */
+  public String scope() {
+    return policy.scope();
+  }
+
+  /** The store name, durations and failure handling the calls use. */
+  public IdempotencySettings settings() {
+    return policy.settings();
+  }
+
+  /** How long a delivery waits for another delivery of its key before it is handed back. */
+  public Duration inProgressWait() {
+    return inProgressWait;
+  }
+
+  /**
+   * The instance the calls run on: the one given to the builder, else {@link Idempotency#global}.
+   */
+  public Idempotency idempotency() {
+    return idempotency != null ? idempotency : Idempotency.global();
+  }
+
+  /**
+   * Runs {@code handler} unless {@code key} has a recorded outcome or is held by another delivery.
+   *
+   * @return what was done; see the class description
+   * @throws Exception what the handler threw (unchanged), a recorded failure it threw on an earlier
+   *     delivery (when the settings record it), or an {@code IdempotencyException} when the store
+   *     fails
+   */
+  public MessageOutcome handle(MessageKey key, MessageHandler handler) throws Exception {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(handler, "handler");
+    boolean[] ran = {false};
+    try {
+      idempotency()
+          .execute(
+              policy,
+              key.value(),
+              () -> {
+                ran[0] = true;
+                handler.handle();
+                return null;
+              });
+    } catch (IdempotencyInProgressException e) {
+      if (ran[0]) {
+        throw e; // the handler's own failure, from an idempotent call of its own
+      }
+      if (LOG.isDebugEnabled()) {
+        LOG.debug(
+            "message {} in scope {} is still in progress in another delivery after {} ms: handed"
+                + " back to the broker",
+            RecordKey.redact(key.value()),
+            scope(),
+            inProgressWait.toMillis());
+      }
+      return MessageOutcome.IN_PROGRESS;
+    }
+    return ran[0] ? MessageOutcome.PROCESSED : MessageOutcome.REPLAYED;
+  }
+
+  /** The exception an adapter throws to hand a message in progress back to its broker. */
+  public MessageInProgressException inProgress(MessageKey key) {
+    return new MessageInProgressException(scope(), RecordKey.redact(key.value()), inProgressWait);
+  }
+
+  /** Validating builder. */
+  public static final class Builder {
+    private final String scope;
+    private Idempotency idempotency;
+    private IdempotencySettings settings = IdempotencySettings.DEFAULTS;
+    private Duration inProgressWait = DEFAULT_IN_PROGRESS_WAIT;
+
+    private Builder(String scope) {
+      if (scope == null || scope.isBlank()) {
+        throw new IllegalArgumentException(
+            "scope must not be blank: name the consumer, e.g. \"orders.consumer\"");
+      }
+      this.scope = scope;
+    }
+
+    /** The instance to run on (default: {@link Idempotency#global()}, looked up at each call). */
+    public Builder idempotency(Idempotency idempotency) {
+      this.idempotency = Objects.requireNonNull(idempotency, "idempotency");
+      return this;
+    }
+
+    /**
+     * Store, ttl, lease, recorded failures and {@code onAmbiguousFailure} (default: the
+     * configuration's defaults). {@code onDuplicate}, {@code onInProgress} and {@code waitTimeout}
+     * are not used.
+     */
+    public Builder settings(IdempotencySettings settings) {
+      this.settings = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /**
+     * How long a delivery whose key is held by another waits before it is handed back to the broker
+     * (default {@link #DEFAULT_IN_PROGRESS_WAIT}). Every hand-back waits this long first, so a
+     * message in progress is never redelivered in a hot loop.
+     */
+    public Builder inProgressWait(Duration wait) {
+      Objects.requireNonNull(wait, "inProgressWait");
+      if (wait.isNegative() || wait.isZero()) {
+        throw new IllegalArgumentException("inProgressWait must be positive, was " + wait);
+      }
+      this.inProgressWait = wait;
+      return this;
+    }
+
+    public MessageIdempotency build() {
+      return new MessageIdempotency(this);
+    }
+  }
+}

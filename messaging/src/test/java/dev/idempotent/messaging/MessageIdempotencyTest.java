@@ -1,0 +1,166 @@
+package dev.idempotent.messaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyInProgressException;
+import dev.idempotent.IdempotencyKeyException;
+import dev.idempotent.IdempotencySettings;
+import dev.idempotent.memory.CaffeineIdempotencyStore;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class MessageIdempotencyTest {
+  private final Idempotency idempotency =
+      Idempotency.create(
+          IdempotencyConfig.builder()
+              .defaultStore(CaffeineIdempotencyStore.builder().build())
+              .build());
+  private final MessageIdempotency consumer =
+      MessageIdempotency.builder("orders.consumer")
+          .idempotency(idempotency)
+          .inProgressWait(Duration.ofMillis(200))
+          .build();
+  private final AtomicInteger runs = new AtomicInteger();
+
+  @Test
+  void aRedeliveryIsReplayedNotRun() throws Exception {
+    MessageKey key = MessageKey.brokerIdentity("amqp-message-id", "m-1", consumer.scope());
+    assertThat(consumer.handle(key, runs::incrementAndGet)).isEqualTo(MessageOutcome.PROCESSED);
+    assertThat(consumer.handle(key, runs::incrementAndGet)).isEqualTo(MessageOutcome.REPLAYED);
+    assertThat(runs).hasValue(1);
+    assertThat(idempotency.inspect("", "orders.consumer", key.value())).isPresent();
+  }
+
+  @Test
+  void aFailureIsRethrownUnchangedAndReleasesTheKey() throws Exception {
+    MessageKey key = MessageKey.fromHeader("order-7", consumer.scope());
+    IOException failure = new IOException("database down");
+    assertThatThrownBy(
+            () ->
+                consumer.handle(
+                    key,
+                    () -> {
+                      runs.incrementAndGet();
+                      throw failure;
+                    }))
+        .isSameAs(failure);
+    assertThat(idempotency.inspect("", "orders.consumer", key.value())).isEmpty();
+    assertThat(consumer.handle(key, runs::incrementAndGet)).isEqualTo(MessageOutcome.PROCESSED);
+    assertThat(runs).hasValue(2);
+  }
+
+  @Test
+  void aRecordedFailureIsRethrownOnRedelivery() throws Exception {
+    MessageIdempotency recording =
+        MessageIdempotency.builder("orders.recording")
+            .idempotency(idempotency)
+            .settings(
+                IdempotencySettings.builder().recordFailures(IllegalStateException.class).build())
+            .build();
+    MessageKey key = MessageKey.of("order-8", recording.scope());
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(
+              () ->
+                  recording.handle(
+                      key,
+                      () -> {
+                        runs.incrementAndGet();
+                        throw new IllegalStateException("rejected order");
+                      }))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("rejected order");
+    }
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aDeliveryInProgressElsewhereWaitsTheBoundThenAnswersInProgress() throws Exception {
+    MessageKey key = MessageKey.fromHeader("order-9", consumer.scope());
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<MessageOutcome> first =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return consumer.handle(
+                    key,
+                    () -> {
+                      runs.incrementAndGet();
+                      started.countDown();
+                      finish.await();
+                    });
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+    long start = System.nanoTime();
+    assertThat(consumer.handle(key, runs::incrementAndGet)).isEqualTo(MessageOutcome.IN_PROGRESS);
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(150));
+    finish.countDown();
+    assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo(MessageOutcome.PROCESSED);
+    assertThat(consumer.handle(key, runs::incrementAndGet)).isEqualTo(MessageOutcome.REPLAYED);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void theHandlersOwnInProgressFailureIsNotTakenForTheMessages() {
+    MessageKey key = MessageKey.fromHeader("order-10", consumer.scope());
+    IdempotencyInProgressException own =
+        new IdempotencyInProgressException("payments", "key#x", Duration.ofSeconds(1), null);
+    assertThatThrownBy(
+            () ->
+                consumer.handle(
+                    key,
+                    () -> {
+                      throw own;
+                    }))
+        .isSameAs(own);
+  }
+
+  @Test
+  void keysFromEachSourceNeverCollide() {
+    String scope = consumer.scope();
+    assertThat(MessageKey.fromHeader("a", scope))
+        .isNotEqualTo(MessageKey.brokerIdentity("amqp-message-id", "a", scope))
+        .isNotEqualTo(MessageKey.of("a", scope));
+    assertThat(MessageKey.resolve("h", "amqp-message-id", "m", scope))
+        .isEqualTo(MessageKey.fromHeader("h", scope));
+    assertThat(MessageKey.resolve(null, "amqp-message-id", "m", scope))
+        .isEqualTo(MessageKey.brokerIdentity("amqp-message-id", "m", scope));
+  }
+
+  @Test
+  void aMessageWithoutIdentityIsAClearError() {
+    assertThatThrownBy(() -> MessageKey.resolve(null, "amqp-message-id", null, "orders.consumer"))
+        .isInstanceOf(IdempotencyKeyException.class)
+        .hasMessageContaining("no Idempotency-Key header and no amqp-message-id")
+        .hasMessageContaining("key function")
+        .hasMessageContaining("orders.consumer");
+  }
+
+  @Test
+  void aKeyTheMessageSendsIsBounded() {
+    assertThatThrownBy(() -> MessageKey.fromHeader("x".repeat(256), "s"))
+        .isInstanceOf(IdempotencyKeyException.class)
+        .hasMessageContaining("256 characters long");
+    assertThatThrownBy(() -> MessageKey.fromHeader(" ", "s"))
+        .isInstanceOf(IdempotencyKeyException.class)
+        .hasMessageContaining("empty");
+    assertThatThrownBy(() -> MessageKey.brokerIdentity("amqp-message-id", "a\nb", "s"))
+        .isInstanceOf(IdempotencyKeyException.class)
+        .hasMessageContaining("control character");
+    assertThatThrownBy(() -> MessageKey.of(null, "s"))
+        .isInstanceOf(IdempotencyKeyException.class)
+        .hasMessageContaining("key function returned null");
+  }
+}
