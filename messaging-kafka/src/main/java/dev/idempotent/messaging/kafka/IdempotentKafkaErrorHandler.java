@@ -1,0 +1,161 @@
+package dev.idempotent.messaging.kafka;
+
+import dev.idempotent.IdempotencyKeyException;
+import dev.idempotent.messaging.MessageInProgressException;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.springframework.kafka.KafkaException;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.kafka.support.TopicPartitionOffset;
+
+/**
+ * The container's error handler for listeners under {@link IdempotentKafkaRecordListener}: a record
+ * handed back because another consumer still processes it ({@link MessageInProgressException} in
+ * the cause chain) is sought back, so the next poll delivers it again, logged at DEBUG, never
+ * counted as a failed attempt and never dead-lettered; the delivery waited the wait bound before it
+ * was handed back, so this is never a hot loop. Every other failure goes to the delegate unchanged
+ * (retries, dead-letter topic, as configured there).
+ */
+public class IdempotentKafkaErrorHandler implements CommonErrorHandler {
+  private final CommonErrorHandler delegate;
+
+  /**
+   * Over a {@link DefaultErrorHandler} with its default back-off (9 retries, then logged and
+   * skipped), which does not retry a record without a usable key.
+   */
+  public IdempotentKafkaErrorHandler() {
+    this(defaultDelegate());
+  }
+
+  /**
+   * Over {@code delegate}, which must seek after handling (as {@link DefaultErrorHandler} does).
+   */
+  public IdempotentKafkaErrorHandler(CommonErrorHandler delegate) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    if (!delegate.seeksAfterHandling()) {
+      throw new IllegalArgumentException(
+          "the delegate error handler "
+              + delegate.getClass().getName()
+              + " does not seek after handling: use one that does, such as DefaultErrorHandler");
+    }
+  }
+
+  private static DefaultErrorHandler defaultDelegate() {
+    DefaultErrorHandler handler = new DefaultErrorHandler();
+    handler.addNotRetryableExceptions(IdempotencyKeyException.class);
+    return handler;
+  }
+
+  /** The handler every failure but a record in progress goes to. */
+  public CommonErrorHandler delegate() {
+    return delegate;
+  }
+
+  /** Whether {@code t} is a record handed back because it is in progress elsewhere. */
+  public static boolean inProgress(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof MessageInProgressException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void handleRemaining(
+      Exception thrownException,
+      List<ConsumerRecord<?, ?>> records,
+      Consumer<?, ?> consumer,
+      MessageListenerContainer container) {
+    if (!inProgress(thrownException) || records.isEmpty()) {
+      delegate.handleRemaining(thrownException, records, consumer, container);
+      return;
+    }
+    Map<TopicPartition, Long> firstOffsets = new LinkedHashMap<>();
+    for (ConsumerRecord<?, ?> record : records) {
+      firstOffsets.putIfAbsent(
+          new TopicPartition(record.topic(), record.partition()), record.offset());
+    }
+    firstOffsets.forEach(consumer::seek);
+    // thrown so that the container neither commits the record nor goes on with the rest of the poll
+    throw new KafkaException(
+        "record handed back: another consumer still processes it",
+        KafkaException.Level.DEBUG,
+        thrownException);
+  }
+
+  @Override
+  public boolean seeksAfterHandling() {
+    return true;
+  }
+
+  @Override
+  public boolean deliveryAttemptHeader() {
+    return delegate.deliveryAttemptHeader();
+  }
+
+  @Override
+  public void handleOtherException(
+      Exception thrownException,
+      Consumer<?, ?> consumer,
+      MessageListenerContainer container,
+      boolean batchListener) {
+    delegate.handleOtherException(thrownException, consumer, container, batchListener);
+  }
+
+  @Override
+  public void handleBatch(
+      Exception thrownException,
+      ConsumerRecords<?, ?> data,
+      Consumer<?, ?> consumer,
+      MessageListenerContainer container,
+      Runnable invokeListener) {
+    delegate.handleBatch(thrownException, data, consumer, container, invokeListener);
+  }
+
+  @Override
+  public <K, V> ConsumerRecords<K, V> handleBatchAndReturnRemaining(
+      Exception thrownException,
+      ConsumerRecords<?, ?> data,
+      Consumer<?, ?> consumer,
+      MessageListenerContainer container,
+      Runnable invokeListener) {
+    return delegate.handleBatchAndReturnRemaining(
+        thrownException, data, consumer, container, invokeListener);
+  }
+
+  @Override
+  public int deliveryAttempt(TopicPartitionOffset topicPartitionOffset) {
+    return delegate.deliveryAttempt(topicPartitionOffset);
+  }
+
+  @Override
+  public void clearThreadState() {
+    delegate.clearThreadState();
+  }
+
+  @Override
+  public boolean isAckAfterHandle() {
+    return delegate.isAckAfterHandle();
+  }
+
+  @Override
+  public void setAckAfterHandle(boolean ack) {
+    delegate.setAckAfterHandle(ack);
+  }
+
+  @Override
+  public void onPartitionsAssigned(
+      Consumer<?, ?> consumer, Collection<TopicPartition> partitions, Runnable publishPause) {
+    delegate.onPartitionsAssigned(consumer, partitions, publishPause);
+  }
+}

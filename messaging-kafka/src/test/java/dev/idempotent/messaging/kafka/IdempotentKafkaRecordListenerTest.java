@@ -1,0 +1,358 @@
+package dev.idempotent.messaging.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyKeyException;
+import dev.idempotent.memory.CaffeineIdempotencyStore;
+import dev.idempotent.messaging.MessageIdempotency;
+import dev.idempotent.messaging.MessageKey;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.AcknowledgingMessageListener;
+import org.springframework.kafka.listener.BatchMessageListener;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.MessageListener;
+import org.springframework.util.backoff.FixedBackOff;
+
+/** The listener wrapper and error handler on a real Kafka broker started in this JVM. */
+class IdempotentKafkaRecordListenerTest {
+  private static final String SCOPE = "orders.consumer";
+  private static KraftBroker broker;
+  private static KafkaTemplate<String, String> template;
+  private static DefaultKafkaProducerFactory<String, String> producerFactory;
+  private static Admin admin;
+
+  private final List<ConcurrentMessageListenerContainer<String, String>> containers =
+      new ArrayList<>();
+  private Idempotency idempotency;
+  private String topic;
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    broker = KraftBroker.start();
+    producerFactory =
+        new DefaultKafkaProducerFactory<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
+    template = new KafkaTemplate<>(producerFactory);
+    admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (admin != null) {
+      admin.close();
+    }
+    if (producerFactory != null) {
+      producerFactory.destroy();
+    }
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  @BeforeEach
+  void setUp() throws Exception {
+    idempotency =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(CaffeineIdempotencyStore.builder().build())
+                .build());
+    topic = "orders-" + UUID.randomUUID();
+    admin
+        .createTopics(
+            List.of(new NewTopic(topic, 1, (short) 1), new NewTopic(topic + "-dlt", 1, (short) 1)))
+        .all()
+        .get(30, TimeUnit.SECONDS);
+  }
+
+  @AfterEach
+  void tearDown() {
+    containers.forEach(ConcurrentMessageListenerContainer::stop);
+  }
+
+  @Test
+  void aRecordReadAgainAtTheSameOffsetIsReplayedNotRun() throws Exception {
+    List<String> runs = new CopyOnWriteArrayList<>();
+    MessageListener<String, String> listener = r -> runs.add(r.value());
+    start("g1", listener, consumer(Duration.ofSeconds(2)), null, null);
+    send("a", null);
+    send("b", null);
+    send("c", null);
+    await(() -> committed("g1") == 3);
+    assertThat(runs).containsExactly("a", "b", "c");
+    start("g2", listener, consumer(Duration.ofSeconds(2)), null, null);
+    await(() -> committed("g2") == 3);
+    assertThat(runs).containsExactly("a", "b", "c");
+    assertThat(idempotency.inspect("", SCOPE, "kafka:" + topic + "/0/1")).isPresent();
+  }
+
+  @Test
+  void theProducersKeyHeaderCatchesAResendAtANewOffset() throws Exception {
+    List<String> runs = new CopyOnWriteArrayList<>();
+    start("g1", r -> runs.add(r.value()), consumer(Duration.ofSeconds(2)), null, null);
+    send("first", "order-1");
+    send("resend", "order-1");
+    send("next", "order-2");
+    await(() -> committed("g1") == 3);
+    assertThat(runs).containsExactly("first", "next");
+  }
+
+  @Test
+  void aRecordInProgressInAnotherConsumerIsSoughtBackAndRunsExactlyOnce() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    AtomicInteger deliveries = new AtomicInteger();
+    Function<ConsumerRecord<?, ?>, String> counting =
+        r -> {
+          deliveries.incrementAndGet();
+          return r.topic() + "/" + r.partition() + "/" + r.offset();
+        };
+    MessageListener<String, String> slow =
+        r -> {
+          runs.incrementAndGet();
+          sleep(2_000);
+        };
+    start("g1", slow, consumer(Duration.ofMillis(300)), counting, null);
+    start("g2", slow, consumer(Duration.ofMillis(300)), counting, null);
+    send("slow", null);
+    await(() -> committed("g1") == 1 && committed("g2") == 1);
+    assertThat(runs).hasValue(1);
+    // the second consumer was handed back while the first ran, each time after the wait bound
+    assertThat(deliveries.get()).isBetween(3, 15);
+  }
+
+  @Test
+  void anAlwaysFailingRecordReachesTheDeadLetterTopicWithItsClaimReleasedEachTime()
+      throws Exception {
+    List<Boolean> heldDuringAttempt = new CopyOnWriteArrayList<>();
+    String key = "kafka:" + topic + "/0/0";
+    start(
+        "g1",
+        r -> {
+          heldDuringAttempt.add(inProgress(key));
+          throw new IllegalStateException("cannot book this order");
+        },
+        consumer(Duration.ofSeconds(1)),
+        null,
+        deadLettering());
+    send("bad", null);
+    List<String> dead = deadLetters(1);
+    assertThat(dead).containsExactly("bad");
+    assertThat(heldDuringAttempt).containsExactly(true, true, true);
+    assertThat(idempotency.inspect("", SCOPE, key)).isEmpty();
+    await(() -> committed("g1") == 1);
+  }
+
+  @Test
+  void aRecordWithoutAKeyIsDeadLetteredAtOnceAndNeverRun() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    start(
+        "g1",
+        r -> runs.incrementAndGet(),
+        consumer(Duration.ofSeconds(1)),
+        r -> null,
+        deadLettering());
+    send("anonymous", null);
+    assertThat(deadLetters(1)).containsExactly("anonymous");
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void manualAcknowledgementsAreHeldUntilTheRecordAndReplaysAreAcknowledged() throws Exception {
+    List<String> runs = new CopyOnWriteArrayList<>();
+    List<Boolean> recordedAtAck = new CopyOnWriteArrayList<>();
+    AcknowledgingMessageListener<String, String> listener =
+        (r, ack) -> {
+          runs.add(r.value());
+          ack.acknowledge();
+          recordedAtAck.add(completed("idempotency-key:" + r.value()));
+        };
+    ContainerProperties properties = new ContainerProperties(topic);
+    properties.setGroupId("g1");
+    properties.setAckMode(ContainerProperties.AckMode.MANUAL_IMMEDIATE);
+    properties.setMessageListener(listener);
+    ConcurrentMessageListenerContainer<String, String> container =
+        new ConcurrentMessageListenerContainer<>(consumerFactory(), properties);
+    IdempotentKafkaRecordListener.install(container, consumer(Duration.ofSeconds(2)), null);
+    containers.add(container);
+    container.start();
+    send("o-1", "o-1");
+    send("o-1", "o-1");
+    send("o-2", "o-2");
+    await(() -> committed("g1") == 3);
+    assertThat(runs).containsExactly("o-1", "o-2");
+    // the listener's acknowledge() did not commit before the outcome was recorded
+    assertThat(recordedAtAck).containsExactly(false, false);
+  }
+
+  @Test
+  void batchListenersAreRefused() {
+    ContainerProperties properties = new ContainerProperties(topic);
+    properties.setGroupId("g1");
+    properties.setMessageListener((BatchMessageListener<String, String>) records -> {});
+    ConcurrentMessageListenerContainer<String, String> container =
+        new ConcurrentMessageListenerContainer<>(consumerFactory(), properties);
+    assertThatThrownBy(
+            () ->
+                IdempotentKafkaRecordListener.install(
+                    container, consumer(Duration.ofSeconds(1)), null))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("does not support batch listeners");
+  }
+
+  private DefaultErrorHandler deadLettering() {
+    DefaultErrorHandler handler =
+        new DefaultErrorHandler(
+            new DeadLetterPublishingRecoverer(
+                template, (r, e) -> new TopicPartition(r.topic() + "-dlt", 0)),
+            new FixedBackOff(0, 2));
+    handler.addNotRetryableExceptions(IdempotencyKeyException.class);
+    return handler;
+  }
+
+  private MessageIdempotency consumer(Duration wait) {
+    return MessageIdempotency.builder(SCOPE).idempotency(idempotency).inProgressWait(wait).build();
+  }
+
+  private DefaultKafkaConsumerFactory<String, String> consumerFactory() {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+    config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
+    config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_000);
+    return new DefaultKafkaConsumerFactory<>(config);
+  }
+
+  private void start(
+      String group,
+      MessageListener<String, String> listener,
+      MessageIdempotency consumer,
+      Function<ConsumerRecord<?, ?>, String> keyFunction,
+      DefaultErrorHandler errorHandler) {
+    ContainerProperties properties = new ContainerProperties(topic);
+    properties.setGroupId(group);
+    properties.setMessageListener(listener);
+    properties.setPollTimeout(200);
+    ConcurrentMessageListenerContainer<String, String> container =
+        new ConcurrentMessageListenerContainer<>(consumerFactory(), properties);
+    if (errorHandler != null) {
+      container.setCommonErrorHandler(new IdempotentKafkaErrorHandler(errorHandler));
+    }
+    IdempotentKafkaRecordListener.install(container, consumer, keyFunction);
+    containers.add(container);
+    container.start();
+  }
+
+  private void send(String value, String key) throws Exception {
+    ProducerRecord<String, String> record = new ProducerRecord<>(topic, value);
+    if (key != null) {
+      record.headers().add(MessageKey.HEADER, key.getBytes(StandardCharsets.UTF_8));
+    }
+    template.send(record).get(30, TimeUnit.SECONDS);
+  }
+
+  private long committed(String group) {
+    try {
+      OffsetAndMetadata offset =
+          admin
+              .listConsumerGroupOffsets(group)
+              .partitionsToOffsetAndMetadata()
+              .get(10, TimeUnit.SECONDS)
+              .get(new TopicPartition(topic, 0));
+      return offset == null ? -1 : offset.offset();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  private List<String> deadLetters(int count) throws Exception {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, "dlt-reader-" + UUID.randomUUID());
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> reader =
+        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+      reader.subscribe(List.of(topic + "-dlt"));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (values.size() < count && System.nanoTime() < deadline) {
+        reader.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+      }
+    }
+    return values;
+  }
+
+  private boolean inProgress(String key) {
+    return idempotency
+        .inspect("", SCOPE, key)
+        .map(r -> r.status().name().equals("IN_PROGRESS"))
+        .orElse(false);
+  }
+
+  private boolean completed(String key) {
+    return idempotency
+        .inspect("", SCOPE, key)
+        .map(r -> r.status().name().equals("COMPLETED"))
+        .orElse(false);
+  }
+
+  private static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within 60 s");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
