@@ -14,8 +14,10 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -70,11 +72,14 @@ public final class IdempotentRabbitListenerAdvice implements MethodInterceptor {
       Set.of("basicAck", "basicNack", "basicReject");
 
   private final MessageIdempotency idempotency;
+  private final Function<String, MessageIdempotency> perQueue;
+  private final Map<String, MessageIdempotency> queues = new ConcurrentHashMap<>();
   private final Function<Message, String> keyFunction;
   private final boolean manual;
 
   private IdempotentRabbitListenerAdvice(Builder b) {
     this.idempotency = b.idempotency;
+    this.perQueue = b.perQueue;
     this.keyFunction = b.keyFunction;
     this.manual = b.acknowledgeMode == AcknowledgeMode.MANUAL;
   }
@@ -84,7 +89,18 @@ public final class IdempotentRabbitListenerAdvice implements MethodInterceptor {
    *     wait bound
    */
   public static Builder builder(MessageIdempotency idempotency) {
-    return new Builder(idempotency);
+    return new Builder(Objects.requireNonNull(idempotency, "idempotency"), null);
+  }
+
+  /**
+   * An advice for containers that consume several queues, or for a container factory shared by
+   * several listeners: each message runs under the protocol {@code perQueue} gives for the queue it
+   * was consumed from (its scope names the queue), made once per queue.
+   *
+   * @param perQueue the protocol for a queue name
+   */
+  public static Builder perQueue(Function<String, MessageIdempotency> perQueue) {
+    return new Builder(null, Objects.requireNonNull(perQueue, "perQueue"));
   }
 
   @Override
@@ -98,13 +114,14 @@ public final class IdempotentRabbitListenerAdvice implements MethodInterceptor {
     if (!(arguments[1] instanceof Message message)) {
       throw new FatalListenerExecutionException(
           "IdempotentRabbitListenerAdvice does not support batch listeners (scope "
-              + idempotency.scope()
+              + (idempotency != null ? idempotency.scope() : "per queue")
               + "): turn consumerBatchEnabled off for this container, or remove the advice and make"
               + " the batch's work idempotent in the listener");
     }
+    MessageIdempotency idempotency = idempotencyOf(message);
     MessageKey key;
     try {
-      key = keyOf(message);
+      key = keyOf(message, idempotency.scope());
     } catch (IdempotencyKeyException e) {
       throw new ListenerExecutionFailedException(
           e.getMessage(), new AmqpRejectAndDontRequeueException(e.getMessage(), true, e), message);
@@ -142,8 +159,21 @@ public final class IdempotentRabbitListenerAdvice implements MethodInterceptor {
     }
   }
 
-  private MessageKey keyOf(Message message) {
-    String scope = idempotency.scope();
+  private MessageIdempotency idempotencyOf(Message message) {
+    if (idempotency != null) {
+      return idempotency;
+    }
+    String queue = message.getMessageProperties().getConsumerQueue();
+    if (queue == null) {
+      throw new FatalListenerExecutionException(
+          "the message has no consumer queue, so the idempotent advice cannot choose its scope:"
+              + " give the advice one MessageIdempotency (IdempotentRabbitListenerAdvice.builder)");
+    }
+    // one entry per queue the application's containers consume: bounded by the application
+    return queues.computeIfAbsent(queue, perQueue);
+  }
+
+  private MessageKey keyOf(Message message, String scope) {
     if (keyFunction != null) {
       return MessageKey.of(keyFunction.apply(message), scope);
     }
@@ -230,11 +260,13 @@ public final class IdempotentRabbitListenerAdvice implements MethodInterceptor {
   /** Validating builder. */
   public static final class Builder {
     private final MessageIdempotency idempotency;
+    private final Function<String, MessageIdempotency> perQueue;
     private Function<Message, String> keyFunction;
     private AcknowledgeMode acknowledgeMode = AcknowledgeMode.AUTO;
 
-    private Builder(MessageIdempotency idempotency) {
-      this.idempotency = Objects.requireNonNull(idempotency, "idempotency");
+    private Builder(MessageIdempotency idempotency, Function<String, MessageIdempotency> perQueue) {
+      this.idempotency = idempotency;
+      this.perQueue = perQueue;
     }
 
     /**

@@ -99,6 +99,27 @@ class IdempotentRabbitListenerAdviceTest {
   }
 
   @Test
+  void aPerQueueAdviceFilesEachQueuesMessagesUnderItsOwnScope() throws Exception {
+    List<String> runs = new CopyOnWriteArrayList<>();
+    start(
+        1,
+        m -> runs.add(body(m)),
+        IdempotentRabbitListenerAdvice.perQueue(
+                q ->
+                    MessageIdempotency.builder("rabbit:" + q)
+                        .idempotency(idempotency)
+                        .inProgressWait(Duration.ofSeconds(1))
+                        .build())
+            .build());
+    send("first", "m-1", null);
+    send("again", "m-1", null);
+    send("other", "m-2", null);
+    await(() -> runs.contains("other"));
+    assertThat(runs).containsExactly("first", "other");
+    assertThat(idempotency.inspect("", "rabbit:" + queue, "amqp-message-id:m-1")).isPresent();
+  }
+
+  @Test
   void theProducersKeyHeaderCatchesAResendWithANewMessageId() throws Exception {
     List<String> runs = new CopyOnWriteArrayList<>();
     start(1, m -> runs.add(body(m)), advice(Duration.ofSeconds(2)));
