@@ -23,6 +23,12 @@ final class TestServices {
     return require(POSTGRES_VARIABLE, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", 5432);
   }
 
+  /** The host of a RabbitMQ broker on port 5672 with guest/guest. */
+  static String rabbitHost() {
+    require("IDEMPOTENT_RABBIT_URL", "amqp://guest:guest@127.0.0.1:5672", 5672);
+    return "127.0.0.1";
+  }
+
   static String redis() {
     return require(REDIS_VARIABLE, "redis://127.0.0.1:6379", 6379);
   }
