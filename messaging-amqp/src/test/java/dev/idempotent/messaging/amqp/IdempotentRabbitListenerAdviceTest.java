@@ -166,20 +166,28 @@ class IdempotentRabbitListenerAdviceTest {
   void anAlwaysFailingMessageReachesTheDeadLetterQueueWithItsClaimReleasedEachTime()
       throws Exception {
     List<Boolean> heldDuringAttempt = new CopyOnWriteArrayList<>();
-    Advice retry =
-        RetryInterceptorBuilder.stateless()
-            .maxRetries(2)
-            .backOffOptions(10, 1.0, 10)
-            .recoverer(new RejectAndDontRequeueRecoverer())
-            .build();
-    start(
-        1,
-        m -> {
-          heldDuringAttempt.add(inProgress("amqp-message-id:m-bad"));
-          throw new IllegalStateException("cannot book this order");
-        },
-        advice(Duration.ofSeconds(1)),
-        retry);
+    SimpleMessageListenerContainer container =
+        container(
+            1,
+            m -> {
+              heldDuringAttempt.add(inProgress("amqp-message-id:m-bad"));
+              throw new IllegalStateException("cannot book this order");
+            });
+    // spotless:off
+    // docs/messaging.md: rabbit container (begin)
+    MessageIdempotency orders = MessageIdempotency.builder("orders.consumer")
+        .idempotency(idempotency)                 // default: Idempotency.global()
+        .inProgressWait(Duration.ofSeconds(1))    // then a duplicate in progress is requeued
+        .build();
+    container.setAdviceChain(
+        IdempotentRabbitListenerAdvice.builder(orders).build(),   // first: the retries run inside one claim
+        RetryInterceptorBuilder.stateless().maxRetries(2).backOffOptions(10, 1.0, 10)
+            .recoverer(new RejectAndDontRequeueRecoverer()).build());
+    container.setErrorHandler(new IdempotentRabbitErrorHandler());
+    // docs/messaging.md: rabbit container (end)
+    // spotless:on
+    container.afterPropertiesSet();
+    container.start();
     send("bad", "m-bad", null);
     await(() -> queueDepth(deadLetters) == 1);
     assertThat(heldDuringAttempt).containsExactly(true, true, true);

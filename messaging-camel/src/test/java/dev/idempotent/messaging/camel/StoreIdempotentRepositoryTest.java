@@ -159,8 +159,13 @@ class StoreIdempotentRepositoryTest {
 
   private void start(String backend, Duration inProgressWait) throws Exception {
     store = store(backend);
-    repository =
-        StoreIdempotentRepository.builder(store, scope).inProgressWait(inProgressWait).build();
+    // spotless:off
+    // docs/messaging.md: camel route (begin)
+    repository = StoreIdempotentRepository.builder(store, scope)   // any IdempotencyStore; scope: name the route
+        .inProgressWait(inProgressWait)
+        .build();
+    // docs/messaging.md: camel route (end)
+    // spotless:on
     camel = new DefaultCamelContext();
     camel.addRoutes(
         new RouteBuilder() {

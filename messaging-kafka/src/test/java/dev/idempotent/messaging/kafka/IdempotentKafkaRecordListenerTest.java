@@ -212,7 +212,15 @@ class IdempotentKafkaRecordListenerTest {
     properties.setMessageListener(listener);
     ConcurrentMessageListenerContainer<String, String> container =
         new ConcurrentMessageListenerContainer<>(consumerFactory(), properties);
-    IdempotentKafkaRecordListener.install(container, consumer(Duration.ofSeconds(2)), null);
+    // spotless:off
+    // docs/messaging.md: kafka container (begin)
+    MessageIdempotency orders = MessageIdempotency.builder("orders.consumer")
+        .idempotency(idempotency)                 // default: Idempotency.global()
+        .inProgressWait(Duration.ofSeconds(2))    // then a record in progress is sought back
+        .build();
+    IdempotentKafkaRecordListener.install(container, orders, null); // null: the default key
+    // docs/messaging.md: kafka container (end)
+    // spotless:on
     containers.add(container);
     container.start();
     send("o-1", "o-1");
@@ -277,7 +285,11 @@ class IdempotentKafkaRecordListenerTest {
     ConcurrentMessageListenerContainer<String, String> container =
         new ConcurrentMessageListenerContainer<>(consumerFactory(), properties);
     if (errorHandler != null) {
-      container.setCommonErrorHandler(new IdempotentKafkaErrorHandler(errorHandler));
+      // spotless:off
+      // docs/messaging.md: kafka error handler (begin)
+      container.setCommonErrorHandler(new IdempotentKafkaErrorHandler(errorHandler)); // over your DefaultErrorHandler
+      // docs/messaging.md: kafka error handler (end)
+      // spotless:on
     }
     IdempotentKafkaRecordListener.install(container, consumer, keyFunction);
     containers.add(container);
