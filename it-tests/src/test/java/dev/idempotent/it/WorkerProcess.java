@@ -47,6 +47,12 @@ final class WorkerProcess implements AutoCloseable {
   }
 
   static WorkerProcess start(Path dir, String name, String... args) throws IOException {
+    return start(dir, name, LedgerWorker.class, args);
+  }
+
+  /** A JVM running {@code main}'s main method with {@code worker=NAME} and {@code args}. */
+  static WorkerProcess start(Path dir, String name, Class<?> main, String... args)
+      throws IOException {
     String java =
         ProcessHandle.current()
             .info()
@@ -62,7 +68,7 @@ final class WorkerProcess implements AutoCloseable {
                 "-Djava.net.preferIPv4Stack=true",
                 "-cp",
                 System.getProperty("java.class.path"),
-                LedgerWorker.class.getName(),
+                main.getName(),
                 "worker=" + name));
     cmd.addAll(List.of(args));
     Files.createDirectories(dir);
