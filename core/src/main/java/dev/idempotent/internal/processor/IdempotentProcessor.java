@@ -17,6 +17,7 @@ import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.Messager;
 import javax.annotation.processing.RoundEnvironment;
 import javax.annotation.processing.SupportedAnnotationTypes;
+import javax.annotation.processing.SupportedOptions;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
@@ -49,13 +50,24 @@ import javax.tools.StandardLocation;
  *       reads at start-up to report the recorded methods whose classes were not woven.
  * </ul>
  *
+ * <p>With {@code -Aidempotent.requireScope=true} it also fails the build for every {@code
+ * @Idempotent} without an explicit {@code scope}, naming the method: the default scope is the
+ * method's signature, which a rename or a new parameter changes, orphaning its records.
+ *
  * <p>{@code @SuppressWarnings("idempotent")} on a method or class turns the expression checks off
  * there (the runtime still checks on the first call). It claims no annotation, so other processors
  * still see {@code @Idempotent}.
  */
 @SupportedAnnotationTypes(IdempotentProcessor.ANNOTATION)
+@SupportedOptions(IdempotentProcessor.REQUIRE_SCOPE)
 public final class IdempotentProcessor extends AbstractProcessor {
   static final String ANNOTATION = "dev.idempotent.Idempotent";
+
+  /**
+   * The option ({@code -Aidempotent.requireScope=true}) that makes a missing or blank {@code scope}
+   * a build error, so that no record's scope depends on a method's name and parameters.
+   */
+  static final String REQUIRE_SCOPE = "idempotent.requireScope";
   private static final String KEY_RESOLVER = "dev.idempotent.KeyResolver";
 
   /**
@@ -108,6 +120,26 @@ public final class IdempotentProcessor extends AbstractProcessor {
     AnnotationValue key = value(values, "key");
     AnnotationValue payload = value(values, "payload");
     AnnotationValue resolver = value(values, "keyResolver");
+    AnnotationValue scope = value(values, "scope");
+    if ((scope == null || ((String) scope.getValue()).isBlank())
+        && Boolean.parseBoolean(processingEnv.getOptions().get(REQUIRE_SCOPE))) {
+      messager.printMessage(
+          Diagnostic.Kind.ERROR,
+          "@Idempotent on "
+              + owner.getQualifiedName()
+              + "."
+              + method.getSimpleName()
+              + " has no scope, and this build requires one ("
+              + REQUIRE_SCOPE
+              + "): name it, e.g. @Idempotent(scope = \""
+              + owner.getSimpleName().toString().toLowerCase(java.util.Locale.ROOT)
+              + "."
+              + method.getSimpleName()
+              + "\", ...), so that renaming the method or changing its parameters keeps its"
+              + " records",
+          method,
+          annotation);
+    }
     boolean expressionKey =
         resolver == null || isNamed((TypeMirror) resolver.getValue(), KEY_RESOLVER);
     boolean checked = !suppressed(method);

@@ -69,6 +69,48 @@ class IdempotentProcessorTest {
         out, new IdempotentProcessor(), Map.of("demo.Types", TYPES, "demo.Orders", orders));
   }
 
+  @Test
+  void withRequireScopeAMethodWithoutAScopeFailsTheBuildNamingIt() throws IOException {
+    String methods =
+        """
+          @Idempotent(key = "#id")
+          public String submit(String id) { return id; }
+
+          @Idempotent(scope = "orders.cancel", key = "#id")
+          public String cancel(String id) { return id; }
+
+          @Idempotent(scope = " ", key = "#id")
+          public String refund(String id) { return id; }
+        """;
+    String orders =
+        """
+        package demo;
+
+        import dev.idempotent.Idempotent;
+
+        public class Orders {
+        %s
+        }
+        """
+            .formatted(methods);
+    Compilation strict =
+        Compilation.of(
+            out.resolve("strict"),
+            new IdempotentProcessor(),
+            Map.of("demo.Orders", orders),
+            List.of("-A" + IdempotentProcessor.REQUIRE_SCOPE + "=true"));
+    assertThat(strict.errors()).as(strict.toString()).hasSize(2);
+    assertThat(message(strict.errors().get(0)))
+        .contains("demo.Orders.submit has no scope")
+        .contains("@Idempotent(scope = \"orders.submit\"");
+    assertThat(message(strict.errors().get(1))).contains("demo.Orders.refund has no scope");
+
+    Compilation lenient =
+        Compilation.of(
+            out.resolve("lenient"), new IdempotentProcessor(), Map.of("demo.Orders", orders));
+    assertThat(lenient.errors()).as(lenient.toString()).isEmpty();
+  }
+
   /** The line of the annotation in the Orders source above: its first line of {@code method}. */
   private static final long ANNOTATION_LINE = 7;
 
