@@ -21,6 +21,7 @@ public final class ScopeIds {
 
   /** What first planned an operation in each scope, by scope. */
   private static final ConcurrentHashMap<String, String> ORIGINS = new ConcurrentHashMap<>();
+
   private static volatile boolean warnedFull;
 
   private ScopeIds() {}

@@ -2,16 +2,16 @@ package dev.idempotent.http;
 
 /**
  * Decides what of a response is recorded, and so what every repeat of its request is sent: drop a
- * one-time secret from the body, a header the application sets per response, or record nothing.
- * The first request's client always gets the response as the application wrote it.
+ * one-time secret from the body, a header the application sets per response, or record nothing. The
+ * first request's client always gets the response as the application wrote it.
  *
  * <p>It is called once per recorded response, after the rule's header list ({@link
  * IdempotencyRule#replayedHeaders()}) has been applied: by default only representation headers are
  * recorded, and cookies, authentication, hop-by-hop and framing headers ({@link
  * IdempotencyRule#NEVER_REPLAYED}) never are, even when a sanitiser puts them back. The sanitised
  * response must keep the status (a repeat is answered as the first request was); one with another
- * status, or an exception from the sanitiser, is not recorded: the key is released (logged at
- * WARN) and a retry runs again.
+ * status, or an exception from the sanitiser, is not recorded: the key is released (logged at WARN)
+ * and a retry runs again.
  */
 @FunctionalInterface
 public interface ResponseSanitizer {

@@ -86,8 +86,7 @@ class ResponseSanitizerTest {
     assertThat(again.kind()).isEqualTo(HttpResult.Kind.REPLAY);
     assertThat(again.replayed().status()).isEqualTo(201);
     assertThat(body(again.replayed())).isEqualTo("secret=(shown once)");
-    assertThat(again.replayed().headers())
-        .containsExactly(Map.entry("Content-Type", "text/plain"));
+    assertThat(again.replayed().headers()).containsExactly(Map.entry("Content-Type", "text/plain"));
     assertThat(runs).hasValue(1);
   }
 

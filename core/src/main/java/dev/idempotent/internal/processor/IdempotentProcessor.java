@@ -50,9 +50,9 @@ import javax.tools.StandardLocation;
  *       reads at start-up to report the recorded methods whose classes were not woven.
  * </ul>
  *
- * <p>With {@code -Aidempotent.requireScope=true} it also fails the build for every {@code
- * @Idempotent} without an explicit {@code scope}, naming the method: the default scope is the
- * method's signature, which a rename or a new parameter changes, orphaning its records.
+ * <p>With {@code -Aidempotent.requireScope=true} it also fails the build for every
+ * {@code @Idempotent} without an explicit {@code scope}, naming the method: the default scope is
+ * the method's signature, which a rename or a new parameter changes, orphaning its records.
  *
  * <p>{@code @SuppressWarnings("idempotent")} on a method or class turns the expression checks off
  * there (the runtime still checks on the first call). It claims no annotation, so other processors
@@ -68,6 +68,7 @@ public final class IdempotentProcessor extends AbstractProcessor {
    * a build error, so that no record's scope depends on a method's name and parameters.
    */
   static final String REQUIRE_SCOPE = "idempotent.requireScope";
+
   private static final String KEY_RESOLVER = "dev.idempotent.KeyResolver";
 
   /**
