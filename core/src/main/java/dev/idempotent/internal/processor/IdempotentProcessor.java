@@ -1,5 +1,6 @@
 package dev.idempotent.internal.processor;
 
+import dev.idempotent.internal.DeferredTypes;
 import dev.idempotent.internal.WovenMethods;
 import dev.idempotent.internal.expression.ExpressionException;
 import dev.idempotent.internal.expression.KeyExpression;
@@ -38,6 +39,10 @@ import javax.tools.StandardLocation;
  * {@code idempotent-core} is on the class path, and for every {@code @Idempotent} method
  *
  * <ul>
+ *   <li>fails the build when the method returns a deferred or one-shot container the library cannot
+ *       record ({@link DeferredTypes}: a {@code Stream}, an {@code Iterator}, a {@code Future} that
+ *       is not a {@code CompletionStage}, a {@code Publisher} that is not a {@code Mono} or {@code
+ *       Flux}, a Kotlin {@code Flow}...), naming the type and what to return;
  *   <li>fails the build when the method is abstract (an interface or abstract method is never
  *       woven: AspectJ weaves the body of the implementing method, so the annotation belongs
  *       there);
@@ -116,6 +121,19 @@ public final class IdempotentProcessor extends AbstractProcessor {
           annotation);
       return;
     }
+    String refusal = refusedResult(method);
+    if (refusal != null) {
+      messager.printMessage(
+          Diagnostic.Kind.ERROR,
+          "@Idempotent on "
+              + owner.getQualifiedName()
+              + "."
+              + method.getSimpleName()
+              + ": "
+              + refusal,
+          method,
+          annotation);
+    }
     Map<? extends ExecutableElement, ? extends AnnotationValue> values =
         annotation.getElementValues();
     AnnotationValue key = value(values, "key");
@@ -155,6 +173,28 @@ public final class IdempotentProcessor extends AbstractProcessor {
             processingEnv.getElementUtils().getBinaryName(owner).toString(),
             method.getSimpleName().toString(),
             parameterTypes(method)));
+  }
+
+  /** Why the method's result type cannot be recorded ({@link DeferredTypes}), or null. */
+  private String refusedResult(ExecutableElement method) {
+    TypeMirror returned = method.getReturnType();
+    if (!(returned instanceof DeclaredType declared)) {
+      return null;
+    }
+    Set<String> names = new java.util.HashSet<>();
+    java.util.ArrayDeque<TypeMirror> todo = new java.util.ArrayDeque<>();
+    todo.add(declared);
+    while (!todo.isEmpty()) {
+      TypeMirror t = todo.poll();
+      if (t instanceof DeclaredType d && d.asElement() instanceof TypeElement e) {
+        if (names.add(processingEnv.getElementUtils().getBinaryName(e).toString())) {
+          todo.addAll(processingEnv.getTypeUtils().directSupertypes(t));
+        }
+      }
+    }
+    TypeElement type = (TypeElement) declared.asElement();
+    return DeferredTypes.refusal(
+        processingEnv.getElementUtils().getBinaryName(type).toString(), names);
   }
 
   private void checkExpression(

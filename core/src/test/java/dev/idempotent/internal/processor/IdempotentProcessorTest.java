@@ -70,6 +70,35 @@ class IdempotentProcessorTest {
   }
 
   @Test
+  void aDeferredResultTheLibraryCannotRecordFailsTheBuildNamingTheType() throws IOException {
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "#id")
+              public java.util.stream.Stream<String> lines(String id) { return null; }
+
+              @Idempotent(key = "#id")
+              public java.util.concurrent.FutureTask<String> task(String id) { return null; }
+
+              @Idempotent(key = "#id")
+              public java.util.concurrent.CompletableFuture<String> stage(String id) { return null; }
+
+              @Idempotent(key = "#id")
+              public java.util.List<String> list(String id) { return null; }
+            """);
+    assertThat(c.errors()).as(c.toString()).hasSize(2);
+    assertThat(message(c.errors().get(0)))
+        .contains("demo.Orders.lines")
+        .contains("java.util.stream.Stream")
+        .contains("return a List");
+    assertThat(message(c.errors().get(1)))
+        .contains("demo.Orders.task")
+        .contains("java.util.concurrent.FutureTask")
+        .contains("(java.util.concurrent.Future)")
+        .contains("return a CompletionStage");
+  }
+
+  @Test
   void withRequireScopeAMethodWithoutAScopeFailsTheBuildNamingIt() throws IOException {
     String methods =
         """
