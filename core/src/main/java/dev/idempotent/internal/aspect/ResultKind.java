@@ -37,6 +37,17 @@ enum ResultKind {
    * @throws IdempotencyConfigurationException for a deferred type that is not supported
    */
   static ResultKind of(Method method, String where) {
+    Class<?>[] parameters = method.getParameterTypes();
+    if (parameters.length > 0
+        && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+      throw new IdempotencyConfigurationException(
+          where
+              + ": it is a Kotlin suspend function, whose result arrives through its continuation"
+              + " and is not supported yet, so it is refused rather than recorded as a"
+              + " suspension marker; protect a non-suspend function, or call"
+              + " Idempotency.executeDeferred from the coroutine (kotlinx.coroutines' future {}"
+              + " and await())");
+    }
     Class<?> type = method.getReturnType();
     if (CompletionStage.class.isAssignableFrom(type)) {
       return STAGE;
