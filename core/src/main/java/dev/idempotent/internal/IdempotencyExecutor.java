@@ -129,6 +129,7 @@ public final class IdempotencyExecutor {
     this.listener = config.listener();
     this.listening = listener != IdempotencyListener.NO_OP;
     this.deferred = new DeferredCalls(this);
+    OwnerTokens.prepare();
   }
 
   /** The same protocol for work whose result arrives later, without blocking. */
