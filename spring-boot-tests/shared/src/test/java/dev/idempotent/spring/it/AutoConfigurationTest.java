@@ -11,10 +11,7 @@ import dev.idempotent.IdempotencyListener;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
-import dev.idempotent.spring.IdempotencyActuatorAutoConfiguration;
-import dev.idempotent.spring.IdempotencyAutoConfiguration;
 import dev.idempotent.spring.IdempotencyProblemDetails;
-import dev.idempotent.spring.IdempotencyWebMvcAutoConfiguration;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -34,9 +30,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 class AutoConfigurationTest {
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
-          .withConfiguration(
-              AutoConfigurations.of(
-                  IdempotencyAutoConfiguration.class, IdempotencyActuatorAutoConfiguration.class))
+          .withConfiguration(StarterAutoConfigurations.all())
           .withBean(Greeter.class);
 
   @Test
@@ -80,7 +74,8 @@ class AutoConfigurationTest {
             context ->
                 assertThat(context)
                     .getFailure()
-                    .hasStackTraceContaining("idempotent.codec.type=xml is not a codec"));
+                    .hasStackTraceContaining(
+                        "Failed to bind properties under 'idempotent.codec.type'"));
   }
 
   @Test
@@ -257,10 +252,7 @@ class AutoConfigurationTest {
   @Test
   void problemDetailsAndTheFilterAreForServletApplications() {
     WebApplicationContextRunner web =
-        new WebApplicationContextRunner()
-            .withConfiguration(
-                AutoConfigurations.of(
-                    IdempotencyAutoConfiguration.class, IdempotencyWebMvcAutoConfiguration.class));
+        new WebApplicationContextRunner().withConfiguration(StarterAutoConfigurations.all());
     web.run(
         context -> {
           assertThat(context).hasSingleBean(IdempotencyProblemDetails.class);
