@@ -3,6 +3,9 @@ package dev.idempotent.spring.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,6 +49,30 @@ class PropertyValidationTest {
         .contains(value)
         .contains("The following values are valid")
         .contains(allowed1, allowed2, allowed3);
+  }
+
+  @Test
+  void theReportInTheDocsIsTheOneBootPrints(CapturedOutput output) throws IOException {
+    String marker =
+        "<!-- tested-by: spring-boot-tests/shared/src/test/java/dev/idempotent/spring/it/"
+            + "PropertyValidationTest.java -->";
+    String doc =
+        Files.readString(
+            Path.of("").toAbsolutePath().getParent().getParent().resolve("docs/spring-boot.md"));
+    int at = doc.indexOf(marker);
+    assertThat(at).as("the marker in docs/spring-boot.md").isNotNegative();
+    int open = doc.indexOf("```\n", at) + 4;
+    String block = doc.substring(open, doc.indexOf("```", open));
+    SpringApplicationBuilder application =
+        new SpringApplicationBuilder(Application.class)
+            .web(WebApplicationType.NONE)
+            .properties("idempotent.on-store-failure=sometimes");
+    assertThatThrownBy(application::run).isNotNull();
+    for (String line : block.split("\n")) {
+      if (!line.isBlank() && !line.strip().equals("...")) {
+        assertThat(output).as("the documented line '%s'", line).contains(line.strip());
+      }
+    }
   }
 
   @Test
