@@ -11,7 +11,9 @@ import dev.idempotent.IdempotencyListener;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
+import dev.idempotent.spring.IdempotencyEndpoint;
 import dev.idempotent.spring.IdempotencyProblemDetails;
+import dev.idempotent.web.IdempotencyFilter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -222,6 +225,19 @@ class AutoConfigurationTest {
   }
 
   @Test
+  void withoutTheActuatorThereIsNoHealthComponentAndNoEndpoint() {
+    runner.run(context -> assertThat(context).hasSingleBean(IdempotencyEndpoint.class));
+    runner
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).doesNotHaveBean("idempotencyHealthIndicator");
+              assertThat(context).doesNotHaveBean(IdempotencyEndpoint.class);
+            });
+  }
+
+  @Test
   void anUnreachableRedisFailsStartUpWithTheReason() {
     runner
         .withPropertyValues(
@@ -260,6 +276,13 @@ class AutoConfigurationTest {
         });
     web.withPropertyValues("idempotent.web.paths=/api/*", "idempotent.web.key=required")
         .run(context -> assertThat(context).hasSingleBean(FilterRegistrationBean.class));
+    web.withPropertyValues("idempotent.web.paths=/api/*")
+        .withClassLoader(new FilteredClassLoader(IdempotencyFilter.class))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+            });
     web.withPropertyValues("idempotent.problem-details.enabled=false")
         .run(context -> assertThat(context).doesNotHaveBean(IdempotencyProblemDetails.class));
     runner.run(context -> assertThat(context).doesNotHaveBean(IdempotencyProblemDetails.class));

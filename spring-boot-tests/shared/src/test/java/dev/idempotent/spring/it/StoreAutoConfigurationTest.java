@@ -207,6 +207,21 @@ class StoreAutoConfigurationTest {
   }
 
   @Test
+  void aUrlOfItsOwnGivesTheJdbcStoreAPoolOfItsOwn() {
+    runner
+        .withPropertyValues("idempotent.jdbc.url=" + TestServices.postgres())
+        .run(
+            context -> {
+              assertThat(context).hasSingleBean(IdempotencyStore.class);
+              IdempotencyStore store = context.getBean(IdempotencyStore.class);
+              assertThat(store).isInstanceOf(JdbcIdempotencyStore.class);
+              String name = UUID.randomUUID().toString();
+              context.getBean(Greeter.class).greet(name);
+              assertThat(store.read(RecordKey.of("greet", name))).isPresent();
+            });
+  }
+
+  @Test
   void aChosenStoreWithNothingToConnectToFailsStartUpSayingWhatIsMissing() {
     runner
         .withPropertyValues("idempotent.store=jdbc")
