@@ -383,7 +383,7 @@ public class IdempotencyProperties {
    */
   public Map<String, String> settings() {
     Map<String, String> s = new LinkedHashMap<>(PropertiesConfigLoader.settings());
-    put(s, "store", store == null ? null : store.settingValue());
+    put(s, "store", store);
     put(s, "ttl", ttl);
     put(s, "lease", lease);
     put(s, "wait-timeout", waitTimeout);

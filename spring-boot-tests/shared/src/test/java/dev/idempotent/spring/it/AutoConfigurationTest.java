@@ -228,7 +228,10 @@ class AutoConfigurationTest {
   void withoutTheActuatorThereIsNoHealthComponentAndNoEndpoint() {
     runner.run(context -> assertThat(context).hasSingleBean(IdempotencyEndpoint.class));
     runner
-        .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+        // the actuator, and Boot 4's health module (Boot 3's health types are the actuator's)
+        .withClassLoader(
+            new FilteredClassLoader(
+                "org.springframework.boot.actuate", "org.springframework.boot.health"))
         .run(
             context -> {
               assertThat(context).hasNotFailed();
