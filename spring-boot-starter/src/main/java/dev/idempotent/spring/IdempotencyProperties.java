@@ -97,6 +97,16 @@ public class IdempotencyProperties {
     }
   }
 
+  /** What a Redis completion does when its replicas did not acknowledge it in time. */
+  public enum OnSyncTimeout {
+    /** Log a warning; the call succeeds (the default). */
+    WARN,
+    /**
+     * The call fails with IdempotencyStoreException after its method ran (an ambiguous outcome).
+     */
+    FAIL
+  }
+
   /** The result codecs {@code idempotent.codec.type} can name. */
   public enum CodecType {
     /** Java serialization, read back only for classes on an allow-list (the default). */
@@ -159,6 +169,9 @@ public class IdempotencyProperties {
     /** How long to wait for those replicas (1s). */
     private Duration syncTimeout;
 
+    /** What a completion does when its WAIT times out: warn (the default) or fail. */
+    private OnSyncTimeout onSyncTimeout;
+
     public String getAddress() {
       return address;
     }
@@ -213,6 +226,14 @@ public class IdempotencyProperties {
 
     public void setSyncTimeout(Duration syncTimeout) {
       this.syncTimeout = syncTimeout;
+    }
+
+    public OnSyncTimeout getOnSyncTimeout() {
+      return onSyncTimeout;
+    }
+
+    public void setOnSyncTimeout(OnSyncTimeout onSyncTimeout) {
+      this.onSyncTimeout = onSyncTimeout;
     }
   }
 
@@ -401,6 +422,7 @@ public class IdempotencyProperties {
     put(s, "redisson.key-prefix", redisson.keyPrefix);
     put(s, "redisson.sync-replicas", redisson.syncReplicas);
     put(s, "redisson.sync-timeout", redisson.syncTimeout);
+    put(s, "redisson.on-sync-timeout", redisson.onSyncTimeout);
     put(s, "jdbc.url", jdbc.url);
     put(s, "jdbc.username", jdbc.username);
     put(s, "jdbc.password", jdbc.password);

@@ -2,6 +2,7 @@ package dev.idempotent.spring;
 
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.redisson.RedissonIdempotencyStore;
+import dev.idempotent.redisson.ReplicaSyncTimeout;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spring.internal.StoreConditions;
 import dev.idempotent.spring.internal.StoresFromSettings;
@@ -70,7 +71,13 @@ public class IdempotencyRedissonStoreAutoConfiguration {
       Integer replicas = settings.getSyncReplicas();
       if (replicas != null && replicas > 0) {
         Duration timeout = settings.getSyncTimeout();
-        b = b.syncReplicas(replicas, timeout == null ? Duration.ofSeconds(1) : timeout);
+        b =
+            b.syncReplicas(
+                replicas,
+                timeout == null ? Duration.ofSeconds(1) : timeout,
+                settings.getOnSyncTimeout() == IdempotencyProperties.OnSyncTimeout.FAIL
+                    ? ReplicaSyncTimeout.FAIL
+                    : ReplicaSyncTimeout.WARN);
       }
       try {
         IdempotencyStore store = b.build();
