@@ -20,6 +20,8 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -57,7 +59,9 @@ import org.redisson.config.Config;
  *
  * <p>The variants of a cell run one after another (unprotected, library, hand-written), and that is
  * repeated; the report gives, per cell, the median and range over the repetitions of throughput,
- * p50 and p99, and of the per-repetition ratios library/hand-written.
+ * p50 and p99, and of the per-repetition ratios library/hand-written. Defaults: every variant first
+ * warmed up 5 s, then per cell 2 s of warm-up and 4 s measured, 3 rounds (about 8 minutes with both
+ * stores); {@code --long}: 15 s, then 5 s and 10 s per cell (about 20 minutes).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.HttpCostRun
@@ -93,7 +97,7 @@ public final class HttpCostRun {
   }
 
   /** One measurement: requests answered in the measured window and their latencies. */
-  record Measurement(long requests, double seconds, Histogram latencies) {
+  record Measurement(long requests, double seconds, Histogram latencies, long gcMillis) {
     double throughput() {
       return requests / seconds;
     }
@@ -152,9 +156,9 @@ public final class HttpCostRun {
   }
 
   public static void main(String[] args) throws Exception {
-    double warmup = 1;
+    double warmup = 2;
     double measure = 4;
-    double firstWarmup = 2;
+    double firstWarmup = 5;
     int rounds = 3;
     List<String> stores = List.of("memory", "redis");
     List<Mode> modes = List.of(Mode.FRESH, Mode.REPLAY);
@@ -165,7 +169,7 @@ public final class HttpCostRun {
         case "--long" -> {
           warmup = 5;
           measure = 10;
-          firstWarmup = 10;
+          firstWarmup = 15;
         }
         case "--warmup" -> warmup = Double.parseDouble(value(args, ++i, arg));
         case "--measure" -> measure = Double.parseDouble(value(args, ++i, arg));
@@ -240,13 +244,14 @@ public final class HttpCostRun {
       HttpCostRun run = new HttpCostRun(connector.getLocalPort());
       System.out.printf(
           Locale.ROOT,
-          "HttpCostRun %s: Jetty %s on 127.0.0.1:%d, Java %s, %d cores; warm-up %.0f s and %.0f s"
-              + " measured per cell, %d rounds; Redis %s%n",
+          "HttpCostRun %s: Jetty %s on 127.0.0.1:%d, Java %s, %d cores; first warm-up %.0f s per"
+              + " variant, then warm-up %.0f s and %.0f s measured per cell, %d rounds; Redis %s%n",
           Instant.now(),
           Server.getVersion(),
           run.port,
           Runtime.version(),
           Runtime.getRuntime().availableProcessors(),
+          firstWarmup,
           warmup,
           measure,
           rounds,
@@ -275,7 +280,7 @@ public final class HttpCostRun {
                 System.out.printf(
                     Locale.ROOT,
                     "%s %s %2d conn round %d %-20s %,10.0f req/s  p50 %8.1f µs  p99 %8.1f µs"
-                        + "  p99.9 %8.1f µs%n",
+                        + "  p99.9 %8.1f µs  GC %4d ms%n",
                     store,
                     mode.label(),
                     connectionCount,
@@ -284,7 +289,8 @@ public final class HttpCostRun {
                     m.throughput(),
                     m.p50Micros(),
                     m.p99Micros(),
-                    m.p999Micros());
+                    m.p999Micros(),
+                    m.gcMillis());
               }
             }
             results.put(cell, byVariant);
@@ -429,6 +435,7 @@ public final class HttpCostRun {
               window[1] = window[0] + (long) (measure * 1e9);
             });
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    long gcBefore = gcMillis();
     Thread[] threads = new Thread[n];
     for (int t = 0; t < n; t++) {
       int thread = t;
@@ -489,7 +496,16 @@ public final class HttpCostRun {
       all.add(histograms[t]);
       requests += counts[t];
     }
-    return new Measurement(requests, measure, all);
+    return new Measurement(requests, measure, all, gcMillis() - gcBefore);
+  }
+
+  /** The time this JVM's collectors have spent collecting so far (warm-up included). */
+  private static long gcMillis() {
+    long total = 0;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      total += Math.max(0, gc.getCollectionTime());
+    }
+    return total;
   }
 
   private static void report(Map<Cell, Map<Variant, List<Measurement>>> results) {
