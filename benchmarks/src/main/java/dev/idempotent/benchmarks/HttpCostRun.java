@@ -67,7 +67,7 @@ import org.redisson.config.Config;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.HttpCostRun
- *     [--long] [--warmup S] [--measure S] [--rounds N] [--stores memory,redis]
+ *     [--long] [--first-warmup S] [--warmup S] [--measure S] [--rounds N] [--stores memory,redis]
  *     [--modes fresh,replay] [--connections 1,16]
  * </pre>
  */
@@ -181,6 +181,7 @@ public final class HttpCostRun {
           measure = 10;
           firstWarmup = 15;
         }
+        case "--first-warmup" -> firstWarmup = Double.parseDouble(value(args, ++i, arg));
         case "--warmup" -> warmup = Double.parseDouble(value(args, ++i, arg));
         case "--measure" -> measure = Double.parseDouble(value(args, ++i, arg));
         case "--rounds" -> rounds = Integer.parseInt(value(args, ++i, arg));
@@ -199,7 +200,8 @@ public final class HttpCostRun {
             throw new IllegalArgumentException(
                 "unknown option '"
                     + arg
-                    + "': use --long, --warmup S, --measure S, --rounds N, --stores memory,redis,"
+                    + "': use --long, --first-warmup S, --warmup S, --measure S, --rounds N,"
+                    + " --stores memory,redis,"
                     + " --modes fresh,replay, --connections 1,16");
       }
     }
