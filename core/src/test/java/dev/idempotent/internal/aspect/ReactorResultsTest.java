@@ -55,10 +55,13 @@ class ReactorResultsTest {
     final AtomicInteger runs = new AtomicInteger();
     volatile Mono<String> next;
 
+    // docs/reactive.md: a Mono method (begin)
     @Idempotent(key = "#id")
     Mono<String> pay(String id) {
       return Mono.fromSupplier(() -> "paid " + id + " #" + runs.incrementAndGet());
     }
+
+    // docs/reactive.md: a Mono method (end)
 
     @Idempotent(key = "#id")
     Mono<Void> nothing(String id) {
