@@ -99,6 +99,16 @@ final class ConformanceHandler implements WebHandler {
         res.setStatusCode(HttpStatusCode.valueOf(Integer.parseInt(param(exchange, "code"))));
         return text(res, "text/plain", "status run " + n);
       }
+      case "/block" -> {
+        // blocks the event loop on purpose (EventLoopBlockingTest checks that it is seen)
+        count(path);
+        try {
+          Thread.sleep(1);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return text(res, "text/plain", "blocked");
+      }
       case "/throw" -> {
         count(path);
         return Mono.error(new IllegalStateException("the application failed"));
