@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.Redisson;
 import org.redisson.config.Config;
+import org.springframework.http.server.reactive.HttpHandler;
 import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
 import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
 import reactor.blockhound.BlockHound;
@@ -110,15 +111,17 @@ class EventLoopBlockingTest {
                     .build())
             .build();
     ConformanceHandler app = new ConformanceHandler();
+    // docs/web.md: installing the web filter (begin)
+    HttpHandler handler =
+        WebHttpHandlerBuilder.webHandler(app)
+            .filter(IdempotencyWebFilter.builder(protocol).build())
+            .build();
+    // docs/web.md: installing the web filter (end)
     DisposableServer server =
         HttpServer.create()
             .host("127.0.0.1")
             .port(0)
-            .handle(
-                new ReactorHttpHandlerAdapter(
-                    WebHttpHandlerBuilder.webHandler(app)
-                        .filter(IdempotencyWebFilter.builder(protocol).build())
-                        .build()))
+            .handle(new ReactorHttpHandlerAdapter(handler))
             .bindNow();
     try {
       URI base = URI.create("http://127.0.0.1:" + server.port());
