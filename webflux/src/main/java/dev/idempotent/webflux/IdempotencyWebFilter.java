@@ -229,14 +229,19 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     BufferedExchange buffered = new BufferedExchange(exchange, body, response, codecs);
     return Mono.deferContextual(
             context ->
-                Mono.fromCompletionStage(
-                    protocol.executeDeferred(
-                        admission,
-                        request.getURI().getRawQuery(),
-                        request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE),
-                        body,
-                        () -> subject,
-                        () -> run(chain, buffered, response, context))))
+                // a cancelled request (the client went away) leaves the protocol's stage alone:
+                // the work runs to its end and is recorded for the client's retry
+                Mono.fromFuture(
+                    protocol
+                        .executeDeferred(
+                            admission,
+                            request.getURI().getRawQuery(),
+                            request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE),
+                            body,
+                            () -> subject,
+                            () -> run(chain, buffered, response, context))
+                        .toCompletableFuture(),
+                    true))
         .flatMap(result -> send(result, exchange.getResponse(), response));
   }
 
