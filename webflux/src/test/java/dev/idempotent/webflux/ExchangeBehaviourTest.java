@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.http.codec.multipart.FormFieldPart;
 import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.WebFilter;
@@ -36,13 +37,15 @@ import reactor.util.context.Context;
 
 /**
  * What only the WebFlux filter has to get right, on Reactor Netty: the subscriber's Reactor context
- * reaches the application, and a client that goes away does not cancel the work once it runs.
+ * reaches the application, a client that goes away does not cancel the work once it runs, and the
+ * application parses multipart data from the body the filter read.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExchangeBehaviourTest {
   private final AtomicInteger slowRuns = new AtomicInteger();
   private final AtomicInteger slowStarts = new AtomicInteger();
+  private final AtomicInteger uploadRuns = new AtomicInteger();
   private final HttpClient http = HttpConformanceSuite.client(null);
   private IdempotencyStore store;
   private DisposableServer server;
@@ -73,6 +76,17 @@ class ExchangeBehaviourTest {
                 Mono.fromRunnable(slowStarts::incrementAndGet)
                     .then(Mono.delay(Duration.ofMillis(600)))
                     .flatMap(t -> write(res, "slow run " + slowRuns.incrementAndGet()));
+            case "/api/upload" ->
+                exchange
+                    .getMultipartData()
+                    .flatMap(
+                        parts ->
+                            write(
+                                res,
+                                "item "
+                                    + ((FormFieldPart) parts.getFirst("item")).value()
+                                    + ", upload run "
+                                    + uploadRuns.incrementAndGet()));
             default -> write(res, "other");
           };
         };
@@ -136,6 +150,29 @@ class ExchangeBehaviourTest {
     assertThat(retry.headers().firstValue(HttpIdempotency.REPLAYED_HEADER)).hasValue("true");
     assertThat(slowRuns.get()).isEqualTo(1);
     assertThat(slowStarts.get()).isEqualTo(1);
+  }
+
+  /** The filter read the body; the application still gets multipart data parsed from it. */
+  @Test
+  void multipartDataIsParsedFromTheBodyTheFilterRead() throws Exception {
+    String key = UUID.randomUUID().toString();
+    String body =
+        "--b0undary\r\n"
+            + "Content-Disposition: form-data; name=\"item\"\r\n\r\n"
+            + "book\r\n"
+            + "--b0undary--\r\n";
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/api/upload"))
+            .timeout(Duration.ofSeconds(30))
+            .header("Idempotency-Key", key)
+            .header("Content-Type", "multipart/form-data; boundary=b0undary")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build();
+    HttpResponse<String> first = http.send(request, HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> again = http.send(request, HttpResponse.BodyHandlers.ofString());
+    assertThat(first.body()).isEqualTo("item book, upload run 1");
+    assertThat(again.body()).isEqualTo("item book, upload run 1");
+    assertThat(again.headers().firstValue(HttpIdempotency.REPLAYED_HEADER)).hasValue("true");
   }
 
   private static Mono<Void> write(ServerHttpResponse res, String text) {
