@@ -6,6 +6,8 @@ open module dev.idempotent.tck {
   requires transitive dev.idempotent.core;
   requires transitive org.junit.jupiter.api;
   requires org.assertj.core;
+  requires static reactor.blockhound; // NonBlockingPathCheck only
+  requires static reactor.core;
 
   exports dev.idempotent.tck;
 }

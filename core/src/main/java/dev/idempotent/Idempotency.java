@@ -420,6 +420,17 @@ public final class Idempotency {
   }
 
   /**
+   * The scopes this JVM has planned operations in so far (on a first call, or on {@link #prepare}),
+   * sorted, each with what first planned it ({@code "@Idempotent on A.b(C)"}, or a policy or rule
+   * built in code). An operator compares it across a deploy: a scope that disappears orphans its
+   * records (see docs/guarantees.md on scopes that survive refactoring). The Spring Boot Actuator
+   * endpoint lists it.
+   */
+  public static java.util.SortedMap<String, String> scopesInUse() {
+    return dev.idempotent.internal.ScopeIds.inUse();
+  }
+
+  /**
    * Runs {@code body} at most once per {@code key}, with no payload check.
    *
    * @throws Exception what {@code body} threw (unchanged), a recorded failure, or an {@link

@@ -34,8 +34,13 @@ class ReplaySignalTest {
 
     assertThat(idempotency.execute(policy, "k", () -> submit("a"))).isEqualTo("receipt-a-1");
     assertThat(Idempotency.lastCallReplayed()).isFalse();
-    assertThat(idempotency.execute(policy, "k", () -> submit("a"))).isEqualTo("receipt-a-1");
-    assertThat(Idempotency.lastCallReplayed()).isTrue();
+    // docs/programmatic-api.md: replay signal (begin)
+    String receipt = idempotency.execute(policy, "k", () -> submit("a"));
+    boolean replayed =
+        Idempotency.lastCallReplayed(); // true: a recorded outcome, the body did not run
+    // docs/programmatic-api.md: replay signal (end)
+    assertThat(receipt).isEqualTo("receipt-a-1");
+    assertThat(replayed).isTrue();
     assertThat(idempotency.execute(policy, "other", () -> submit("b"))).isEqualTo("receipt-b-2");
     assertThat(Idempotency.lastCallReplayed()).isFalse();
   }
@@ -102,6 +107,22 @@ class ReplaySignalTest {
                 .join())
         .isEqualTo("receipt-s-1");
     assertThat(Idempotency.lastCallReplayed()).isTrue();
+  }
+
+  @Test
+  void theDocumentedHookMarksReplayedStrings() throws Exception {
+    // docs/programmatic-api.md: replay hook (begin)
+    IdempotencyConfig config =
+        IdempotencyConfig.builder()
+            .defaultStore(store)
+            .replayHook((scope, value) -> value instanceof String s ? s + " (replayed)" : value)
+            .build();
+    // docs/programmatic-api.md: replay hook (end)
+    Idempotency idempotency = Idempotency.create(config);
+    IdempotencyPolicy policy = IdempotencyPolicy.builder("hook.documented").build();
+    assertThat(idempotency.execute(policy, "k", () -> submit("a"))).isEqualTo("receipt-a-1");
+    assertThat(idempotency.execute(policy, "k", () -> submit("a")))
+        .isEqualTo("receipt-a-1 (replayed)");
   }
 
   @Test

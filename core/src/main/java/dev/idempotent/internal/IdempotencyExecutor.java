@@ -129,6 +129,7 @@ public final class IdempotencyExecutor {
     this.listener = config.listener();
     this.listening = listener != IdempotencyListener.NO_OP;
     this.deferred = new DeferredCalls(this);
+    OwnerTokens.prepare();
   }
 
   /** The same protocol for work whose result arrives later, without blocking. */
@@ -596,6 +597,17 @@ public final class IdempotencyExecutor {
       OperationPlan plan, RecordKey key, String owner, byte[] bytes, Throwable e, long start) {
     emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
     if (e instanceof OutcomeNotRecordedException notRecorded) {
+      if (notRecorded.isUnconfirmed()) {
+        LOG.warn("the outcome of {} was recorded but not confirmed: {}", key, e.getMessage());
+        throw new IdempotencyStoreException(
+            "the method ran and its outcome was recorded, but not as durably as the store was"
+                + " configured to make sure of, so the call fails: treat its outcome as unknown ("
+                + notRecorded.getMessage()
+                + ")",
+            key.scope(),
+            key.redactedKey(),
+            notRecorded);
+      }
       if (notRecorded.failsTheCall()) {
         LOG.warn(
             "the outcome of {} could not be recorded where it belongs, so the call fails and the"

@@ -28,6 +28,15 @@ public final class OwnerTokens {
   private OwnerTokens() {}
 
   /**
+   * Draws the random prefix now, if not yet done: seeding {@code SecureRandom} reads the system's
+   * entropy source, a blocking call that must not happen on an event loop at a deferred call's
+   * first claim. Called when an executor is created.
+   */
+  static void prepare() {
+    // loading the class ran its static initializer
+  }
+
+  /**
    * The next token: the prefix and the number in decimal, built in one exactly sized string (a
    * base-36 number would go through a 65-byte scratch array and a second copy on every claim).
    */

@@ -14,10 +14,14 @@ import org.slf4j.LoggerFactory;
  * application's code and configuration only; past {@value #MAX_SCOPES} scopes it stops growing and
  * says so once (a program that makes scopes from data should make keys instead).
  */
-final class ScopeIds {
+public final class ScopeIds {
   static final int MAX_SCOPES = 100_000;
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
   private static final ConcurrentHashMap<Long, String> SCOPES = new ConcurrentHashMap<>();
+
+  /** What first planned an operation in each scope, by scope. */
+  private static final ConcurrentHashMap<String, String> ORIGINS = new ConcurrentHashMap<>();
+
   private static volatile boolean warnedFull;
 
   private ScopeIds() {}
@@ -49,6 +53,7 @@ final class ScopeIds {
       }
       known = SCOPES.putIfAbsent(id, scope);
       if (known == null) {
+        ORIGINS.put(scope, where == null ? "a policy or rule built in code" : where);
         return;
       }
     }
@@ -65,9 +70,19 @@ final class ScopeIds {
     }
   }
 
+  /**
+   * The scopes operations were planned in so far in this JVM (on a first call or a {@code
+   * prepare}), sorted, each with what first planned it: {@code "@Idempotent on A.b(C)"}, or a
+   * policy or rule built in code.
+   */
+  public static java.util.SortedMap<String, String> inUse() {
+    return java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(ORIGINS));
+  }
+
   /** For tests: forgets every scope. */
   static void clear() {
     SCOPES.clear();
+    ORIGINS.clear();
     warnedFull = false;
   }
 }

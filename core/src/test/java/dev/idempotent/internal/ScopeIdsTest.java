@@ -1,5 +1,6 @@
 package dev.idempotent.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,5 +26,16 @@ class ScopeIdsTest {
         .hasMessageContaining("'test.scope-ids.second'")
         .hasMessageContaining("'test.scope-ids.first'")
         .hasMessageContaining("rename one of them");
+  }
+
+  @Test
+  void theScopesInUseAreListedWithWhatFirstPlannedThem() {
+    ScopeIds.register("test.scope-ids.listed", "@Idempotent on demo.Orders.submit(String)");
+    ScopeIds.register("test.scope-ids.listed", "@Idempotent on demo.Orders.other(String)");
+    ScopeIds.register("test.scope-ids.policy", null);
+
+    assertThat(dev.idempotent.Idempotency.scopesInUse())
+        .containsEntry("test.scope-ids.listed", "@Idempotent on demo.Orders.submit(String)")
+        .containsEntry("test.scope-ids.policy", "a policy or rule built in code");
   }
 }

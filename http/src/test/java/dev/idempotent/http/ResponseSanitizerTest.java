@@ -90,6 +90,35 @@ class ResponseSanitizerTest {
     assertThat(runs).hasValue(1);
   }
 
+  /** Replaces the secret in a body such as {@code secret=...} by a placeholder. */
+  private static byte[] redactSecret(byte[] body) {
+    return new String(body, StandardCharsets.UTF_8)
+        .replaceAll("secret=[^&]*", "secret=(shown once)")
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void theDocumentedSanitiserRedactsTheSecretOfEveryRepeat() {
+    // docs/web.md: sanitizer (begin)
+    IdempotencyRule rule =
+        IdempotencyRule.builder("api-keys")
+            .paths("/api-keys")
+            .sanitizer(
+                (method, path, response) ->
+                    new RecordedResponse(
+                        response.status(), response.headers(), redactSecret(response.body())))
+            .build();
+    // docs/web.md: sanitizer (end)
+    RecordedResponse recorded =
+        rule.sanitizer()
+            .sanitize(
+                "POST",
+                "/api-keys",
+                new RecordedResponse(
+                    201, List.of(), "secret=s3cr3t".getBytes(StandardCharsets.UTF_8)));
+    assertThat(body(recorded)).isEqualTo("secret=(shown once)");
+  }
+
   @Test
   void theSanitiserSeesOnlyTheRuleSHeadersAndNoCookie() {
     List<List<Map.Entry<String, String>>> seen = new java.util.ArrayList<>();

@@ -8,21 +8,18 @@ import dev.idempotent.KeyResolver;
 import dev.idempotent.ResultCodec;
 import dev.idempotent.TimeSource;
 import dev.idempotent.internal.PropertiesConfigLoader;
-import dev.idempotent.micrometer.MicrometerIdempotencyListener;
 import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spring.internal.ApplicationObjectMapperCodec;
 import dev.idempotent.spring.internal.Installation;
 import dev.idempotent.spring.internal.Listeners;
-import dev.idempotent.spring.internal.StoreSelection;
-import io.micrometer.core.instrument.MeterRegistry;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Installs the {@link Idempotency} that every woven {@code @Idempotent} method uses (beans or not),
@@ -30,118 +27,91 @@ import org.springframework.context.annotation.Bean;
  * start-up and shuts it down with the context.
  *
  * <ul>
- *   <li>The default store: the application's {@link IdempotencyStore} bean (the {@code @Primary}
- *       one when there are several); else {@code idempotent.store} with its settings; else a store
- *       on the application's {@code RedissonClient}; else on its {@code DataSource}, joined to
- *       Spring-managed transactions; else the memory store. Every {@code IdempotencyStore} bean is
+ *   <li>The default store: the {@link IdempotencyStore} bean (the {@code @Primary} one when there
+ *       are several), which is the application's own or the one a store auto-configuration made
+ *       ({@link IdempotencyRedissonStoreAutoConfiguration}, {@link
+ *       IdempotencyJdbcStoreAutoConfiguration}, {@link IdempotencyMemoryStoreAutoConfiguration});
+ *       with none, the store module that {@code idempotent.store} names or the only one on the
+ *       classpath, made from its settings as without Spring. Every {@code IdempotencyStore} bean is
  *       also a named store for {@code @Idempotent(store = "beanName")}.
  *   <li>{@link KeyResolver} beans serve {@code @Idempotent(keyResolver = TheirClass.class)}; {@link
- *       IdempotencyListener} beans receive the events, and with a {@link MeterRegistry} bean the
- *       {@link MicrometerIdempotencyListener} too; a {@link ResultCodec} bean replaces the codec
- *       (with {@code idempotent.codec.type=jackson}, the jackson codec works on a copy of the
- *       application's Jackson 2 {@code ObjectMapper} bean, if it has one) and a {@link TimeSource}
- *       bean the clock.
+ *       IdempotencyListener} beans (among them the Micrometer one of {@link
+ *       IdempotencyMicrometerAutoConfiguration}) receive the events; a {@link ResultCodec} bean
+ *       replaces the codec (with {@code idempotent.codec.type=jackson}, the jackson codec works on
+ *       a copy of the application's Jackson 2 {@code ObjectMapper} bean, if it has one) and a
+ *       {@link TimeSource} bean the clock.
  *   <li>An {@link IdempotencyConfig} bean of the application's replaces all of this: it is
  *       installed as it is.
  * </ul>
  */
-@AutoConfiguration(
-    afterName = {
-      "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-      "org.redisson.spring.starter.RedissonAutoConfiguration",
-      "org.redisson.spring.starter.RedissonAutoConfigurationV2"
-    })
+@AutoConfiguration
 @EnableConfigurationProperties(IdempotencyProperties.class)
 public class IdempotencyAutoConfiguration {
+
   /**
-   * The store {@link #idempotencyStore} built, which this configuration closes with the context.
+   * The configuration that is installed; an application bean of this type wins. The store beans are
+   * injected (as a map) so that this bean, and so the installation, depends on each of them: the
+   * context shuts the library down before it closes a store.
    */
-  private volatile IdempotencyStore built;
-
-  /** The default store when the application defines none. */
-  @Bean(destroyMethod = "")
-  @ConditionalOnMissingBean(IdempotencyStore.class)
-  public IdempotencyStore idempotencyStore(
-      IdempotencyProperties properties, ListableBeanFactory beans) {
-    built =
-        StoreSelection.select(
-            properties.settings(), beans, IdempotencyAutoConfiguration.class.getClassLoader());
-    return built;
-  }
-
-  /** The configuration that is installed; an application bean of this type wins. */
   @Bean
   @ConditionalOnMissingBean(IdempotencyConfig.class)
   public IdempotencyConfig idempotencyConfig(
       IdempotencyProperties properties,
-      ListableBeanFactory beans,
+      Map<String, IdempotencyStore> named,
       ObjectProvider<IdempotencyStore> stores,
       ObjectProvider<KeyResolver> keyResolvers,
       ObjectProvider<IdempotencyListener> listeners,
       ObjectProvider<ResultCodec> codec,
-      ObjectProvider<TimeSource> timeSource,
-      ObjectProvider<MeterRegistry> meterRegistry) {
-    IdempotencyConfig.Builder b = PropertiesConfigLoader.builder(properties.settings());
-    Map<String, IdempotencyStore> named = beans.getBeansOfType(IdempotencyStore.class);
-    IdempotencyStore defaultStore = stores.getIfUnique();
-    if (defaultStore == null) {
-      throw new IdempotencyConfigurationException(
-          "several IdempotencyStore beans "
-              + named.keySet()
-              + " and none is @Primary: mark the default store's bean @Primary (the others stay"
-              + " usable by name, as @Idempotent(store = \"beanName\"))");
+      ObjectProvider<ApplicationObjectMapperCodec> applicationObjectMapper,
+      ObjectProvider<TimeSource> timeSource) {
+    Map<String, String> settings = properties.settings();
+    IdempotencyConfig.Builder b = PropertiesConfigLoader.builder(settings);
+    if (named.isEmpty()) {
+      // no store bean: the store module that idempotent.store names, or the only one present
+      b.defaultStore(
+          PropertiesConfigLoader.createStore(
+              settings, IdempotencyAutoConfiguration.class.getClassLoader()));
+    } else {
+      IdempotencyStore defaultStore = stores.getIfUnique();
+      if (defaultStore == null) {
+        throw new IdempotencyConfigurationException(
+            "several IdempotencyStore beans "
+                + named.keySet()
+                + " and none is @Primary: mark the default store's bean @Primary (the others stay"
+                + " usable by name, as @Idempotent(store = \"beanName\"))");
+      }
+      b.defaultStore(defaultStore);
+      named.forEach(b::store);
     }
-    b.defaultStore(defaultStore);
-    named.forEach(b::store);
     keyResolvers.orderedStream().forEach(b::keyResolver);
-    List<IdempotencyListener> all = new ArrayList<>(listeners.orderedStream().toList());
-    MeterRegistry registry = meterRegistry.getIfUnique();
-    if (registry != null
-        && all.stream().noneMatch(l -> l instanceof MicrometerIdempotencyListener)) {
-      all.add(MicrometerIdempotencyListener.of(registry));
-    }
-    b.listener(Listeners.of(all));
+    b.listener(Listeners.of(listeners.orderedStream().toList()));
     ResultCodec userCodec = codec.getIfUnique();
+    ApplicationObjectMapperCodec jackson = applicationObjectMapper.getIfAvailable();
     if (userCodec != null) {
       b.codec(userCodec);
-    } else if (jacksonWanted(properties.settings()) && JACKSON_PRESENT) {
-      ResultCodec onBootsMapper = BootObjectMapper.codec(beans);
-      if (onBootsMapper != null) {
-        b.codec(onBootsMapper);
+    } else if (jackson != null && jacksonWanted(settings)) {
+      ResultCodec onApplicationsMapper = jackson.codecOrNull();
+      if (onApplicationsMapper != null) {
+        b.codec(onApplicationsMapper);
       }
     }
     timeSource.ifUnique(b::timeSource);
     return b.build();
   }
 
-  private static final boolean JACKSON_PRESENT =
-      present("com.fasterxml.jackson.databind.ObjectMapper");
-
   private static boolean jacksonWanted(Map<String, String> settings) {
     String type = settings.getOrDefault("idempotent.codec.type", settings.get("idempotent.codec"));
     return "jackson".equals(type);
   }
 
-  private static boolean present(String className) {
-    try {
-      Class.forName(className, false, IdempotencyAutoConfiguration.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
-  }
-
-  /** Loaded only when Jackson 2 is present: the application's ObjectMapper bean, if it has one. */
-  private static final class BootObjectMapper {
-    static ResultCodec codec(ListableBeanFactory beans) {
-      com.fasterxml.jackson.databind.ObjectMapper mapper =
-          beans.getBeanProvider(com.fasterxml.jackson.databind.ObjectMapper.class).getIfUnique();
-      return mapper == null
-          ? null
-          : dev.idempotent.internal.codec.JacksonCodecFactory.create(mapper);
+  /** With Jackson 2 on the classpath: the application's ObjectMapper for the jackson codec. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "com.fasterxml.jackson.databind.ObjectMapper")
+  static class JacksonConfiguration {
+    @Bean
+    ApplicationObjectMapperCodec idempotencyApplicationObjectMapperCodec(
+        ObjectProvider<com.fasterxml.jackson.databind.ObjectMapper> mappers) {
+      return new ApplicationObjectMapperCodec(mappers);
     }
   }
 
@@ -166,7 +136,6 @@ public class IdempotencyAutoConfiguration {
 
   @Bean
   Installation idempotencyInstallation(Idempotency idempotency) {
-    IdempotencyStore ours = built;
-    return new Installation(ours == null ? List.of() : List.of(ours));
+    return new Installation();
   }
 }

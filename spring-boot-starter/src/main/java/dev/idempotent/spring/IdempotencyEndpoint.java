@@ -21,11 +21,12 @@ import org.springframework.lang.Nullable;
  *       Idempotency-Key}, found through the web rule that covers the path.
  * </ul>
  *
- * {@code GET} shows the record (through {@link Idempotency#inspect}: its state, the time it has
- * left and what it replays, never the outcome or the whole key), {@code null} (404 over HTTP) when
- * the key is free; {@code DELETE} deletes it ({@link Idempotency#delete}). Not exposed over HTTP
- * until {@code management.endpoints.web.exposure.include} names it; secure it like any
- * administrative endpoint.
+ * {@code GET} with no parameter lists the scopes this JVM has planned operations in, each with what
+ * first planned it. {@code GET} with a key shows the record (through {@link Idempotency#inspect}:
+ * its state, the time it has left and what it replays, never the outcome or the whole key), {@code
+ * null} (404 over HTTP) when the key is free; {@code DELETE} deletes it ({@link
+ * Idempotency#delete}). Not exposed over HTTP until {@code
+ * management.endpoints.web.exposure.include} names it; secure it like any administrative endpoint.
  */
 @Endpoint(id = "idempotency")
 public class IdempotencyEndpoint {
@@ -40,15 +41,23 @@ public class IdempotencyEndpoint {
     this.web = web;
   }
 
-  /** The record, or {@code null} when the key is free. */
+  /**
+   * The record, or {@code null} when the key is free; with no parameter at all, the scopes in use
+   * ({@link Idempotency#scopesInUse()}).
+   */
   @ReadOperation
   public Map<String, Object> record(
-      String key,
+      @Nullable String key,
       @Nullable String scope,
       @Nullable String store,
       @Nullable String path,
       @Nullable String method,
       @Nullable String caller) {
+    if (key == null && scope == null && path == null) {
+      Map<String, Object> scopes = new LinkedHashMap<>();
+      scopes.put("scopes", Idempotency.scopesInUse());
+      return scopes;
+    }
     Location where = locate(key, scope, store, path, method, caller);
     return idempotency
         .inspect(where.store, where.scope, where.key)
@@ -77,6 +86,11 @@ public class IdempotencyEndpoint {
 
   private Location locate(
       String key, String scope, String store, String path, String method, String caller) {
+    if (key == null) {
+      throw new IllegalArgumentException(
+          "give key with scope (a method's record) or with path (a web request's record); with no"
+              + " parameter at all, the scopes in use are listed");
+    }
     if (path == null) {
       if (scope == null) {
         throw new IllegalArgumentException(

@@ -1,10 +1,12 @@
 package dev.idempotent.spring;
 
+import dev.idempotent.StoreFailurePolicy;
 import dev.idempotent.internal.PropertiesConfigLoader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -18,13 +20,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("idempotent")
 public class IdempotencyProperties {
   /**
-   * The store module to use: memory, redisson or jdbc. When unset: the application's
-   * IdempotencyStore bean, else a store on its RedissonClient bean (with
-   * idempotent-store-redisson), else on its DataSource (with idempotent-store-jdbc), else the
-   * memory store. With redisson or jdbc and no address or url, the application's RedissonClient or
-   * DataSource is used.
+   * The store module that keeps the records when several are on the classpath: memory, redisson or
+   * jdbc. An IdempotencyStore bean of the application's wins over this. When unset: Redis (with
+   * idempotent-store-redisson and a RedissonClient bean or idempotent.redisson.address or config),
+   * else JDBC (with idempotent-store-jdbc and a DataSource bean or idempotent.jdbc.url), else the
+   * memory store. Redis and JDBC use the application's RedissonClient or DataSource unless their
+   * own address or url is set.
    */
-  private String store;
+  private Store store;
 
   /** How long a completed outcome is kept and replayed (default 24h). */
   private Duration ttl;
@@ -42,10 +45,16 @@ public class IdempotencyProperties {
   private Duration maxHold;
 
   /**
-   * What a call does when the store fails: fail-closed (the default: the call fails) or fail-open
-   * (it runs).
+   * What a call does when the store fails: fail-closed (the default: the call fails with a store
+   * exception, HTTP 503) or fail-open (the method runs unprotected).
    */
-  private String onStoreFailure;
+  private StoreFailurePolicy onStoreFailure;
+
+  /**
+   * Fail start-up when an @Idempotent method that the annotation processor recorded was not woven
+   * (its calls would run unprotected), instead of logging a warning (false).
+   */
+  private Boolean requireWoven;
 
   /**
    * Create the stores and check that each answers while the application starts, failing start-up
@@ -71,19 +80,54 @@ public class IdempotencyProperties {
    */
   private Map<String, String> web = new LinkedHashMap<>();
 
+  /** The store modules {@code idempotent.store} can name. */
+  public enum Store {
+    /** idempotent-store-memory: records in this process (Caffeine). */
+    MEMORY,
+    /** idempotent-store-redisson: records in Redis. */
+    REDISSON,
+    /** idempotent-store-jdbc: records in a database table. */
+    JDBC;
+
+    /**
+     * The name as the library's settings spell it: {@code memory}, {@code redisson}, {@code jdbc}.
+     */
+    public String settingValue() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** What a Redis completion does when its replicas did not acknowledge it in time. */
+  public enum OnSyncTimeout {
+    /** Log a warning; the call succeeds (the default). */
+    WARN,
+    /**
+     * The call fails with IdempotencyStoreException after its method ran (an ambiguous outcome).
+     */
+    FAIL
+  }
+
+  /** The result codecs {@code idempotent.codec.type} can name. */
+  public enum CodecType {
+    /** Java serialization, read back only for classes on an allow-list (the default). */
+    JAVA,
+    /** JSON through Jackson 2 (on a copy of the application's ObjectMapper bean, if it has one). */
+    JACKSON
+  }
+
   /** The result codec. */
   public static class Codec {
     /** java (the default: Java serialization, checked against an allow-list) or jackson (JSON). */
-    private String type;
+    private CodecType type;
 
     /** Extra class-name patterns the java codec may read back, e.g. com.example.orders.*. */
     private List<String> allow = new ArrayList<>();
 
-    public String getType() {
+    public CodecType getType() {
       return type;
     }
 
-    public void setType(String type) {
+    public void setType(CodecType type) {
       this.type = type;
     }
 
@@ -124,6 +168,9 @@ public class IdempotencyProperties {
 
     /** How long to wait for those replicas (1s). */
     private Duration syncTimeout;
+
+    /** What a completion does when its WAIT times out: warn (the default) or fail. */
+    private OnSyncTimeout onSyncTimeout;
 
     public String getAddress() {
       return address;
@@ -179,6 +226,14 @@ public class IdempotencyProperties {
 
     public void setSyncTimeout(Duration syncTimeout) {
       this.syncTimeout = syncTimeout;
+    }
+
+    public OnSyncTimeout getOnSyncTimeout() {
+      return onSyncTimeout;
+    }
+
+    public void setOnSyncTimeout(OnSyncTimeout onSyncTimeout) {
+      this.onSyncTimeout = onSyncTimeout;
     }
   }
 
@@ -355,6 +410,7 @@ public class IdempotencyProperties {
     put(s, "wait-timeout", waitTimeout);
     put(s, "max-hold", maxHold);
     put(s, "on-store-failure", onStoreFailure);
+    put(s, "require-woven", requireWoven);
     put(s, "codec.type", codec.type);
     if (!codec.allow.isEmpty()) {
       s.put("idempotent.codec.allow", String.join(",", codec.allow));
@@ -366,6 +422,7 @@ public class IdempotencyProperties {
     put(s, "redisson.key-prefix", redisson.keyPrefix);
     put(s, "redisson.sync-replicas", redisson.syncReplicas);
     put(s, "redisson.sync-timeout", redisson.syncTimeout);
+    put(s, "redisson.on-sync-timeout", redisson.onSyncTimeout);
     put(s, "jdbc.url", jdbc.url);
     put(s, "jdbc.username", jdbc.username);
     put(s, "jdbc.password", jdbc.password);
@@ -384,16 +441,19 @@ public class IdempotencyProperties {
   private static void put(Map<String, String> s, String name, Object value) {
     if (value instanceof Duration d) {
       s.put("idempotent." + name, d.toMillis() + "ms");
+    } else if (value instanceof Enum<?> e) {
+      // the spelling the library's settings use: FAIL_OPEN is fail-open
+      s.put("idempotent." + name, e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
     } else if (value != null) {
       s.put("idempotent." + name, value.toString());
     }
   }
 
-  public String getStore() {
+  public Store getStore() {
     return store;
   }
 
-  public void setStore(String store) {
+  public void setStore(Store store) {
     this.store = store;
   }
 
@@ -429,12 +489,20 @@ public class IdempotencyProperties {
     this.maxHold = maxHold;
   }
 
-  public String getOnStoreFailure() {
+  public StoreFailurePolicy getOnStoreFailure() {
     return onStoreFailure;
   }
 
-  public void setOnStoreFailure(String onStoreFailure) {
+  public void setOnStoreFailure(StoreFailurePolicy onStoreFailure) {
     this.onStoreFailure = onStoreFailure;
+  }
+
+  public Boolean getRequireWoven() {
+    return requireWoven;
+  }
+
+  public void setRequireWoven(Boolean requireWoven) {
+    this.requireWoven = requireWoven;
   }
 
   public boolean isFailFast() {

@@ -141,7 +141,9 @@ public final class RedissonIdempotencyStore
   private RedissonIdempotencyStore(Builder b) {
     this.redisson = b.redisson;
     this.names = new RecordNames(b.keyPrefix);
-    this.scripts = new ScriptRunner(b.redisson, b.syncReplicas, b.syncTimeout);
+    this.scripts =
+        new ScriptRunner(
+            b.redisson, b.syncReplicas, b.syncTimeout, b.onSyncTimeout == ReplicaSyncTimeout.FAIL);
     this.watcher = new ChangeWatcher(b.redisson, scripts);
     this.announcements = new DeleteAnnouncements(b.redisson, names);
     this.deletesChannel = bytes(names.deletesChannel());
@@ -153,7 +155,12 @@ public final class RedissonIdempotencyStore
   /** A builder for a store on {@code redisson}, which stays the caller's to shut down. */
   public static Builder builder(RedissonClient redisson) {
     return new Builder(
-        Objects.requireNonNull(redisson, "redisson client"), DEFAULT_KEY_PREFIX, 0, null, false);
+        Objects.requireNonNull(redisson, "redisson client"),
+        DEFAULT_KEY_PREFIX,
+        0,
+        null,
+        ReplicaSyncTimeout.WARN,
+        false);
   }
 
   // ---- the blocking face
@@ -420,6 +427,7 @@ public final class RedissonIdempotencyStore
     private final String keyPrefix;
     private final int syncReplicas;
     private final Duration syncTimeout;
+    private final ReplicaSyncTimeout onSyncTimeout;
     private final boolean shutdownClientOnClose;
 
     private Builder(
@@ -427,11 +435,13 @@ public final class RedissonIdempotencyStore
         String keyPrefix,
         int syncReplicas,
         Duration syncTimeout,
+        ReplicaSyncTimeout onSyncTimeout,
         boolean shutdownClientOnClose) {
       this.redisson = redisson;
       this.keyPrefix = keyPrefix;
       this.syncReplicas = syncReplicas;
       this.syncTimeout = syncTimeout;
+      this.onSyncTimeout = onSyncTimeout;
       this.shutdownClientOnClose = shutdownClientOnClose;
     }
 
@@ -443,7 +453,8 @@ public final class RedissonIdempotencyStore
      */
     public Builder keyPrefix(String keyPrefix) {
       RecordNames.checkPrefix(keyPrefix);
-      return new Builder(redisson, keyPrefix, syncReplicas, syncTimeout, shutdownClientOnClose);
+      return new Builder(
+          redisson, keyPrefix, syncReplicas, syncTimeout, onSyncTimeout, shutdownClientOnClose);
     }
 
     /**
@@ -456,6 +467,16 @@ public final class RedissonIdempotencyStore
      *     succeeds
      */
     public Builder syncReplicas(int count, Duration timeout) {
+      return syncReplicas(count, timeout, ReplicaSyncTimeout.WARN);
+    }
+
+    /**
+     * {@link #syncReplicas(int, Duration)}, with what a completion does when its {@code WAIT} times
+     * out: {@link ReplicaSyncTimeout#WARN} (log and succeed) or {@link ReplicaSyncTimeout#FAIL}
+     * (the call fails with {@code IdempotencyStoreException} after its method ran).
+     */
+    public Builder syncReplicas(int count, Duration timeout, ReplicaSyncTimeout onTimeout) {
+      Objects.requireNonNull(onTimeout, "onTimeout (WARN or FAIL)");
       if (count < 1) {
         throw new IllegalArgumentException(
             "syncReplicas count must be at least 1, was "
@@ -468,7 +489,7 @@ public final class RedissonIdempotencyStore
                 + timeout
                 + ": for example Duration.ofMillis(500)");
       }
-      return new Builder(redisson, keyPrefix, count, timeout, shutdownClientOnClose);
+      return new Builder(redisson, keyPrefix, count, timeout, onTimeout, shutdownClientOnClose);
     }
 
     /**
@@ -476,7 +497,7 @@ public final class RedissonIdempotencyStore
      * {@code false}, because the client is yours.
      */
     public Builder shutdownClientOnClose(boolean shutdown) {
-      return new Builder(redisson, keyPrefix, syncReplicas, syncTimeout, shutdown);
+      return new Builder(redisson, keyPrefix, syncReplicas, syncTimeout, onSyncTimeout, shutdown);
     }
 
     /**

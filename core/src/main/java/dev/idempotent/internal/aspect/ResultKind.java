@@ -1,6 +1,7 @@
 package dev.idempotent.internal.aspect;
 
 import dev.idempotent.IdempotencyConfigurationException;
+import dev.idempotent.internal.DeferredTypes;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -26,23 +27,8 @@ enum ResultKind {
   /** A Reactor {@code Flux}: the items it emits, in order. */
   FLUX;
 
-  static final String MONO_CLASS = "reactor.core.publisher.Mono";
-  static final String FLUX_CLASS = "reactor.core.publisher.Flux";
-
-  /** Deferred results whose outcome is not a value: refused, with what to return instead. */
-  private static final List<String[]> REFUSED =
-      List.of(
-          new String[] {"org.reactivestreams.Publisher", "return a Mono or a Flux"},
-          new String[] {"java.util.concurrent.Flow$Publisher", "return a Mono or a Flux"},
-          new String[] {"kotlinx.coroutines.flow.Flow", "return a List from a suspend function"},
-          new String[] {"java.util.stream.BaseStream", "return a List"},
-          new String[] {"java.util.Iterator", "return a List"},
-          new String[] {"java.util.Spliterator", "return a List"},
-          new String[] {"java.util.concurrent.Future", "return a CompletionStage"},
-          new String[] {"io.reactivex.rxjava3.core.Single", "return a Mono"},
-          new String[] {"io.reactivex.rxjava3.core.Maybe", "return a Mono"},
-          new String[] {"io.reactivex.rxjava3.core.Observable", "return a Flux"},
-          new String[] {"io.reactivex.rxjava3.core.Completable", "return a Mono<Void>"});
+  static final String MONO_CLASS = DeferredTypes.MONO;
+  static final String FLUX_CLASS = DeferredTypes.FLUX;
 
   /**
    * The kind of {@code method}'s result.
@@ -51,6 +37,17 @@ enum ResultKind {
    * @throws IdempotencyConfigurationException for a deferred type that is not supported
    */
   static ResultKind of(Method method, String where) {
+    Class<?>[] parameters = method.getParameterTypes();
+    if (parameters.length > 0
+        && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+      throw new IdempotencyConfigurationException(
+          where
+              + ": it is a Kotlin suspend function, whose result arrives through its continuation"
+              + " and is not supported yet, so it is refused rather than recorded as a"
+              + " suspension marker; protect a non-suspend function, or call"
+              + " Idempotency.executeDeferred from the coroutine (kotlinx.coroutines' future {}"
+              + " and await())");
+    }
     Class<?> type = method.getReturnType();
     if (CompletionStage.class.isAssignableFrom(type)) {
       return STAGE;
@@ -62,19 +59,9 @@ enum ResultKind {
     if (type.getName().equals(FLUX_CLASS)) {
       return FLUX;
     }
-    for (String[] refused : REFUSED) {
-      if (names.contains(refused[0])) {
-        throw new IdempotencyConfigurationException(
-            where
-                + ": its result type "
-                + type.getName()
-                + " is a deferred or one-shot container ("
-                + refused[0]
-                + ") whose outcome cannot be recorded faithfully, so it is refused rather than"
-                + " recorded as an object; "
-                + refused[1]
-                + " (supported: any value, CompletionStage, reactor Mono and Flux)");
-      }
+    String refusal = DeferredTypes.refusal(type.getName(), names);
+    if (refusal != null) {
+      throw new IdempotencyConfigurationException(where + ": " + refusal);
     }
     return VALUE;
   }

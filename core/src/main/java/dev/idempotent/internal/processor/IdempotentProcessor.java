@@ -1,5 +1,6 @@
 package dev.idempotent.internal.processor;
 
+import dev.idempotent.internal.DeferredTypes;
 import dev.idempotent.internal.WovenMethods;
 import dev.idempotent.internal.expression.ExpressionException;
 import dev.idempotent.internal.expression.KeyExpression;
@@ -17,6 +18,7 @@ import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.Messager;
 import javax.annotation.processing.RoundEnvironment;
 import javax.annotation.processing.SupportedAnnotationTypes;
+import javax.annotation.processing.SupportedOptions;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
@@ -37,6 +39,10 @@ import javax.tools.StandardLocation;
  * {@code idempotent-core} is on the class path, and for every {@code @Idempotent} method
  *
  * <ul>
+ *   <li>fails the build when the method returns a deferred or one-shot container the library cannot
+ *       record ({@link DeferredTypes}: a {@code Stream}, an {@code Iterator}, a {@code Future} that
+ *       is not a {@code CompletionStage}, a {@code Publisher} that is not a {@code Mono} or {@code
+ *       Flux}, a Kotlin {@code Flow}...), naming the type and what to return;
  *   <li>fails the build when the method is abstract (an interface or abstract method is never
  *       woven: AspectJ weaves the body of the implementing method, so the annotation belongs
  *       there);
@@ -49,13 +55,25 @@ import javax.tools.StandardLocation;
  *       reads at start-up to report the recorded methods whose classes were not woven.
  * </ul>
  *
+ * <p>With {@code -Aidempotent.requireScope=true} it also fails the build for every
+ * {@code @Idempotent} without an explicit {@code scope}, naming the method: the default scope is
+ * the method's signature, which a rename or a new parameter changes, orphaning its records.
+ *
  * <p>{@code @SuppressWarnings("idempotent")} on a method or class turns the expression checks off
  * there (the runtime still checks on the first call). It claims no annotation, so other processors
  * still see {@code @Idempotent}.
  */
 @SupportedAnnotationTypes(IdempotentProcessor.ANNOTATION)
+@SupportedOptions(IdempotentProcessor.REQUIRE_SCOPE)
 public final class IdempotentProcessor extends AbstractProcessor {
   static final String ANNOTATION = "dev.idempotent.Idempotent";
+
+  /**
+   * The option ({@code -Aidempotent.requireScope=true}) that makes a missing or blank {@code scope}
+   * a build error, so that no record's scope depends on a method's name and parameters.
+   */
+  static final String REQUIRE_SCOPE = "idempotent.requireScope";
+
   private static final String KEY_RESOLVER = "dev.idempotent.KeyResolver";
 
   /**
@@ -103,11 +121,44 @@ public final class IdempotentProcessor extends AbstractProcessor {
           annotation);
       return;
     }
+    String refusal = refusedResult(method);
+    if (refusal != null) {
+      messager.printMessage(
+          Diagnostic.Kind.ERROR,
+          "@Idempotent on "
+              + owner.getQualifiedName()
+              + "."
+              + method.getSimpleName()
+              + ": "
+              + refusal,
+          method,
+          annotation);
+    }
     Map<? extends ExecutableElement, ? extends AnnotationValue> values =
         annotation.getElementValues();
     AnnotationValue key = value(values, "key");
     AnnotationValue payload = value(values, "payload");
     AnnotationValue resolver = value(values, "keyResolver");
+    AnnotationValue scope = value(values, "scope");
+    if ((scope == null || ((String) scope.getValue()).isBlank())
+        && Boolean.parseBoolean(processingEnv.getOptions().get(REQUIRE_SCOPE))) {
+      messager.printMessage(
+          Diagnostic.Kind.ERROR,
+          "@Idempotent on "
+              + owner.getQualifiedName()
+              + "."
+              + method.getSimpleName()
+              + " has no scope, and this build requires one ("
+              + REQUIRE_SCOPE
+              + "): name it, e.g. @Idempotent(scope = \""
+              + owner.getSimpleName().toString().toLowerCase(java.util.Locale.ROOT)
+              + "."
+              + method.getSimpleName()
+              + "\", ...), so that renaming the method or changing its parameters keeps its"
+              + " records",
+          method,
+          annotation);
+    }
     boolean expressionKey =
         resolver == null || isNamed((TypeMirror) resolver.getValue(), KEY_RESOLVER);
     boolean checked = !suppressed(method);
@@ -122,6 +173,28 @@ public final class IdempotentProcessor extends AbstractProcessor {
             processingEnv.getElementUtils().getBinaryName(owner).toString(),
             method.getSimpleName().toString(),
             parameterTypes(method)));
+  }
+
+  /** Why the method's result type cannot be recorded ({@link DeferredTypes}), or null. */
+  private String refusedResult(ExecutableElement method) {
+    TypeMirror returned = method.getReturnType();
+    if (!(returned instanceof DeclaredType declared)) {
+      return null;
+    }
+    Set<String> names = new java.util.HashSet<>();
+    java.util.ArrayDeque<TypeMirror> todo = new java.util.ArrayDeque<>();
+    todo.add(declared);
+    while (!todo.isEmpty()) {
+      TypeMirror t = todo.poll();
+      if (t instanceof DeclaredType d && d.asElement() instanceof TypeElement e) {
+        if (names.add(processingEnv.getElementUtils().getBinaryName(e).toString())) {
+          todo.addAll(processingEnv.getTypeUtils().directSupertypes(t));
+        }
+      }
+    }
+    TypeElement type = (TypeElement) declared.asElement();
+    return DeferredTypes.refusal(
+        processingEnv.getElementUtils().getBinaryName(type).toString(), names);
   }
 
   private void checkExpression(

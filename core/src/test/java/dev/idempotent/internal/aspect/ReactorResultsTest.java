@@ -55,10 +55,13 @@ class ReactorResultsTest {
     final AtomicInteger runs = new AtomicInteger();
     volatile Mono<String> next;
 
+    // docs/reactive.md: a Mono method (begin)
     @Idempotent(key = "#id")
     Mono<String> pay(String id) {
       return Mono.fromSupplier(() -> "paid " + id + " #" + runs.incrementAndGet());
     }
+
+    // docs/reactive.md: a Mono method (end)
 
     @Idempotent(key = "#id")
     Mono<Void> nothing(String id) {
@@ -119,6 +122,13 @@ class ReactorResultsTest {
     @Idempotent(key = "#id")
     Iterator<String> iterator(String id) {
       return List.of(id).iterator();
+    }
+
+    /** What kotlinc makes of {@code suspend fun suspended(id: String): String}. */
+    @Idempotent(key = "#id")
+    Object suspended(String id, kotlin.coroutines.Continuation<? super String> continuation) {
+      runs.incrementAndGet();
+      return "COROUTINE_SUSPENDED";
     }
   }
 
@@ -316,6 +326,16 @@ class ReactorResultsTest {
           .isInstanceOf(IdempotencyConfigurationException.class)
           .hasMessageContaining("cannot be recorded faithfully");
     }
+    assertThat(store.claims).hasValue(0);
+  }
+
+  @Test
+  void aKotlinSuspendFunctionIsRefusedAtTheFirstCallNotRecordedAsItsSuspensionMarker() {
+    assertThatThrownBy(() -> call("suspended", "x", null))
+        .isInstanceOf(IdempotencyConfigurationException.class)
+        .hasMessageContaining("Kotlin suspend function")
+        .hasMessageContaining("Idempotency.executeDeferred");
+    assertThat(payments.runs).hasValue(0);
     assertThat(store.claims).hasValue(0);
   }
 }

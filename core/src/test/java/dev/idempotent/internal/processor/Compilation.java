@@ -41,6 +41,13 @@ final class Compilation {
    */
   static Compilation of(Path output, Processor processor, Map<String, String> sources)
       throws IOException {
+    return of(output, processor, sources, List.of());
+  }
+
+  /** {@link #of(Path, Processor, Map)} with more javac options ({@code -A...}). */
+  static Compilation of(
+      Path output, Processor processor, Map<String, String> sources, List<String> moreOptions)
+      throws IOException {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> collector = new DiagnosticCollector<>();
     List<JavaFileObject> units = new ArrayList<>();
@@ -49,12 +56,14 @@ final class Compilation {
     try (StandardJavaFileManager files =
         javac.getStandardFileManager(collector, Locale.ROOT, StandardCharsets.UTF_8)) {
       List<String> options =
-          List.of(
-              "-d",
-              output.toString(),
-              "-classpath",
-              System.getProperty("java.class.path"),
-              "-parameters");
+          new ArrayList<>(
+              List.of(
+                  "-d",
+                  output.toString(),
+                  "-classpath",
+                  System.getProperty("java.class.path"),
+                  "-parameters"));
+      options.addAll(moreOptions);
       JavaCompiler.CompilationTask task =
           javac.getTask(null, files, collector, options, null, units);
       task.setProcessors(processor == null ? List.of() : List.of(processor));

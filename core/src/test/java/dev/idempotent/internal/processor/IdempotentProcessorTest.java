@@ -69,6 +69,77 @@ class IdempotentProcessorTest {
         out, new IdempotentProcessor(), Map.of("demo.Types", TYPES, "demo.Orders", orders));
   }
 
+  @Test
+  void aDeferredResultTheLibraryCannotRecordFailsTheBuildNamingTheType() throws IOException {
+    Compilation c =
+        compile(
+            """
+              @Idempotent(key = "#id")
+              public java.util.stream.Stream<String> lines(String id) { return null; }
+
+              @Idempotent(key = "#id")
+              public java.util.concurrent.FutureTask<String> task(String id) { return null; }
+
+              @Idempotent(key = "#id")
+              public java.util.concurrent.CompletableFuture<String> stage(String id) { return null; }
+
+              @Idempotent(key = "#id")
+              public java.util.List<String> list(String id) { return null; }
+            """);
+    assertThat(c.errors()).as(c.toString()).hasSize(2);
+    assertThat(message(c.errors().get(0)))
+        .contains("demo.Orders.lines")
+        .contains("java.util.stream.Stream")
+        .contains("return a List");
+    assertThat(message(c.errors().get(1)))
+        .contains("demo.Orders.task")
+        .contains("java.util.concurrent.FutureTask")
+        .contains("(java.util.concurrent.Future)")
+        .contains("return a CompletionStage");
+  }
+
+  @Test
+  void withRequireScopeAMethodWithoutAScopeFailsTheBuildNamingIt() throws IOException {
+    String methods =
+        """
+          @Idempotent(key = "#id")
+          public String submit(String id) { return id; }
+
+          @Idempotent(scope = "orders.cancel", key = "#id")
+          public String cancel(String id) { return id; }
+
+          @Idempotent(scope = " ", key = "#id")
+          public String refund(String id) { return id; }
+        """;
+    String orders =
+        """
+        package demo;
+
+        import dev.idempotent.Idempotent;
+
+        public class Orders {
+        %s
+        }
+        """
+            .formatted(methods);
+    Compilation strict =
+        Compilation.of(
+            out.resolve("strict"),
+            new IdempotentProcessor(),
+            Map.of("demo.Orders", orders),
+            List.of("-A" + IdempotentProcessor.REQUIRE_SCOPE + "=true"));
+    assertThat(strict.errors()).as(strict.toString()).hasSize(2);
+    assertThat(message(strict.errors().get(0)))
+        .contains("demo.Orders.submit has no scope")
+        .contains("@Idempotent(scope = \"orders.submit\"");
+    assertThat(message(strict.errors().get(1))).contains("demo.Orders.refund has no scope");
+
+    Compilation lenient =
+        Compilation.of(
+            out.resolve("lenient"), new IdempotentProcessor(), Map.of("demo.Orders", orders));
+    assertThat(lenient.errors()).as(lenient.toString()).isEmpty();
+  }
+
   /** The line of the annotation in the Orders source above: its first line of {@code method}. */
   private static final long ANNOTATION_LINE = 7;
 

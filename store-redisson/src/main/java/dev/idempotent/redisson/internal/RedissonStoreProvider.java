@@ -1,6 +1,7 @@
 package dev.idempotent.redisson.internal;
 
 import dev.idempotent.redisson.RedissonIdempotencyStore;
+import dev.idempotent.redisson.ReplicaSyncTimeout;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.IdempotencyStoreProvider;
 import dev.idempotent.spi.StoreSettings;
@@ -32,6 +33,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code idempotent.redisson.key-prefix}</td><td>default {@code idem:}</td></tr>
  *   <tr><td>{@code idempotent.redisson.sync-replicas}, {@code idempotent.redisson.sync-timeout}</td>
  *       <td>optional {@code WAIT} after writes, timeout default 1s</td></tr>
+ *   <tr><td>{@code idempotent.redisson.on-sync-timeout}</td><td>{@code warn} (default) or {@code fail}:
+ *       what a completion does when its {@code WAIT} times out ({@link ReplicaSyncTimeout})</td></tr>
  * </table>
  *
  * <p>Timeouts with an address (and with a YAML file when {@code idempotent.redisson.timeout} is
@@ -49,6 +52,7 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
   public static final String KEY_PREFIX = "idempotent.redisson.key-prefix";
   public static final String SYNC_REPLICAS = "idempotent.redisson.sync-replicas";
   public static final String SYNC_TIMEOUT = "idempotent.redisson.sync-timeout";
+  public static final String ON_SYNC_TIMEOUT = "idempotent.redisson.on-sync-timeout";
 
   static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(3);
   static final int RETRY_ATTEMPTS = 1;
@@ -94,6 +98,7 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     }
     int syncReplicas = syncReplicas(settings);
     Duration syncTimeout = settings.duration(SYNC_TIMEOUT).orElse(Duration.ofSeconds(1));
+    ReplicaSyncTimeout onSyncTimeout = onSyncTimeout(settings);
 
     Config config;
     String where;
@@ -147,7 +152,7 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
       builder =
           RedissonIdempotencyStore.builder(client).shutdownClientOnClose(true).keyPrefix(keyPrefix);
       if (syncReplicas > 0) {
-        builder = builder.syncReplicas(syncReplicas, syncTimeout);
+        builder = builder.syncReplicas(syncReplicas, syncTimeout, onSyncTimeout);
       }
     } catch (IllegalArgumentException e) { // checked above; kept so that a client is never leaked
       client.shutdown();
@@ -161,6 +166,17 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
       client.shutdown();
       throw unreachable(where, address, password, e);
     }
+  }
+
+  private static ReplicaSyncTimeout onSyncTimeout(StoreSettings settings) {
+    String value = settings.get(ON_SYNC_TIMEOUT).orElse("warn").strip();
+    for (ReplicaSyncTimeout t : ReplicaSyncTimeout.values()) {
+      if (t.name().equalsIgnoreCase(value)) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException(
+        "setting " + ON_SYNC_TIMEOUT + " must be warn or fail, was '" + value + "'");
   }
 
   private static int syncReplicas(StoreSettings settings) {

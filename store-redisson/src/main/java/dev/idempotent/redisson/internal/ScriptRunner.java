@@ -1,5 +1,6 @@
 package dev.idempotent.redisson.internal;
 
+import dev.idempotent.spi.OutcomeNotRecordedException;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
 import java.util.List;
@@ -32,16 +33,24 @@ public final class ScriptRunner {
   private final RScript script;
   private final int syncReplicas;
   private final Duration syncTimeout;
+  private final boolean failUnsyncedCompletion;
 
   /**
    * @param syncReplicas replicas that must acknowledge each write, 0 for none
    * @param syncTimeout how long a write waits for them
+   * @param failUnsyncedCompletion whether a completion fewer replicas acknowledged fails the call
+   *     ({@link OutcomeNotRecordedException#unconfirmed}) instead of only logging
    */
-  public ScriptRunner(RedissonClient redisson, int syncReplicas, Duration syncTimeout) {
+  public ScriptRunner(
+      RedissonClient redisson,
+      int syncReplicas,
+      Duration syncTimeout,
+      boolean failUnsyncedCompletion) {
     this.redisson = redisson;
     this.script = redisson.getScript(ByteArrayCodec.INSTANCE);
     this.syncReplicas = syncReplicas;
     this.syncTimeout = syncTimeout;
+    this.failUnsyncedCompletion = failUnsyncedCompletion;
   }
 
   /** Loads every script into Redis ({@code SCRIPT LOAD} on every node), blocking. */
@@ -68,6 +77,8 @@ public final class ScriptRunner {
         await(load(s));
         return await(send(s, name, keys, args));
       }
+    } catch (OutcomeNotRecordedException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw RedactedFailure.of(s.name(), key, RecordNames.sent(key, name), e);
     }
@@ -128,6 +139,8 @@ public final class ScriptRunner {
                                 s.name(), key, RecordNames.sent(key, name), loadError));
                       }
                     });
+          } else if (unwrap(error) instanceof OutcomeNotRecordedException unsynced) {
+            result.completeExceptionally(unsynced);
           } else {
             result.completeExceptionally(
                 RedactedFailure.of(s.name(), key, RecordNames.sent(key, name), error));
@@ -155,6 +168,23 @@ public final class ScriptRunner {
         .toCompletableFuture()
         .thenApply(
             result -> {
+              Object reply = result.getResponses().get(0);
+              if (result.getSyncedSlaves() < syncReplicas
+                  && failUnsyncedCompletion
+                  && s == RecordScript.COMPLETE
+                  && Long.valueOf(1).equals(reply)) {
+                throw OutcomeNotRecordedException.unconfirmed(
+                    "the outcome of record "
+                        + RecordKey.redact(name)
+                        + " is on the primary but reached "
+                        + result.getSyncedSlaves()
+                        + " of "
+                        + syncReplicas
+                        + " replicas within "
+                        + syncTimeout
+                        + " (on-sync-timeout fail): a failover now could lose it, so the outcome is"
+                        + " ambiguous; a repeat on this primary replays it");
+              }
               if (result.getSyncedSlaves() < syncReplicas) {
                 log.warn(
                     "{} of record {} reached {} of {} replicas within {}; a failover now could lose"
@@ -165,7 +195,7 @@ public final class ScriptRunner {
                     syncReplicas,
                     syncTimeout);
               }
-              return (R) result.getResponses().get(0);
+              return (R) reply;
             });
   }
 
@@ -186,6 +216,13 @@ public final class ScriptRunner {
               }
               return sha;
             });
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
   }
 
   private static void logReload(RecordScript s) {

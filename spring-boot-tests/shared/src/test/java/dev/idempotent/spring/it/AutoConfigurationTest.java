@@ -11,10 +11,9 @@ import dev.idempotent.IdempotencyListener;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
-import dev.idempotent.spring.IdempotencyActuatorAutoConfiguration;
-import dev.idempotent.spring.IdempotencyAutoConfiguration;
+import dev.idempotent.spring.IdempotencyEndpoint;
 import dev.idempotent.spring.IdempotencyProblemDetails;
-import dev.idempotent.spring.IdempotencyWebMvcAutoConfiguration;
+import dev.idempotent.web.IdempotencyFilter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -34,9 +33,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 class AutoConfigurationTest {
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
-          .withConfiguration(
-              AutoConfigurations.of(
-                  IdempotencyAutoConfiguration.class, IdempotencyActuatorAutoConfiguration.class))
+          .withConfiguration(StarterAutoConfigurations.all())
           .withBean(Greeter.class);
 
   @Test
@@ -80,7 +77,8 @@ class AutoConfigurationTest {
             context ->
                 assertThat(context)
                     .getFailure()
-                    .hasStackTraceContaining("idempotent.codec.type=xml is not a codec"));
+                    .hasStackTraceContaining(
+                        "Failed to bind properties under 'idempotent.codec.type'"));
   }
 
   @Test
@@ -227,6 +225,22 @@ class AutoConfigurationTest {
   }
 
   @Test
+  void withoutTheActuatorThereIsNoHealthComponentAndNoEndpoint() {
+    runner.run(context -> assertThat(context).hasSingleBean(IdempotencyEndpoint.class));
+    runner
+        // the actuator, and Boot 4's health module (Boot 3's health types are the actuator's)
+        .withClassLoader(
+            new FilteredClassLoader(
+                "org.springframework.boot.actuate", "org.springframework.boot.health"))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).doesNotHaveBean("idempotencyHealthIndicator");
+              assertThat(context).doesNotHaveBean(IdempotencyEndpoint.class);
+            });
+  }
+
+  @Test
   void anUnreachableRedisFailsStartUpWithTheReason() {
     runner
         .withPropertyValues(
@@ -257,10 +271,7 @@ class AutoConfigurationTest {
   @Test
   void problemDetailsAndTheFilterAreForServletApplications() {
     WebApplicationContextRunner web =
-        new WebApplicationContextRunner()
-            .withConfiguration(
-                AutoConfigurations.of(
-                    IdempotencyAutoConfiguration.class, IdempotencyWebMvcAutoConfiguration.class));
+        new WebApplicationContextRunner().withConfiguration(StarterAutoConfigurations.all());
     web.run(
         context -> {
           assertThat(context).hasSingleBean(IdempotencyProblemDetails.class);
@@ -268,6 +279,13 @@ class AutoConfigurationTest {
         });
     web.withPropertyValues("idempotent.web.paths=/api/*", "idempotent.web.key=required")
         .run(context -> assertThat(context).hasSingleBean(FilterRegistrationBean.class));
+    web.withPropertyValues("idempotent.web.paths=/api/*")
+        .withClassLoader(new FilteredClassLoader(IdempotencyFilter.class))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+            });
     web.withPropertyValues("idempotent.problem-details.enabled=false")
         .run(context -> assertThat(context).doesNotHaveBean(IdempotencyProblemDetails.class));
     runner.run(context -> assertThat(context).doesNotHaveBean(IdempotencyProblemDetails.class));

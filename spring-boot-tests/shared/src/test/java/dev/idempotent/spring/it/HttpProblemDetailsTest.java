@@ -113,6 +113,24 @@ class HttpProblemDetailsTest {
   }
 
   @Test
+  void theActuatorEndpointListsTheScopesInUse() throws Exception {
+    assertThat(
+            post("/orders", UUID.randomUUID().toString(), "{\"item\":\"pen\",\"quantity\":1}")
+                .statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> listed =
+        http.send(
+            HttpRequest.newBuilder(uri("/actuator/idempotency")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+    assertThat(listed.body())
+        .contains("\"scopes\":{")
+        .contains(
+            "\"api-orders\":\"@Idempotent on dev.idempotent.spring.it.OrderApi.order(String,"
+                + " OrderRequest)\"");
+  }
+
+  @Test
   void theActuatorEndpointShowsARecordAndForceExpiresIt() throws Exception {
     String key = UUID.randomUUID().toString();
     assertThat(post("/orders", key, "{\"item\":\"pen\",\"quantity\":1}").statusCode())

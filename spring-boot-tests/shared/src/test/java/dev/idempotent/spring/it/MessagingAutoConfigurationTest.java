@@ -9,6 +9,7 @@ import dev.idempotent.messaging.camel.StoreIdempotentRepository;
 import dev.idempotent.messaging.kafka.IdempotentKafkaErrorHandler;
 import dev.idempotent.messaging.kafka.IdempotentKafkaRecordListener;
 import dev.idempotent.spring.IdempotencyAutoConfiguration;
+import dev.idempotent.spring.IdempotencyMemoryStoreAutoConfiguration;
 import dev.idempotent.spring.messaging.IdempotentCamelAutoConfiguration;
 import dev.idempotent.spring.messaging.IdempotentKafkaAutoConfiguration;
 import dev.idempotent.spring.messaging.IdempotentRabbitAutoConfiguration;
@@ -43,6 +44,7 @@ class MessagingAutoConfigurationTest {
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
+                  IdempotencyMemoryStoreAutoConfiguration.class,
                   IdempotencyAutoConfiguration.class,
                   firstPresent(
                       "org.springframework.boot.autoconfigure.amqp.RabbitAutoConfiguration",

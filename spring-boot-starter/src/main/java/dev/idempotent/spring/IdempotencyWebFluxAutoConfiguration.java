@@ -1,0 +1,98 @@
+package dev.idempotent.spring;
+
+import dev.idempotent.Idempotency;
+import dev.idempotent.http.HttpIdempotency;
+import dev.idempotent.webflux.IdempotencyWebFilter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.http.codec.ServerCodecConfigurer;
+
+/**
+ * Reactive web applications: {@link IdempotencyProblemDetails} for WebFlux handlers, and the {@link
+ * IdempotencyWebFilter} (with idempotent-webflux on the classpath) when {@code
+ * idempotent.web.paths} or {@code idempotent.web.rules} is set, with the same rules the servlet
+ * filter gets in a servlet application.
+ */
+@AutoConfiguration(after = IdempotencyAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+public class IdempotencyWebFluxAutoConfiguration {
+
+  /** Problem details for library exceptions escaping WebFlux handlers. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(
+      name = {
+        "org.springframework.web.reactive.DispatcherHandler",
+        "org.springframework.http.ProblemDetail"
+      })
+  @ConditionalOnProperty(
+      prefix = "idempotent.problem-details",
+      name = "enabled",
+      matchIfMissing = true)
+  static class ProblemDetailsConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotencyProblemDetails idempotencyProblemDetails() {
+      return new IdempotencyProblemDetails();
+    }
+  }
+
+  /** The {@code Idempotency-Key} and submit-token web filter. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.idempotent.webflux.IdempotencyWebFilter")
+  @Conditional(WebPathsSet.class)
+  static class WebFilterConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    HttpIdempotency idempotencyWebRules(Idempotency idempotency, IdempotencyProperties properties) {
+      Map<String, String> web = new LinkedHashMap<>();
+      properties
+          .settings()
+          .forEach(
+              (k, v) -> {
+                if (k.startsWith(HttpIdempotency.PROPERTY_PREFIX)) {
+                  web.put(k.substring(HttpIdempotency.PROPERTY_PREFIX.length()), v);
+                }
+              });
+      return HttpIdempotency.builder().idempotency(idempotency).settings(web).build();
+    }
+
+    /** Ordered after Spring Security's web filters, so the caller is the authenticated one. */
+    @Bean
+    @ConditionalOnMissingBean(name = "idempotencyWebFilter")
+    IdempotencyWebFilter idempotencyWebFilter(
+        HttpIdempotency protocol, ObjectProvider<ServerCodecConfigurer> codecs) {
+      IdempotencyWebFilter.Builder filter = IdempotencyWebFilter.builder(protocol);
+      ServerCodecConfigurer configured = codecs.getIfAvailable();
+      if (configured != null) {
+        filter.codecs(configured);
+      }
+      return filter.build();
+    }
+  }
+
+  /** True when one of the filter's path settings is set. */
+  static final class WebPathsSet implements Condition {
+    @Override
+    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+      for (String name : new String[] {"paths", "rules"}) {
+        String v = context.getEnvironment().getProperty("idempotent.web." + name);
+        if (v != null && !v.isBlank()) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+}
