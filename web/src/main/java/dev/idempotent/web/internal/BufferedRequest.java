@@ -32,7 +32,10 @@ import java.util.Map;
  */
 public final class BufferedRequest extends HttpServletRequestWrapper {
   private final byte[] body;
-  private final Map<String, String[]> parameters;
+
+  /** The parameters; for a request that is not a form, read from the container when first asked. */
+  private Map<String, String[]> parameters;
+
   private boolean streamUsed;
   private boolean readerUsed;
 
@@ -77,7 +80,9 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
         addPairs(parameters, new String(body, StandardCharsets.ISO_8859_1), cs);
       }
     } else {
-      parameters = new LinkedHashMap<>(request.getParameterMap());
+      // the query string's, read from the container only if the application asks (parsing them
+      // costs every JSON request otherwise)
+      return new BufferedRequest(request, body, null);
     }
     return new BufferedRequest(request, body, Collections.unmodifiableMap(parameters));
   }
@@ -91,7 +96,7 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
    * A digest-friendly view of the form parameters, when the body had been read before the filter.
    */
   public Map<String, String[]> formParameters() {
-    return isForm(getContentType()) && body.length == 0 ? parameters : Map.of();
+    return isForm(getContentType()) && body.length == 0 ? parameters() : Map.of();
   }
 
   /**
@@ -261,25 +266,34 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     return body.length;
   }
 
+  private Map<String, String[]> parameters() {
+    Map<String, String[]> p = parameters;
+    if (p == null) {
+      p = Collections.unmodifiableMap(new LinkedHashMap<>(super.getParameterMap()));
+      parameters = p;
+    }
+    return p;
+  }
+
   @Override
   public String getParameter(String name) {
-    String[] v = parameters.get(name);
+    String[] v = parameters().get(name);
     return v == null || v.length == 0 ? null : v[0];
   }
 
   @Override
   public Map<String, String[]> getParameterMap() {
-    return parameters;
+    return parameters();
   }
 
   @Override
   public Enumeration<String> getParameterNames() {
-    return Collections.enumeration(parameters.keySet());
+    return Collections.enumeration(parameters().keySet());
   }
 
   @Override
   public String[] getParameterValues(String name) {
-    String[] v = parameters.get(name);
+    String[] v = parameters().get(name);
     return v == null ? null : v.clone();
   }
 
