@@ -52,13 +52,47 @@ public final class CallObserver implements IdempotencyListener {
     long micros = (System.nanoTime() - start) / 1_000;
     boolean executed = LedgerService.takeExecutedMark();
     List<IdempotencyEvent.Type> events = new ArrayList<>(EVENTS.get());
+    String completion =
+        events.contains(IdempotencyEvent.Type.EXECUTED)
+            ? "recorded"
+            : events.contains(IdempotencyEvent.Type.FENCED)
+                ? "fenced"
+                : events.contains(IdempotencyEvent.Type.STORE_ERROR) ? "failed" : "unknown";
+    return outcome(key, receipt, error, micros, executed, completion);
+  }
+
+  /**
+   * Runs one call of a {@code Mono} method, subscribed and awaited on this thread, and says what it
+   * got. Its events arrive on other threads, so whether its body ran is told by the call's own mark
+   * ({@link LedgerService#takeExecutedCall}); a {@code Mono} signals its value only once the
+   * outcome is recorded, so a body that ran and delivered its value counts as recorded. Never
+   * throws.
+   */
+  public CallOutcome observeReactive(
+      String key,
+      java.util.function.Function<String, reactor.core.publisher.Mono<LedgerReceipt>> call) {
+    String callId = java.util.UUID.randomUUID().toString();
+    long start = System.nanoTime();
+    LedgerReceipt receipt = null;
+    RuntimeException error = null;
+    try {
+      receipt = call.apply(callId).block(java.time.Duration.ofMinutes(1));
+    } catch (RuntimeException e) {
+      error = e;
+    }
+    long micros = (System.nanoTime() - start) / 1_000;
+    boolean executed = LedgerService.takeExecutedCall(callId);
+    return outcome(key, receipt, error, micros, executed, "recorded");
+  }
+
+  private static CallOutcome outcome(
+      String key,
+      LedgerReceipt receipt,
+      RuntimeException error,
+      long micros,
+      boolean executed,
+      String completion) {
     if (executed) {
-      String completion =
-          events.contains(IdempotencyEvent.Type.EXECUTED)
-              ? "recorded"
-              : events.contains(IdempotencyEvent.Type.FENCED)
-                  ? "fenced"
-                  : events.contains(IdempotencyEvent.Type.STORE_ERROR) ? "failed" : "unknown";
       if (error != null) {
         return new CallOutcome(
             key, CallOutcome.Kind.OTHER, "-", micros, "the body ran and threw: " + error);

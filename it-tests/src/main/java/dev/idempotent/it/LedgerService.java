@@ -3,6 +3,9 @@ package dev.idempotent.it;
 import dev.idempotent.Idempotent;
 import dev.idempotent.OnInProgress;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The service under test, woven by {@code aspectj-maven-plugin} exactly as a user's code is. Each
@@ -26,6 +29,10 @@ public class LedgerService {
   }
 
   private static final ThreadLocal<Boolean> EXECUTED_HERE = ThreadLocal.withInitial(() -> false);
+
+  /** The ids of the reactive calls whose body ran, until their caller takes the mark. */
+  private static final ConcurrentHashMap<String, Boolean> EXECUTED_CALLS =
+      new ConcurrentHashMap<>();
 
   private final Ledger ledger;
   private final String worker;
@@ -68,6 +75,27 @@ public class LedgerService {
       waitTimeout = "30s")
   public LedgerReceipt applyWaiting(String runId, String key) {
     return execute(runId, key);
+  }
+
+  /**
+   * The load method as a {@code Mono}: calling assembles, subscribing claims; the body runs on
+   * Reactor's bounded-elastic threads (the ledger's client blocks). {@code callId} is not part of
+   * the key: it marks the call whose body ran ({@link #takeExecutedCall}).
+   */
+  @Idempotent(scope = "it.ledger.mono", key = "#runId + ':' + #key", lease = "10s", ttl = "30m")
+  public Mono<LedgerReceipt> applyReactive(String runId, String key, String callId) {
+    return Mono.fromCallable(
+            () -> {
+              LedgerReceipt receipt = execute(runId, key);
+              EXECUTED_CALLS.put(callId, true);
+              return receipt;
+            })
+        .subscribeOn(Schedulers.boundedElastic());
+  }
+
+  /** Whether the body of the reactive call {@code callId} ran; takes the mark. */
+  public static boolean takeExecutedCall(String callId) {
+    return EXECUTED_CALLS.remove(callId) != null;
   }
 
   private LedgerReceipt execute(String runId, String key) {

@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code mode=load submissions=FILE results=FILE threads=16}: calls {@link
  *       LedgerService#apply} once per line of the submissions file from {@code threads} threads,
  *       writes one {@link CallOutcome} line per call to the results file, prints {@code DONE
- *       <calls>}
+ *       <calls>}; with {@code reactive=true} it calls {@link LedgerService#applyReactive} and
+ *       blocks for each {@code Mono}
  *   <li>{@code mode=hold key=K stage=BEFORE_SIDE_EFFECT|AFTER_SIDE_EFFECT}: calls {@link
  *       LedgerService#applyWithTwoSecondLease} and, at that stage, prints {@code INSIDE} and blocks
  *       (for the test to kill it)
@@ -133,6 +134,7 @@ public final class LedgerWorker {
     ConcurrentLinkedQueue<String> queue =
         new ConcurrentLinkedQueue<>(Files.readAllLines(Path.of(required(a, "submissions"))));
     int threads = Integer.parseInt(a.getOrDefault("threads", "16"));
+    boolean reactive = Boolean.parseBoolean(a.getOrDefault("reactive", "false"));
     ConcurrentLinkedQueue<CallOutcome> outcomes = new ConcurrentLinkedQueue<>();
     List<Thread> pool = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
@@ -142,7 +144,10 @@ public final class LedgerWorker {
                 String key;
                 while ((key = queue.poll()) != null) {
                   String k = key;
-                  outcomes.add(observer.observe(k, () -> service.apply(runId, k)));
+                  outcomes.add(
+                      reactive
+                          ? observer.observeReactive(k, id -> service.applyReactive(runId, k, id))
+                          : observer.observe(k, () -> service.apply(runId, k)));
                 }
               },
               "caller-" + i);

@@ -31,6 +31,19 @@ class ExactlyOnceAcrossProcessesTest {
   @ParameterizedTest
   @EnumSource(Backend.class)
   void everyKeyRunsExactlyOnceAcrossWorkerProcesses(Backend backend) throws Exception {
+    run(backend, KEYS, false);
+  }
+
+  /**
+   * The same through a woven method returning a {@code Mono} (each subscription one attempt on the
+   * non-blocking protocol), on Redis, with a fifth of the keys.
+   */
+  @org.junit.jupiter.api.Test
+  void everyKeyOfAReactiveMethodRunsExactlyOnceAcrossWorkerProcesses() throws Exception {
+    run(Backend.REDIS, KEYS / 5, true);
+  }
+
+  private void run(Backend backend, int keyCount, boolean reactive) throws Exception {
     BackendSpec spec = new BackendSpec(backend.spec());
     Backend.prepare(spec);
     String runId = UUID.randomUUID().toString();
@@ -39,7 +52,7 @@ class ExactlyOnceAcrossProcessesTest {
 
     List<String> keys = new ArrayList<>();
     List<String> submissions = new ArrayList<>();
-    for (int k = 0; k < KEYS; k++) {
+    for (int k = 0; k < keyCount; k++) {
       keys.add("k" + k);
       for (int s = 0; s < SUBMISSIONS_PER_KEY; s++) {
         submissions.add("k" + k);
@@ -66,6 +79,7 @@ class ExactlyOnceAcrossProcessesTest {
                   "ledger=" + spec.spec(),
                   "run=" + runId,
                   "mode=load",
+                  "reactive=" + reactive,
                   "threads=" + THREADS,
                   "submissions=" + input,
                   "results=" + dir.resolve("w" + w + ".out")));
@@ -94,16 +108,24 @@ class ExactlyOnceAcrossProcessesTest {
         Map<String, Long> counts = ledger.counts(runId, keys);
         ExactlyOnceCheck.Summary summary =
             ExactlyOnceCheck.verify(
-                backend + " x" + WORKERS + " JVMs x" + THREADS + " threads in " + millis + " ms",
+                backend
+                    + (reactive ? " (Mono)" : "")
+                    + " x"
+                    + WORKERS
+                    + " JVMs x"
+                    + THREADS
+                    + " threads in "
+                    + millis
+                    + " ms",
                 keys,
                 outcomes,
                 counts,
                 true,
                 false);
-        assertThat(summary.executions()).isEqualTo(KEYS);
+        assertThat(summary.executions()).isEqualTo(keyCount);
         assertThat(counts.values().stream().mapToLong(Long::longValue).sum())
             .as("ledger entries")
-            .isEqualTo(KEYS);
+            .isEqualTo(keyCount);
       } finally {
         for (WorkerProcess w : workers) {
           w.close();
