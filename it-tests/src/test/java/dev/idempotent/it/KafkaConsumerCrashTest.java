@@ -2,6 +2,7 @@ package dev.idempotent.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotent.messaging.kafka.KraftBroker;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

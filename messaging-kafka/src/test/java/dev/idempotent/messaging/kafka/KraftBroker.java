@@ -23,7 +23,7 @@ import org.apache.kafka.server.common.MetadataVersion;
  * the server's main jars, bound to 127.0.0.1 on free ports, its logs in a temporary directory, with
  * short group timeouts.
  */
-final class KraftBroker implements AutoCloseable {
+public final class KraftBroker implements AutoCloseable {
   private final KafkaRaftServer server;
   private final Path logDir;
   private final String bootstrapServers;
@@ -34,7 +34,7 @@ final class KraftBroker implements AutoCloseable {
     this.bootstrapServers = bootstrapServers;
   }
 
-  static KraftBroker start() throws Exception {
+  public static KraftBroker start() throws Exception {
     int port = freePort();
     int controllerPort = freePort();
     Path logDir = Files.createTempDirectory("idempotent-kraft");
@@ -74,7 +74,7 @@ final class KraftBroker implements AutoCloseable {
     return new KraftBroker(server, logDir, "127.0.0.1:" + port);
   }
 
-  String bootstrapServers() {
+  public String bootstrapServers() {
     return bootstrapServers;
   }
 
