@@ -71,6 +71,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A {@code CompletionStage} result is recorded when the stage completes; the caller gets a stage
  * that completes after the outcome is recorded, so a repeat that starts after it sees the outcome.
+ *
+ * <p>Why one class of about 800 lines: it is the blocking protocol above, decision by decision, and
+ * the settling both paths share (completion, failure, release, events); split further, the diagram
+ * would no longer read as the code. The non-blocking path is {@link DeferredCalls}, the lease
+ * renewal {@link LeaseRenewer}, the background completion retries {@link CompletionRetries}.
  */
 public final class IdempotencyExecutor {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
