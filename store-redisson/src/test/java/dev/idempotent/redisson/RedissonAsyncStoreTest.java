@@ -219,10 +219,14 @@ class RedissonAsyncStoreTest {
       server.pause();
       try {
         long start = System.nanoTime();
-        calls.add(
+        CompletableFuture<?> first =
             store
                 .claimAsync(RecordKey.of(scope, secret + "2"), "o", null, LONG)
-                .toCompletableFuture());
+                .toCompletableFuture();
+        // noted before anything else can happen: registered on a future that is already done, the
+        // callback would run on this thread
+        first.whenComplete((r, e) -> completedOn.set(Thread.currentThread()));
+        calls.add(first);
         calls.add(store.completeAsync(held, "o", new byte[] {1}, LONG).toCompletableFuture());
         calls.add(store.renewAsync(held, "o", LONG).toCompletableFuture());
         calls.add(store.releaseAsync(held, "o").toCompletableFuture());
@@ -234,7 +238,6 @@ class RedissonAsyncStoreTest {
         for (CompletableFuture<?> call : calls) {
           assertThat(call).isNotDone();
         }
-        calls.get(0).whenComplete((r, e) -> completedOn.set(Thread.currentThread()));
         for (CompletableFuture<?> call : calls) {
           assertThatThrownBy(() -> call.get(15, TimeUnit.SECONDS))
               .isInstanceOf(ExecutionException.class)
