@@ -438,6 +438,23 @@ public class IdempotencyProperties {
     return s;
   }
 
+  /**
+   * The web rules' settings ({@code idempotent.web.*}, from these properties and the library's own
+   * sources) without their prefix, as {@code HttpIdempotency.Builder#settings} takes them.
+   */
+  Map<String, String> webSettings() {
+    String prefix = "idempotent.web.";
+    Map<String, String> web = new LinkedHashMap<>();
+    settings()
+        .forEach(
+            (k, v) -> {
+              if (k.startsWith(prefix)) {
+                web.put(k.substring(prefix.length()), v);
+              }
+            });
+    return web;
+  }
+
   private static void put(Map<String, String> s, String name, Object value) {
     if (value instanceof Duration d) {
       s.put("idempotent." + name, d.toMillis() + "ms");

@@ -3,8 +3,6 @@ package dev.idempotent.spring;
 import dev.idempotent.Idempotency;
 import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.webflux.IdempotencyWebFilter;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -56,16 +54,10 @@ public class IdempotencyWebFluxAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     HttpIdempotency idempotencyWebRules(Idempotency idempotency, IdempotencyProperties properties) {
-      Map<String, String> web = new LinkedHashMap<>();
-      properties
-          .settings()
-          .forEach(
-              (k, v) -> {
-                if (k.startsWith(HttpIdempotency.PROPERTY_PREFIX)) {
-                  web.put(k.substring(HttpIdempotency.PROPERTY_PREFIX.length()), v);
-                }
-              });
-      return HttpIdempotency.builder().idempotency(idempotency).settings(web).build();
+      return HttpIdempotency.builder()
+          .idempotency(idempotency)
+          .settings(properties.webSettings())
+          .build();
     }
 
     /** Ordered after Spring Security's web filters, so the caller is the authenticated one. */

@@ -4,8 +4,6 @@ import dev.idempotent.Idempotency;
 import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.web.IdempotencyFilter;
 import jakarta.servlet.DispatcherType;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -56,16 +54,10 @@ public class IdempotencyWebMvcAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     HttpIdempotency idempotencyWebRules(Idempotency idempotency, IdempotencyProperties properties) {
-      Map<String, String> web = new LinkedHashMap<>();
-      properties
-          .settings()
-          .forEach(
-              (k, v) -> {
-                if (k.startsWith(HttpIdempotency.PROPERTY_PREFIX)) {
-                  web.put(k.substring(HttpIdempotency.PROPERTY_PREFIX.length()), v);
-                }
-              });
-      return HttpIdempotency.builder().idempotency(idempotency).settings(web).build();
+      return HttpIdempotency.builder()
+          .idempotency(idempotency)
+          .settings(properties.webSettings())
+          .build();
     }
 
     @Bean

@@ -75,7 +75,7 @@ class RedisFailoverTest {
     }
   }
 
-  private Idempotency onPrimary(RedissonClient client, RedissonIdempotencyStore.Builder store) {
+  private static Idempotency onPrimary(RedissonIdempotencyStore.Builder store) {
     return Idempotency.create(IdempotencyConfig.builder().defaultStore(store.build()).build());
   }
 
@@ -88,7 +88,6 @@ class RedisFailoverTest {
       try {
         Idempotency idempotency =
             onPrimary(
-                client,
                 RedissonIdempotencyStore.builder(client)
                     .syncReplicas(1, Duration.ofSeconds(5), ReplicaSyncTimeout.FAIL));
         assertThat(idempotency.execute(policy, "order-1", this::charge)).isEqualTo("charge-1");
@@ -108,7 +107,7 @@ class RedisFailoverTest {
       replicate(primary, replica);
       RedissonClient client = client(primary);
       try {
-        Idempotency idempotency = onPrimary(client, RedissonIdempotencyStore.builder(client));
+        Idempotency idempotency = onPrimary(RedissonIdempotencyStore.builder(client));
         // Replication falls behind, as over a slow or broken link: the replica is frozen and the
         // primary drops its link, so nothing written from now on reaches the replica.
         replica.pause();
@@ -134,7 +133,6 @@ class RedisFailoverTest {
       try {
         Idempotency idempotency =
             onPrimary(
-                client,
                 RedissonIdempotencyStore.builder(client)
                     .syncReplicas(1, Duration.ofMillis(300), ReplicaSyncTimeout.FAIL));
         replica.pause();
@@ -151,7 +149,6 @@ class RedisFailoverTest {
 
         Idempotency warning =
             onPrimary(
-                client,
                 RedissonIdempotencyStore.builder(client)
                     .syncReplicas(1, Duration.ofMillis(300), ReplicaSyncTimeout.WARN));
         assertThat(warning.execute(policy, "order-2", this::charge))

@@ -146,6 +146,7 @@ public abstract class NonBlockingPathCheck {
             .waitTimeout(Duration.ofSeconds(20))
             .build();
     CompletableFuture<String> slow = new CompletableFuture<>();
+    java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
     CompletableFuture<String> first =
         startOnParallel(
             () ->
@@ -153,8 +154,13 @@ public abstract class NonBlockingPathCheck {
                     policy,
                     "k",
                     "payload",
-                    () -> slow.thenApply(v -> v + " " + runs.incrementAndGet())));
-    Thread.sleep(200); // the first call holds the key
+                    () -> {
+                      running.countDown();
+                      return slow.thenApply(v -> v + " " + runs.incrementAndGet());
+                    }));
+    assertThat(running.await(TIMEOUT_SECONDS, TimeUnit.SECONDS))
+        .as("the first call holds the key and runs")
+        .isTrue();
     CompletableFuture<String> second = startOnParallel(() -> pay(policy, "k"));
     Thread.sleep(300); // the second one waits, on no thread
     assertThat(second).isNotDone();
