@@ -1,6 +1,7 @@
 package dev.idempotent.messaging;
 
 import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyAmbiguousOutcomeException;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencySettings;
@@ -35,7 +36,11 @@ import org.slf4j.LoggerFactory;
  *   <li>A handler that throws: the claim is settled as the settings say (released by default, so
  *       the next delivery runs the handler again; see {@link
  *       IdempotencySettings.AbstractBuilder#recordFailures} and {@code onAmbiguousFailure}) and the
- *       exception is rethrown unchanged, to the container's retries and dead-lettering.
+ *       exception is rethrown unchanged, to the container's retries and dead-lettering. A container
+ *       wraps a listener's exception in exceptions of its own (a listener-execution failure, a
+ *       retry recoverer's rejection) before an adapter sees it, so a failure is recorded when it or
+ *       one of its causes is one of the recorded failures: that cause is what is recorded and
+ *       replayed, and the exception as thrown is what this delivery rethrows.
  * </ul>
  *
  * Records are filed under the scope the application names (its consumer, queue or group), never
@@ -47,6 +52,11 @@ public final class MessageIdempotency {
   public static final Duration DEFAULT_IN_PROGRESS_WAIT = Duration.ofSeconds(5);
 
   private static final Logger LOG = LoggerFactory.getLogger(MessageIdempotency.class);
+
+  /**
+   * How deep a failure's causes are searched for a recorded one (a container wraps a few times).
+   */
+  private static final int MAX_CAUSE_DEPTH = 16;
 
   private final Idempotency idempotency;
   private final IdempotencyPolicy policy;
@@ -107,6 +117,7 @@ public final class MessageIdempotency {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(handler, "handler");
     boolean[] ran = {false};
+    Exception[] wrapper = {null};
     try {
       idempotency()
           .execute(
@@ -114,7 +125,16 @@ public final class MessageIdempotency {
               key.value(),
               () -> {
                 ran[0] = true;
-                handler.handle();
+                try {
+                  handler.handle();
+                } catch (Exception e) {
+                  Exception recorded = recordedCause(e);
+                  if (recorded != null && recorded != e) {
+                    wrapper[0] = e;
+                    throw recorded;
+                  }
+                  throw e;
+                }
                 return null;
               });
     } catch (IdempotencyInProgressException e) {
@@ -130,8 +150,51 @@ public final class MessageIdempotency {
             inProgressWait.toMillis());
       }
       return MessageOutcome.IN_PROGRESS;
+    } catch (Exception e) {
+      if (wrapper[0] != null && contains(wrapper[0], e)) {
+        throw wrapper[0]; // recorded as its cause; this delivery's container gets what it threw
+      }
+      throw e;
     }
     return ran[0] ? MessageOutcome.PROCESSED : MessageOutcome.REPLAYED;
+  }
+
+  /**
+   * Whether {@code failure}, thrown by {@link #handle} without the handler running on this
+   * delivery, is the recorded failure of an earlier delivery replayed: one of the settings'
+   * recorded failures, or the ambiguous outcome {@code onAmbiguousFailure = RECORD} keeps. An
+   * adapter hands such a repeat to the broker as a final failure (its retries and dead-lettering
+   * already ran on the first delivery) instead of as one to retry.
+   */
+  public boolean isRecordedFailure(Throwable failure) {
+    return failure instanceof IdempotencyAmbiguousOutcomeException
+        || policy.settings().records(failure);
+  }
+
+  /** The first of {@code e} and its causes that the settings record, or {@code null}. */
+  private Exception recordedCause(Exception e) {
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++) {
+      if (t instanceof Exception candidate && policy.settings().records(candidate)) {
+        return candidate;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+      t = t.getCause();
+    }
+    return null;
+  }
+
+  private static boolean contains(Throwable chain, Throwable wanted) {
+    Throwable t = chain;
+    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++) {
+      if (t == wanted) {
+        return true;
+      }
+      t = t.getCause() == t ? null : t.getCause();
+    }
+    return false;
   }
 
   /** The exception an adapter throws to hand a message in progress back to its broker. */

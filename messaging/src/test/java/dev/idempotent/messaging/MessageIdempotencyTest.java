@@ -2,6 +2,7 @@ package dev.idempotent.messaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
@@ -79,6 +80,61 @@ class MessageIdempotencyTest {
           .hasMessage("rejected order");
     }
     assertThat(runs).hasValue(1);
+  }
+
+  /** What a container does to a listener's exception before an adapter sees it. */
+  static final class ContainerWrapper extends RuntimeException {
+    ContainerWrapper(Throwable cause) {
+      super("listener threw", cause);
+    }
+  }
+
+  @Test
+  void aRecordedFailureWrappedByTheContainerIsRecordedAsItsCauseAndRethrownAsThrown()
+      throws Exception {
+    MessageIdempotency recording =
+        MessageIdempotency.builder("orders.wrapped")
+            .idempotency(idempotency)
+            .settings(
+                IdempotencySettings.builder().recordFailures(IllegalStateException.class).build())
+            .build();
+    MessageKey key = MessageKey.of("order-9", recording.scope());
+    ContainerWrapper thrown =
+        new ContainerWrapper(new ContainerWrapper(new IllegalStateException("declined")));
+    assertThatThrownBy(
+            () ->
+                recording.handle(
+                    key,
+                    () -> {
+                      runs.incrementAndGet();
+                      throw thrown;
+                    }))
+        .isSameAs(thrown);
+    assertThat(idempotency.inspect("", "orders.wrapped", key.value()))
+        .hasValueSatisfying(r -> assertThat(r.status().name()).isEqualTo("COMPLETED"));
+    Throwable replayed = catchThrowable(() -> recording.handle(key, runs::incrementAndGet));
+    assertThat(replayed).isInstanceOf(IllegalStateException.class).hasMessage("declined");
+    assertThat(recording.isRecordedFailure(replayed)).isTrue();
+    assertThat(recording.isRecordedFailure(new ContainerWrapper(null))).isFalse();
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aWrappedFailureThatIsNotRecordedReleasesTheKey() throws Exception {
+    MessageKey key = MessageKey.of("order-10", consumer.scope());
+    ContainerWrapper thrown = new ContainerWrapper(new IOException("database down"));
+    assertThatThrownBy(
+            () ->
+                consumer.handle(
+                    key,
+                    () -> {
+                      runs.incrementAndGet();
+                      throw thrown;
+                    }))
+        .isSameAs(thrown);
+    assertThat(idempotency.inspect("", "orders.consumer", key.value())).isEmpty();
+    assertThat(consumer.handle(key, runs::incrementAndGet)).isEqualTo(MessageOutcome.PROCESSED);
+    assertThat(runs).hasValue(2);
   }
 
   @Test

@@ -55,7 +55,13 @@ import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
  *       delivery stays unacknowledged during the wait, so a requeued message is never redelivered
  *       in a hot loop;
  *   <li>the listener failed: the claim is settled as the settings say (released by default) and the
- *       container's exception goes on unchanged, to its retries and dead-lettering;
+ *       container's exception goes on unchanged, to its retries and dead-lettering. A failure is
+ *       recorded when it or one of its causes is one of the settings' recorded failures (the
+ *       container wraps the listener's exception);
+ *   <li>a repeat of a recorded failure: the listener does not run and the message is rejected
+ *       without requeue (dead-lettered when the queue has a dead-letter exchange), through a {@link
+ *       ListenerExecutionFailedException} caused by an {@link AmqpRejectAndDontRequeueException}
+ *       around the recorded failure: the first delivery already went through the retries;
  *   <li>no key: rejected without requeue (dead-lettered when the queue has a dead-letter exchange),
  *       with an {@link IdempotencyKeyException} saying what to set.
  * </ul>
@@ -135,6 +141,20 @@ public final class IdempotentRabbitListenerAdvice implements MethodInterceptor {
     MessageOutcome outcome;
     try {
       outcome = idempotency.handle(key, listener(invocation));
+    } catch (Exception e) {
+      if (e instanceof ListenerExecutionFailedException || !idempotency.isRecordedFailure(e)) {
+        throw e;
+      }
+      // a repeat of a recorded failure: the first delivery went through the retries and the
+      // recoverer; requeued, the repeat would come back forever
+      if (manual) {
+        channel.basicReject(deliveryTag, false);
+      }
+      throw new ListenerExecutionFailedException(
+          "the recorded failure of an earlier delivery of this message, replayed: rejected without"
+              + " requeue",
+          new AmqpRejectAndDontRequeueException(e.getMessage(), true, e),
+          message);
     } finally {
       if (held != null) {
         held.send();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyKeyException;
+import dev.idempotent.IdempotencySettings;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import dev.idempotent.messaging.MessageIdempotency;
 import dev.idempotent.messaging.MessageInProgressException;
@@ -195,6 +196,53 @@ class IdempotentRabbitListenerAdviceTest {
     Message dead = template.receive(deadLetters, 1_000);
     assertThat(dead).isNotNull();
     assertThat(dead.getMessageProperties().getMessageId()).isEqualTo("m-bad");
+  }
+
+  /** A business refusal the consumer records, so that a redelivery gets it without running. */
+  public static final class OrderDeclinedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public OrderDeclinedException(String message) {
+      super(message);
+    }
+  }
+
+  @Test
+  void aRecordedFailureIsRecordedThroughTheContainersWrappersAndARedeliveryIsDeadLetteredUnrun()
+      throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    SimpleMessageListenerContainer container =
+        container(
+            1,
+            m -> {
+              runs.incrementAndGet();
+              throw new OrderDeclinedException("card declined");
+            });
+    MessageIdempotency orders =
+        MessageIdempotency.builder(SCOPE)
+            .idempotency(idempotency)
+            .settings(
+                IdempotencySettings.builder().recordFailures(OrderDeclinedException.class).build())
+            .inProgressWait(Duration.ofSeconds(1))
+            .build();
+    container.setAdviceChain(
+        IdempotentRabbitListenerAdvice.builder(orders).build(),
+        RetryInterceptorBuilder.stateless()
+            .maxRetries(2)
+            .backOffOptions(10, 1.0, 10)
+            .recoverer(new RejectAndDontRequeueRecoverer())
+            .build());
+    container.afterPropertiesSet();
+    container.start();
+    send("declined", "m-declined", null);
+    await(() -> queueDepth(deadLetters) == 1);
+    assertThat(runs).hasValue(3); // the retries ran inside the one claim
+    assertThat(idempotency.inspect("", SCOPE, "amqp-message-id:m-declined"))
+        .hasValueSatisfying(r -> assertThat(r.status().name()).isEqualTo("COMPLETED"));
+    send("declined", "m-declined", null); // a redelivery: replayed, rejected without requeue
+    await(() -> queueDepth(deadLetters) == 2);
+    assertThat(runs).hasValue(3);
+    assertAllAcknowledged();
   }
 
   @Test

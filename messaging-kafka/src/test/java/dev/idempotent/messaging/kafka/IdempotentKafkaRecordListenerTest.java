@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyKeyException;
+import dev.idempotent.IdempotencySettings;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import dev.idempotent.messaging.MessageIdempotency;
 import dev.idempotent.messaging.MessageKey;
@@ -47,6 +48,7 @@ import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.ListenerExecutionFailedException;
 import org.springframework.kafka.listener.MessageListener;
 import org.springframework.util.backoff.FixedBackOff;
 
@@ -180,6 +182,47 @@ class IdempotentKafkaRecordListenerTest {
     assertThat(heldDuringAttempt).containsExactly(true, true, true);
     assertThat(idempotency.inspect("", SCOPE, key)).isEmpty();
     await(() -> committed("g1") == 1);
+  }
+
+  /** A business refusal the consumer records, so that a repeat gets it without running. */
+  public static final class OrderDeclinedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public OrderDeclinedException(String message) {
+      super(message);
+    }
+  }
+
+  @Test
+  void aRecordedFailureWrappedByTheListenerAdapterIsRecordedAndRepeatsAreNotRun() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    MessageIdempotency orders =
+        MessageIdempotency.builder(SCOPE)
+            .idempotency(idempotency)
+            .settings(
+                IdempotencySettings.builder().recordFailures(OrderDeclinedException.class).build())
+            .inProgressWait(Duration.ofSeconds(1))
+            .build();
+    start(
+        "g1",
+        r -> {
+          runs.incrementAndGet();
+          // what a @KafkaListener method's adapter throws around the method's exception
+          throw new ListenerExecutionFailedException(
+              "Listener method threw", new OrderDeclinedException("card declined"));
+        },
+        orders,
+        null,
+        deadLettering());
+    send("declined", "order-42");
+    assertThat(deadLetters(1)).containsExactly("declined");
+    assertThat(runs).hasValue(1); // the error handler's retries replayed the recorded failure
+    assertThat(idempotency.inspect("", SCOPE, "idempotency-key:order-42"))
+        .hasValueSatisfying(r -> assertThat(r.status().name()).isEqualTo("COMPLETED"));
+    send("declined", "order-42"); // the producer's resend
+    assertThat(deadLetters(2)).containsExactly("declined", "declined");
+    assertThat(runs).hasValue(1);
+    await(() -> committed("g1") == 2);
   }
 
   @Test
