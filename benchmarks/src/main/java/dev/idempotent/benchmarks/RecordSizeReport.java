@@ -19,7 +19,8 @@ import org.redisson.api.RedissonClient;
  * the minimal record an application could keep ({@code SET <user key> <outcome>}) and the record
  * the store writes. Records have a method signature as scope, 20-character keys, 25-byte outcomes
  * and owner tokens as the executor makes them; each is measured without and with a payload
- * fingerprint (22 characters, as the executor's).
+ * fingerprint ({@value dev.idempotent.internal.Fingerprints#LENGTH} characters, as the executor
+ * makes them).
  *
  * <p>Point it at a database of a Redis server of your own ({@code used_memory} is server-wide),
  * which must be empty; the records it writes are deleted afterwards.
@@ -31,7 +32,7 @@ import org.redisson.api.RedissonClient;
 public final class RecordSizeReport {
   static final String SCOPE =
       "com.example.orders.OrderService.submit(com.example.orders.SubmitRequest)";
-  static final String FINGERPRINT = "Xk3v9QpL2mN8rT5wY7zA1b";
+  static final String FINGERPRINT = "1Xk3v9QpL2mN8rT5wY7zA1b";
   private static final long TTL_MS = Duration.ofHours(1).toMillis();
 
   private RecordSizeReport() {}

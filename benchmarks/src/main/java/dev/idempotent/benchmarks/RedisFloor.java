@@ -5,7 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.redisson.api.RBucket;
+import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
@@ -52,7 +55,7 @@ final class RedisFloor {
   private static final String[] PARAMETERS = {"orderId", "amountCents"};
 
   /** Characters of a payload fingerprint. */
-  private static final int FINGERPRINT_LENGTH = 22;
+  private static final int FINGERPRINT_LENGTH = Fingerprints.LENGTH;
 
   private final RedissonClient redisson;
   private final RScript script;
@@ -111,6 +114,59 @@ final class RedisFloor {
       throw new IllegalStateException("the floor lost its claim of " + key);
     }
     return receipt;
+  }
+
+  /**
+   * {@link #submit} on Redisson's asynchronous API: the claim's {@code EVALSHA}, then the body and
+   * the completion's {@code EVALSHA} on the thread that completes the claim, no thread parked.
+   */
+  CompletionStage<Receipt> submitAsync(String key, String owner, long amountCents) {
+    String fingerprint = clientWork ? fingerprint(key, amountCents) : null;
+    String name = prefix + key;
+    byte[] ownerBytes = owner.getBytes(StandardCharsets.UTF_8);
+    RFuture<byte[]> claim =
+        script.evalShaAsync(
+            name,
+            RScript.Mode.READ_WRITE,
+            claimSha,
+            RScript.ReturnType.VALUE,
+            List.of(name),
+            ownerBytes,
+            leaseMillis);
+    return claim.thenCompose(
+        existing -> {
+          if (existing != null) {
+            return CompletableFuture.completedFuture(decode(existing, fingerprint, key));
+          }
+          Receipt receipt = Receipt.issue(key, amountCents);
+          RFuture<Long> completion =
+              script.evalShaAsync(
+                  name,
+                  RScript.Mode.READ_WRITE,
+                  completeSha,
+                  RScript.ReturnType.LONG,
+                  List.of(name),
+                  ownerBytes,
+                  ttlMillis,
+                  encode(receipt, fingerprint));
+          return completion.thenApply(
+              completed -> {
+                if (completed != 1) {
+                  throw new IllegalStateException("the floor lost its claim of " + key);
+                }
+                return receipt;
+              });
+        });
+  }
+
+  /** {@link #replay} on Redisson's asynchronous API: one reading {@code EVALSHA}. */
+  CompletionStage<Receipt> replayAsync(String key, long amountCents) {
+    String fingerprint = clientWork ? fingerprint(key, amountCents) : null;
+    String name = prefix + key;
+    RFuture<byte[]> read =
+        script.evalShaAsync(
+            name, RScript.Mode.READ_ONLY, readSha, RScript.ReturnType.VALUE, List.of(name));
+    return read.thenApply(value -> decode(value, fingerprint, key));
   }
 
   /** The recorded receipt of a completed key: one reading {@code EVALSHA}. */
