@@ -200,14 +200,17 @@ final class ConsumerCrashRun implements AutoCloseable {
     assertThat(held).as("kills between commit and acknowledgement").hasSize(kills);
     assertThat(distinct).as("messages with an effect").isEqualTo(messages);
     assertThat(count).as("effects").isEqualTo(messages);
-    assertThat(stored).as("completed records in the %s store", store).isEqualTo(messages);
+    assertThat(stored).as("records of this run in the %s store", store).isEqualTo(messages);
   }
 
   private static double seconds(long from, long to) {
     return (to - from) / 1e9;
   }
 
-  /** Completed records of this run: rows without owner, or Redis record keys under the prefix. */
+  /**
+   * Records of this run: completed rows (no owner) of the JDBC table, or record keys under the
+   * Redis prefix.
+   */
   private long storedRecords() throws SQLException {
     if (storeSpec.isJdbc()) {
       try (ResultSet rs =
