@@ -64,11 +64,36 @@ public record BackendSpec(String spec) {
       boolean createTable,
       int retries,
       Duration retryInterval) {
+    return openStore(applicationName, timeout, createTable, retries, retryInterval, null);
+  }
+
+  /**
+   * {@link #openStore(String, Duration, boolean)} with the records under {@code records}: the
+   * record table of a JDBC store ({@code records}, {@code records_scope}, {@code records_meta}),
+   * the key prefix of a Redis store; so that a test can drop a run's records as a whole.
+   */
+  public IdempotencyStore openStore(
+      String applicationName, Duration timeout, boolean createTable, String records) {
+    if (records == null || records.isBlank()) {
+      throw new IllegalArgumentException(
+          "records must name a JDBC table or a Redis key prefix, e.g. idem_crash_1 or"
+              + " idem-crash-1:");
+    }
+    return openStore(applicationName, timeout, createTable, 1, Duration.ofMillis(100), records);
+  }
+
+  private IdempotencyStore openStore(
+      String applicationName,
+      Duration timeout,
+      boolean createTable,
+      int retries,
+      Duration retryInterval,
+      String records) {
     if (isJdbc()) {
       HikariDataSource pool = pool(applicationName, timeout, 8);
       try {
         return JdbcIdempotencyStore.builder(pool)
-            .table(RECORD_TABLE)
+            .table(records == null ? RECORD_TABLE : records)
             .queryTimeout(timeout)
             .createTable(createTable)
             .closing(pool)
@@ -81,7 +106,7 @@ public record BackendSpec(String spec) {
     RedissonClient client = redisson(timeout, 16, retries, retryInterval);
     try {
       return RedissonIdempotencyStore.builder(client)
-          .keyPrefix(KEY_PREFIX)
+          .keyPrefix(records == null ? KEY_PREFIX : records)
           .shutdownClientOnClose(true)
           .build();
     } catch (RuntimeException e) {

@@ -4,7 +4,7 @@ import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.messaging.MessageIdempotency;
 import dev.idempotent.messaging.kafka.IdempotentKafkaRecordListener;
-import dev.idempotent.redisson.RedissonIdempotencyStore;
+import dev.idempotent.spi.IdempotencyStore;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -18,9 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.KafkaMessageListenerContainer;
@@ -28,14 +25,15 @@ import org.springframework.kafka.listener.MessageListener;
 
 /**
  * An idempotent Kafka consumer in its own JVM, for the crash test: each record's business effect is
- * a row committed in PostgreSQL, under the record listener wrapper on the Redis store, offsets
+ * a row committed in PostgreSQL, under the record listener wrapper on the store {@code store=}
+ * names (a {@link BackendSpec}: Redis or JDBC, its records under {@code records=}), offsets
  * committed per record ({@code AckMode.RECORD}). With {@code holdAfter=N}, the N-th record this
  * consumer processes is held after its effect is committed and its outcome recorded, before the
  * container commits its offset: the process prints {@code HOLDING <value>} and waits to be killed.
  * Prints {@code OUTCOME <value> processed|replayed} for every record it lets the container commit.
  *
- * <p>Arguments: {@code worker=NAME bootstrap=HOST:PORT topic=NAME group=NAME redis=URL
- * postgres=JDBC-URL table=NAME scope=SCOPE [holdAfter=N]}.
+ * <p>Arguments: {@code worker=NAME bootstrap=HOST:PORT topic=NAME group=NAME store=SPEC
+ * records=NAME postgres=JDBC-URL table=NAME scope=SCOPE [holdAfter=N]}.
  */
 public final class KafkaConsumerWorker {
   private KafkaConsumerWorker() {}
@@ -47,13 +45,13 @@ public final class KafkaConsumerWorker {
       a.put(arg.substring(0, eq), arg.substring(eq + 1));
     }
     int holdAfter = Integer.parseInt(a.getOrDefault("holdAfter", "0"));
-    Config config = new Config();
-    config.useSingleServer().setAddress(a.get("redis"));
-    RedissonClient redisson = Redisson.create(config);
+    IdempotencyStore store =
+        new BackendSpec(a.get("store"))
+            .openStore(a.get("worker"), Duration.ofSeconds(10), false, a.get("records"));
     Idempotency idempotency =
         Idempotency.create(
             IdempotencyConfig.builder()
-                .defaultStore(RedissonIdempotencyStore.builder(redisson).build())
+                .defaultStore(store)
                 .defaultLease(Duration.ofSeconds(5))
                 .build());
     Connection db = DriverManager.getConnection(a.get("postgres"));
@@ -129,7 +127,7 @@ public final class KafkaConsumerWorker {
     }
     container.stop();
     db.close();
-    redisson.shutdown();
+    store.close();
     System.exit(0);
   }
 }

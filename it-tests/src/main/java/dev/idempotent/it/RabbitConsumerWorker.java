@@ -5,7 +5,7 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.messaging.MessageIdempotency;
 import dev.idempotent.messaging.amqp.IdempotentRabbitErrorHandler;
 import dev.idempotent.messaging.amqp.IdempotentRabbitListenerAdvice;
-import dev.idempotent.redisson.RedissonIdempotencyStore;
+import dev.idempotent.spi.IdempotencyStore;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -18,23 +18,21 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 
 /**
  * An idempotent RabbitMQ consumer in its own JVM, for the crash test: each message's business
- * effect is a row committed in PostgreSQL, under the advice on the Redis store. With {@code
+ * effect is a row committed in PostgreSQL, under the advice on the store {@code store=} names (a
+ * {@link BackendSpec}: Redis or JDBC, its records under {@code records=}). With {@code
  * holdAfter=N}, the N-th message this consumer processes is held after its effect is committed and
  * its outcome recorded, before the container acknowledges it: the process prints {@code HOLDING
  * <message-id>} and waits to be killed. Prints {@code OUTCOME <message-id> processed|replayed} for
  * every message it acknowledges. Stops when its standard input closes or reads {@code stop}.
  *
- * <p>Arguments: {@code worker=NAME rabbit=URI queue=NAME redis=URL postgres=JDBC-URL table=NAME
- * scope=SCOPE [holdAfter=N]}.
+ * <p>Arguments: {@code worker=NAME rabbit=URI queue=NAME store=SPEC records=NAME postgres=JDBC-URL
+ * table=NAME scope=SCOPE [holdAfter=N]}.
  */
 public final class RabbitConsumerWorker {
   private RabbitConsumerWorker() {}
@@ -46,13 +44,13 @@ public final class RabbitConsumerWorker {
       a.put(arg.substring(0, eq), arg.substring(eq + 1));
     }
     int holdAfter = Integer.parseInt(a.getOrDefault("holdAfter", "0"));
-    Config config = new Config();
-    config.useSingleServer().setAddress(a.get("redis"));
-    RedissonClient redisson = Redisson.create(config);
+    IdempotencyStore store =
+        new BackendSpec(a.get("store"))
+            .openStore(a.get("worker"), Duration.ofSeconds(10), false, a.get("records"));
     Idempotency idempotency =
         Idempotency.create(
             IdempotencyConfig.builder()
-                .defaultStore(RedissonIdempotencyStore.builder(redisson).build())
+                .defaultStore(store)
                 .defaultLease(Duration.ofSeconds(5))
                 .build());
     Connection db = DriverManager.getConnection(a.get("postgres"));
@@ -116,7 +114,7 @@ public final class RabbitConsumerWorker {
     container.stop();
     connections.destroy();
     db.close();
-    redisson.shutdown();
+    store.close();
     System.exit(0);
   }
 }
