@@ -527,6 +527,43 @@ public final class Idempotency {
     return deferred(policy, key, null, body);
   }
 
+  /**
+   * Claims {@code key} for work the caller runs and settles itself ({@link IdempotencyClaim}), for
+   * an adapter whose unit of work is not one body: several keys claimed together, then one call
+   * that does their work. Nothing blocks: a key in progress is waited for as the policy says, on
+   * the store's non-blocking face. The stage fails with the library's exception on a refusal (in
+   * progress after the wait, another payload, a store outage under fail-closed).
+   *
+   * @param payload the payload to check (digested by content; {@code null} is a value too)
+   */
+  public CompletionStage<IdempotencyClaim> claim(
+      IdempotencyPolicy policy, String key, Object payload) {
+    String fingerprint;
+    try {
+      fingerprint = Fingerprints.of(payload);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return claimWith(policy, key, fingerprint);
+  }
+
+  /** {@link #claim(IdempotencyPolicy, String, Object)} with no payload check. */
+  public CompletionStage<IdempotencyClaim> claim(IdempotencyPolicy policy, String key) {
+    return claimWith(policy, key, null);
+  }
+
+  private CompletionStage<IdempotencyClaim> claimWith(
+      IdempotencyPolicy policy, String key, String fingerprint) {
+    try {
+      return executor
+          .deferred()
+          .claim(plan(policy, true), key, fingerprint)
+          .thenApply(IdempotencyClaim::new);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
   @SuppressWarnings("unchecked")
   private <T> CompletionStage<T> deferred(
       IdempotencyPolicy policy,

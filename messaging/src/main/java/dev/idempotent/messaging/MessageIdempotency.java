@@ -2,6 +2,7 @@ package dev.idempotent.messaging;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyAmbiguousOutcomeException;
+import dev.idempotent.IdempotencyClaim;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencySettings;
@@ -9,7 +10,15 @@ import dev.idempotent.OnDuplicate;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,6 +166,155 @@ public final class MessageIdempotency {
       throw e;
     }
     return ran[0] ? MessageOutcome.PROCESSED : MessageOutcome.REPLAYED;
+  }
+
+  /**
+   * The protocol of {@link #handle} for a batch consumer, whose one call does the work of several
+   * messages. Every key is claimed first (all at once, on the store's non-blocking face; a key in
+   * progress is waited for up to {@link #inProgressWait()}). The batch stops at the first message
+   * in progress in another delivery or whose recorded failure replays: from it on nothing is
+   * handled (claims taken there are released), and {@link MessageBatchOutcome#stopIndex()} tells
+   * the adapter where to hand the batch back. Before it, the messages whose keys were claimed go to
+   * {@code handler} in one call; replayed ones are left out. When the handler returns, their
+   * outcomes are recorded before this returns (so the acknowledgement follows the record).
+   *
+   * <p>When the handler throws, {@code failedIndex} says where: the index of the message the
+   * exception names (the messages run before it completed and are recorded; the ones after it are
+   * released), or {@code -1} when the whole call failed (every message run is settled with the
+   * failure, as the settings say: released by default). The exception is rethrown unchanged.
+   *
+   * @param keys the key of each message, in batch order
+   * @param handler the work of the messages to run
+   * @param failedIndex the index (in {@code keys}) of the message a handler's exception names, or
+   *     {@code -1} for the whole call
+   * @throws Exception what the handler threw, or an {@code IdempotencyException} when the store
+   *     fails (every claim taken is then released, and nothing ran)
+   */
+  public MessageBatchOutcome handleBatch(
+      List<MessageKey> keys, MessageBatchHandler handler, ToIntFunction<Exception> failedIndex)
+      throws Exception {
+    Objects.requireNonNull(keys, "keys");
+    Objects.requireNonNull(handler, "handler");
+    Objects.requireNonNull(failedIndex, "failedIndex");
+    Idempotency idempotency = idempotency();
+    int n = keys.size();
+    List<CompletableFuture<IdempotencyClaim>> pending = new ArrayList<>(n);
+    Map<String, Integer> firstOfKey = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      String key = keys.get(i).value();
+      // a second message of one key in the batch follows the first, without a claim of its own
+      pending.add(
+          firstOfKey.putIfAbsent(key, i) == null
+              ? idempotency.claim(policy, key).toCompletableFuture()
+              : null);
+    }
+    IdempotencyClaim[] claims = new IdempotencyClaim[n];
+    int stop = -1;
+    Exception stopCause = null;
+    Exception storeFailure = null;
+    for (int i = 0; i < n; i++) {
+      if (pending.get(i) == null) {
+        continue;
+      }
+      try {
+        claims[i] = await(pending.get(i));
+      } catch (IdempotencyInProgressException e) {
+        if (stop < 0) {
+          stop = i;
+          stopCause = inProgress(keys.get(i));
+        }
+        continue;
+      } catch (Exception e) {
+        if (storeFailure == null) {
+          storeFailure = e;
+        }
+        continue;
+      }
+      if (stop < 0 && claims[i].replaysFailure()) {
+        stop = i;
+        Throwable recorded = claims[i].replayedFailure();
+        stopCause =
+            recorded instanceof Exception exception
+                ? exception
+                : new IllegalStateException("the recorded failure of this message", recorded);
+      }
+    }
+    int end = stop < 0 ? n : stop;
+    List<Integer> run = new ArrayList<>();
+    List<MessageOutcome> outcomes = new ArrayList<>(end);
+    for (int i = 0; i < n; i++) {
+      if (pending.get(i) == null && i < end) {
+        outcomes.add(MessageOutcome.REPLAYED); // the batch's earlier message of this key runs it
+        continue;
+      }
+      IdempotencyClaim claim = claims[i];
+      if (claim == null) {
+        continue;
+      }
+      if (claim.runs() && (storeFailure != null || i >= end)) {
+        await(claim.release());
+      } else if (claim.runs()) {
+        run.add(i);
+      }
+      if (i < end) {
+        outcomes.add(claim.runs() ? MessageOutcome.PROCESSED : MessageOutcome.REPLAYED);
+      }
+    }
+    if (storeFailure != null) {
+      throw storeFailure;
+    }
+    if (!run.isEmpty()) {
+      try {
+        handler.handle(List.copyOf(run));
+      } catch (Exception e) {
+        throw settleFailedBatch(claims, run, e, failedIndex.applyAsInt(e));
+      }
+      Exception recordingFailure = null;
+      for (int i : run) {
+        try {
+          await(claims[i].complete(null));
+        } catch (Exception e) {
+          recordingFailure = recordingFailure == null ? e : recordingFailure;
+        }
+      }
+      if (recordingFailure != null) {
+        throw recordingFailure;
+      }
+    }
+    return new MessageBatchOutcome(outcomes, stop, stopCause);
+  }
+
+  /** Settles the claims of a batch whose handler threw {@code e}; returns what to rethrow. */
+  private Exception settleFailedBatch(
+      IdempotencyClaim[] claims, List<Integer> run, Exception e, int failed) throws Exception {
+    Exception recorded = recordedCause(e);
+    Exception settleWith = recorded != null ? recorded : e;
+    Exception thrown = e;
+    for (int i : run) {
+      if (failed >= 0 && i < failed) {
+        await(claims[i].complete(null));
+      } else if (failed < 0 || i == failed) {
+        Throwable rethrown = await(claims[i].fail(settleWith));
+        if (rethrown != settleWith && rethrown instanceof Exception storeFailure) {
+          thrown = storeFailure; // the store must fail the call; the failure is suppressed in it
+        }
+      } else {
+        await(claims[i].release());
+      }
+    }
+    return thrown;
+  }
+
+  private static <T> T await(CompletionStage<T> stage) throws Exception {
+    try {
+      return stage.toCompletableFuture().join();
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof Exception exception) {
+        throw exception;
+      }
+      throw (Error) cause;
+    }
   }
 
   /**

@@ -12,6 +12,8 @@ import dev.idempotent.IdempotencySettings;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -135,6 +137,91 @@ class MessageIdempotencyTest {
     assertThat(idempotency.inspect("", "orders.consumer", key.value())).isEmpty();
     assertThat(consumer.handle(key, runs::incrementAndGet)).isEqualTo(MessageOutcome.PROCESSED);
     assertThat(runs).hasValue(2);
+  }
+
+  private List<MessageKey> keys(String... values) {
+    List<MessageKey> keys = new ArrayList<>();
+    for (String v : values) {
+      keys.add(MessageKey.fromHeader(v, consumer.scope()));
+    }
+    return keys;
+  }
+
+  @Test
+  void aBatchRunsOnlyItsNewKeysOnceAndRecordsThemBeforeReturning() throws Exception {
+    List<List<Integer>> calls = new ArrayList<>();
+    MessageBatchOutcome first = consumer.handleBatch(keys("a", "b", "a", "c"), calls::add, e -> -1);
+    assertThat(calls).containsExactly(List.of(0, 1, 3));
+    assertThat(first.complete()).isTrue();
+    assertThat(first.outcomes())
+        .containsExactly(
+            MessageOutcome.PROCESSED,
+            MessageOutcome.PROCESSED,
+            MessageOutcome.REPLAYED,
+            MessageOutcome.PROCESSED);
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:c")).isPresent();
+    MessageBatchOutcome again = consumer.handleBatch(keys("c", "d"), calls::add, e -> -1);
+    assertThat(calls).containsExactly(List.of(0, 1, 3), List.of(1));
+    assertThat(again.outcomes()).containsExactly(MessageOutcome.REPLAYED, MessageOutcome.PROCESSED);
+  }
+
+  @Test
+  void aBatchStopsAtAKeyInProgressAndReleasesTheClaimsAfterIt() throws Exception {
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<MessageOutcome> holder =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return consumer.handle(
+                    keys("held").get(0),
+                    () -> {
+                      holding.countDown();
+                      finish.await();
+                    });
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+    List<List<Integer>> calls = new ArrayList<>();
+    MessageBatchOutcome outcome = consumer.handleBatch(keys("x", "held", "y"), calls::add, e -> -1);
+    finish.countDown();
+    assertThat(holder.get(5, TimeUnit.SECONDS)).isEqualTo(MessageOutcome.PROCESSED);
+    assertThat(calls).containsExactly(List.of(0));
+    assertThat(outcome.stopIndex()).isEqualTo(1);
+    assertThat(outcome.stopCause()).isInstanceOf(MessageInProgressException.class);
+    assertThat(outcome.outcomes()).containsExactly(MessageOutcome.PROCESSED);
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:x")).isPresent();
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:y")).isEmpty();
+  }
+
+  @Test
+  void aBatchFailingAtOneMessageRecordsTheOnesBeforeAndReleasesTheRest() throws Exception {
+    IOException failure = new IOException("row 1 failed");
+    assertThatThrownBy(
+            () ->
+                consumer.handleBatch(
+                    keys("p", "q", "r"),
+                    indexes -> {
+                      throw failure;
+                    },
+                    e -> e == failure ? 1 : -1))
+        .isSameAs(failure);
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:p")).isPresent();
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:q")).isEmpty();
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:r")).isEmpty();
+    assertThatThrownBy(
+            () ->
+                consumer.handleBatch(
+                    keys("q", "r"),
+                    indexes -> {
+                      throw failure;
+                    },
+                    e -> -1))
+        .isSameAs(failure);
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:q")).isEmpty();
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:r")).isEmpty();
   }
 
   @Test

@@ -12,6 +12,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.kafka.KafkaException;
+import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.MessageListenerContainer;
@@ -119,6 +120,9 @@ public class IdempotentKafkaErrorHandler implements CommonErrorHandler {
       Consumer<?, ?> consumer,
       MessageListenerContainer container,
       Runnable invokeListener) {
+    if (inProgress(thrownException)) {
+      handBackBatch(thrownException, data, consumer);
+    }
     delegate.handleBatch(thrownException, data, consumer, container, invokeListener);
   }
 
@@ -129,8 +133,41 @@ public class IdempotentKafkaErrorHandler implements CommonErrorHandler {
       Consumer<?, ?> consumer,
       MessageListenerContainer container,
       Runnable invokeListener) {
+    if (inProgress(thrownException)) {
+      handBackBatch(thrownException, data, consumer);
+    }
     return delegate.handleBatchAndReturnRemaining(
         thrownException, data, consumer, container, invokeListener);
+  }
+
+  /**
+   * A batch stopped at a record in progress elsewhere ({@link IdempotentKafkaBatchListener}): each
+   * partition is sought back to its first record from that one on (the records before it were
+   * handled and are committed with a later offset), and nothing of the poll is committed now.
+   */
+  private static void handBackBatch(
+      Exception thrownException, ConsumerRecords<?, ?> data, Consumer<?, ?> consumer) {
+    int from = 0;
+    for (Throwable c = thrownException; c != null; c = c.getCause()) {
+      if (c instanceof BatchListenerFailedException failed && failed.getIndex() >= 0) {
+        from = failed.getIndex();
+        break;
+      }
+    }
+    Map<TopicPartition, Long> firstOffsets = new LinkedHashMap<>();
+    int index = 0;
+    for (ConsumerRecord<?, ?> record : data) {
+      if (index++ >= from) {
+        firstOffsets.putIfAbsent(
+            new TopicPartition(record.topic(), record.partition()), record.offset());
+      }
+    }
+    firstOffsets.forEach(consumer::seek);
+    // thrown so that the container neither commits the poll nor goes on with it
+    throw new KafkaException(
+        "records handed back: another consumer still processes one of them",
+        KafkaException.Level.DEBUG,
+        thrownException);
   }
 
   @Override

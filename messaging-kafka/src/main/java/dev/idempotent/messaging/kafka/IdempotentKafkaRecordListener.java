@@ -40,7 +40,7 @@ import org.springframework.kafka.support.Acknowledgment;
  *       exception goes on unchanged to the container's error handler (retries, dead-letter topic).
  * </ul>
  *
- * Batch listeners are not supported: {@link #install} refuses them.
+ * For a batch listener, {@link #install} installs an {@link IdempotentKafkaBatchListener}.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -74,7 +74,8 @@ public final class IdempotentKafkaRecordListener<K, V>
    * IdempotentKafkaErrorHandler#IdempotentKafkaErrorHandler() default one} when it has none). Call
    * it from the container factory's customizer, before the container starts.
    *
-   * @throws IllegalStateException when the container's listener is a batch listener
+   * @throws IllegalStateException when the container's listener is a batch listener that takes the
+   *     poll's {@code ConsumerRecords}
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static void install(
@@ -90,13 +91,13 @@ public final class IdempotentKafkaRecordListener<K, V>
               + ": use a ConcurrentMessageListenerContainer or a KafkaMessageListenerContainer");
     }
     Object listener = target.getContainerProperties().getMessageListener();
-    if (listener instanceof BatchMessageListener) {
-      throw new IllegalStateException(
-          "the idempotent Kafka listener does not support batch listeners (container "
-              + container.getListenerId()
-              + ", scope "
-              + idempotency.scope()
-              + "): use a record listener, or make the batch's work idempotent in the listener");
+    if (listener instanceof BatchMessageListener batch) {
+      if (!(listener instanceof IdempotentKafkaBatchListener)) {
+        target.setupMessageListener(
+            new IdempotentKafkaBatchListener<>(batch, idempotency, keyFunction));
+      }
+      installErrorHandler(target);
+      return;
     }
     if (!(listener instanceof MessageListener messageListener)) {
       throw new IllegalStateException(
@@ -108,6 +109,11 @@ public final class IdempotentKafkaRecordListener<K, V>
       target.setupMessageListener(
           new IdempotentKafkaRecordListener<>(messageListener, idempotency, keyFunction));
     }
+    installErrorHandler(target);
+  }
+
+  private static void installErrorHandler(
+      org.springframework.kafka.listener.AbstractMessageListenerContainer<?, ?> target) {
     if (!(target.getCommonErrorHandler() instanceof IdempotentKafkaErrorHandler)) {
       target.setCommonErrorHandler(
           target.getCommonErrorHandler() == null
@@ -169,7 +175,14 @@ public final class IdempotentKafkaRecordListener<K, V>
   }
 
   private MessageKey keyOf(ConsumerRecord<?, ?> record) {
-    String scope = idempotency.scope();
+    return keyOf(record, idempotency.scope(), keyFunction);
+  }
+
+  /** A record's key: the key function's, else its header's, else its topic/partition/offset. */
+  static MessageKey keyOf(
+      ConsumerRecord<?, ?> record,
+      String scope,
+      Function<ConsumerRecord<?, ?>, String> keyFunction) {
     if (keyFunction != null) {
       return MessageKey.of(keyFunction.apply(record), scope);
     }
@@ -183,6 +196,14 @@ public final class IdempotentKafkaRecordListener<K, V>
         TOPIC_PARTITION_OFFSET,
         record.topic() + "/" + record.partition() + "/" + record.offset(),
         scope);
+  }
+
+  /** Why a listener under the idempotent wrappers must not nack. */
+  static IllegalStateException refusedNack() {
+    return new IllegalStateException(
+        "an idempotent listener must not nack: it would return normally and its outcome would be"
+            + " recorded, so the redelivery would be replayed, not run; throw an exception"
+            + " instead (the claim is released and the error handler seeks back or retries)");
   }
 
   /** The listener's acknowledgment, held until the outcome is recorded. */
@@ -207,13 +228,6 @@ public final class IdempotentKafkaRecordListener<K, V>
     @Override
     public void nack(int index, Duration sleep) {
       throw refusedNack();
-    }
-
-    private static IllegalStateException refusedNack() {
-      return new IllegalStateException(
-          "an idempotent listener must not nack: it would return normally and its outcome would be"
-              + " recorded, so the redelivery would be replayed, not run; throw an exception"
-              + " instead (the claim is released and the error handler seeks back or retries)");
     }
 
     void send() {

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -276,10 +277,83 @@ class IdempotentKafkaRecordListenerTest {
   }
 
   @Test
-  void batchListenersAreRefused() {
+  void aBatchListenerGetsOnlyTheRecordsToRunAndRepeatsAreReplayed() throws Exception {
+    List<String> runs = new CopyOnWriteArrayList<>();
+    List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+    // all four records are sent before the container starts, so they tend to come in one poll
+    send("first", "order-1");
+    send("second", "order-2");
+    send("first again", "order-1"); // a producer's resend within the poll
+    send("third", "order-3");
+    startBatch(
+        "g1",
+        records -> {
+          batchSizes.add(records.size());
+          records.forEach(r -> runs.add(r.value()));
+        },
+        consumer(Duration.ofSeconds(1)),
+        null);
+    await(() -> committed("g1") == 4);
+    send("second again", "order-2"); // a resend in a later poll
+    send("fourth", "order-4");
+    await(() -> committed("g1") == 6);
+    assertThat(runs).containsExactly("first", "second", "third", "fourth");
+    assertThat(idempotency.inspect("", SCOPE, "idempotency-key:order-2")).isPresent();
+  }
+
+  @Test
+  void aBatchStopsAtARecordInProgressElsewhereAndRunsTheRestExactlyOnce() throws Exception {
+    MessageIdempotency orders = consumer(Duration.ofMillis(500));
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    AtomicInteger heldRuns = new AtomicInteger();
+    Thread other =
+        new Thread(
+            () -> {
+              try {
+                orders.handle(
+                    MessageKey.fromHeader("order-held", SCOPE),
+                    () -> {
+                      heldRuns.incrementAndGet();
+                      holding.countDown();
+                      finish.await();
+                    });
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    other.start();
+    assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+    List<String> runs = new CopyOnWriteArrayList<>();
+    send("before", "order-a");
+    send("held", "order-held");
+    send("after", "order-b");
+    startBatch("g1", records -> records.forEach(r -> runs.add(r.value())), orders, null);
+    await(() -> runs.contains("before"));
+    Thread.sleep(1_500); // the held record is handed back, again and again, while it is held
+    assertThat(runs).containsExactly("before");
+    assertThat(committed("g1")).isLessThan(2);
+    finish.countDown();
+    other.join(10_000);
+    await(() -> committed("g1") == 3);
+    assertThat(runs).containsExactly("before", "after"); // the held one replayed, not run
+    assertThat(heldRuns).hasValue(1);
+  }
+
+  @Test
+  void aBatchListenerTakingThePollResultIsRefused() {
     ContainerProperties properties = new ContainerProperties(topic);
     properties.setGroupId("g1");
-    properties.setMessageListener((BatchMessageListener<String, String>) records -> {});
+    properties.setMessageListener(
+        new BatchMessageListener<String, String>() {
+          @Override
+          public void onMessage(List<ConsumerRecord<String, String>> data) {}
+
+          @Override
+          public boolean wantsPollResult() {
+            return true;
+          }
+        });
     ConcurrentMessageListenerContainer<String, String> container =
         new ConcurrentMessageListenerContainer<>(consumerFactory(), properties);
     assertThatThrownBy(
@@ -287,7 +361,23 @@ class IdempotentKafkaRecordListenerTest {
                 IdempotentKafkaRecordListener.install(
                     container, consumer(Duration.ofSeconds(1)), null))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("does not support batch listeners");
+        .hasMessageContaining("ConsumerRecords");
+  }
+
+  private void startBatch(
+      String group,
+      BatchMessageListener<String, String> listener,
+      MessageIdempotency consumer,
+      Function<ConsumerRecord<?, ?>, String> keyFunction) {
+    ContainerProperties properties = new ContainerProperties(topic);
+    properties.setGroupId(group);
+    properties.setMessageListener(listener);
+    properties.setPollTimeout(200);
+    ConcurrentMessageListenerContainer<String, String> container =
+        new ConcurrentMessageListenerContainer<>(consumerFactory(), properties);
+    IdempotentKafkaRecordListener.install(container, consumer, keyFunction);
+    containers.add(container);
+    container.start();
   }
 
   private DefaultErrorHandler deadLettering() {

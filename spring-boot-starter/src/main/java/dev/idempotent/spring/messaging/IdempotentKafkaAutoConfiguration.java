@@ -20,10 +20,10 @@ import org.springframework.kafka.listener.MessageListenerContainer;
 
 /**
  * With {@code idempotent.messaging.kafka.enabled=true}: before the {@code @KafkaListener}
- * containers start, each one's record listener is wrapped in an {@link
- * IdempotentKafkaRecordListener} filing its records under {@code
+ * containers start, each one's listener is wrapped in an {@link IdempotentKafkaRecordListener} (a
+ * batch listener in an {@code IdempotentKafkaBatchListener}) filing its records under {@code
  * idempotent.messaging.kafka.scope-prefix} and its group id, and its error handler in an {@code
- * IdempotentKafkaErrorHandler}. A batch listener fails the start-up, saying so.
+ * IdempotentKafkaErrorHandler}.
  */
 @AutoConfiguration(
     after = IdempotencyAutoConfiguration.class,

@@ -6,6 +6,7 @@ import dev.idempotent.Idempotency;
 import dev.idempotent.messaging.amqp.IdempotentRabbitErrorHandler;
 import dev.idempotent.messaging.amqp.IdempotentRabbitListenerAdvice;
 import dev.idempotent.messaging.camel.StoreIdempotentRepository;
+import dev.idempotent.messaging.kafka.IdempotentKafkaBatchListener;
 import dev.idempotent.messaging.kafka.IdempotentKafkaErrorHandler;
 import dev.idempotent.messaging.kafka.IdempotentKafkaRecordListener;
 import dev.idempotent.spring.IdempotencyAutoConfiguration;
@@ -144,15 +145,23 @@ class MessagingAutoConfigurationTest {
   }
 
   @Test
-  void aKafkaBatchListenerFailsTheStartUpSayingSo() {
+  void kafkaBatchListenersAreWrappedRecordByRecord() {
     runner
         .withPropertyValues("idempotent.messaging.kafka.enabled=true")
         .withUserConfiguration(KafkaBatchListener.class)
         .run(
-            context ->
-                assertThat(context)
-                    .getFailure()
-                    .hasStackTraceContaining("does not support batch listeners"));
+            context -> {
+              assertThat(context).hasNotFailed();
+              MessageListenerContainer container =
+                  context
+                      .getBean(KafkaListenerEndpointRegistry.class)
+                      .getListenerContainer("batch");
+              assertThat(container.getContainerProperties().getMessageListener())
+                  .isInstanceOf(IdempotentKafkaBatchListener.class);
+              assertThat(
+                      ((AbstractMessageListenerContainer<?, ?>) container).getCommonErrorHandler())
+                  .isInstanceOf(IdempotentKafkaErrorHandler.class);
+            });
   }
 
   private static Message message(String body, String messageId) {
