@@ -28,8 +28,14 @@ class PaymentService {
   }
   // docs/reactive.md: a suspend function (end)
 
+  /** The thread the body of [payNow] last ran on. */
+  @Volatile var lastThread: String? = null
+
   @Idempotent(key = "#id")
-  suspend fun payNow(id: String, amount: Long): Receipt = Receipt(id, amount, runs.incrementAndGet())
+  suspend fun payNow(id: String, amount: Long): Receipt {
+    lastThread = Thread.currentThread().name
+    return Receipt(id, amount, runs.incrementAndGet())
+  }
 
   @Idempotent(key = "#id", onCancel = OnCancel.RELEASE)
   suspend fun slowReleased(id: String): Receipt {

@@ -118,4 +118,9 @@ class PaymentServiceTest {
     withContext(kotlinx.coroutines.Dispatchers.Default) { service.notify("p-10") }
     assertThat(service.runs.get()).isEqualTo(1)
   }
+
+  @Test
+  fun theClassIsWovenByAjcAfterKotlinc() {
+    assertThat(PaymentService::class.java.declaredFields.map { it.name }).anyMatch { it.startsWith("ajc\$tjp") }
+  }
 }
