@@ -15,6 +15,7 @@ module dev.idempotent.core {
   requires static com.fasterxml.jackson.databind;
   requires static reactor.core;
   requires static org.reactivestreams;
+  requires static kotlin.stdlib;
   requires java.compiler;
 
   exports dev.idempotent;

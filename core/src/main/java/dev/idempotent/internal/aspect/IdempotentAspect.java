@@ -36,6 +36,9 @@ public class IdempotentAspect {
     if (plan == null) {
       plan = plans.computeIfAbsent(part, IdempotentAspect::plan);
     }
+    if (plan.replacesArguments()) {
+      return plan.invokeWith(pjp.getThis(), pjp.getArgs(), pjp::proceed);
+    }
     return plan.invoke(pjp.getThis(), pjp.getArgs(), pjp::proceed);
   }
 

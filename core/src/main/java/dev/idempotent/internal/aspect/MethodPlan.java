@@ -75,7 +75,12 @@ public final class MethodPlan {
     }
     this.where = "@Idempotent on " + describe(method);
     this.scope = annotation.scope().isEmpty() ? defaultScope(method) : annotation.scope();
+    this.kind = ResultKind.of(method, where);
     String[] names = parameterNames(method, sourceParameterNames);
+    if (kind == ResultKind.SUSPEND) {
+      // the continuation kotlinc adds is no argument of the call: keys and payloads never see it
+      names = Arrays.copyOf(names, names.length - 1);
+    }
     this.parameterNames = names;
     this.keyExpression =
         annotation.keyResolver() == KeyResolver.class && !annotation.key().isEmpty()
@@ -86,7 +91,6 @@ public final class MethodPlan {
         !payloadAll && !annotation.payload().isEmpty()
             ? compile("payload", annotation.payload(), names)
             : null;
-    this.kind = ResultKind.of(method, where);
     this.async = kind != ResultKind.VALUE;
     this.valueType = kind.valueType(method);
     this.ttl = duration("ttl", annotation.ttl());
@@ -106,9 +110,34 @@ public final class MethodPlan {
     if (kind == ResultKind.FLUX) {
       return ReactorResults.flux(this, target, args, body);
     }
+    if (kind == ResultKind.SUSPEND) {
+      throw new IllegalStateException(where + " is a suspend function: call invokeWith");
+    }
     Resolved r = resolved();
     String key = key(r, target, args, null);
     return r.executor.execute(r.plan, key, fingerprint(args), body);
+  }
+
+  /**
+   * Runs one call of the method, which may replace the arguments it proceeds with: a Kotlin {@code
+   * suspend} function's body runs with a continuation of the library's in place of the caller's.
+   */
+  public Object invokeWith(Object target, Object[] args, Proceed proceed) throws Throwable {
+    if (kind == ResultKind.SUSPEND) {
+      return SuspendResults.call(this, target, args, proceed);
+    }
+    return invoke(target, args, () -> proceed.proceed(args));
+  }
+
+  /** Whether a call must go through {@link #invokeWith}. */
+  public boolean replacesArguments() {
+    return kind == ResultKind.SUSPEND;
+  }
+
+  /** The woven method's body, run with the arguments given. */
+  @FunctionalInterface
+  public interface Proceed {
+    Object proceed(Object[] args) throws Throwable;
   }
 
   /** The plan on the installed instance, resolved on its first use. */
@@ -136,6 +165,11 @@ public final class MethodPlan {
   /** What messages call the method: "@Idempotent on A.b(C)". */
   String where() {
     return where;
+  }
+
+  /** Whether a {@code suspend} function returns {@code Unit}, which is recorded as nothing. */
+  boolean resumesWithUnit() {
+    return kind == ResultKind.SUSPEND && valueType == void.class;
   }
 
   /** What happens to the claim when a deferred result's work is cancelled. */
@@ -170,7 +204,8 @@ public final class MethodPlan {
   /**
    * The key of a call.
    *
-   * @param subscriberContext the Reactor context of a {@code Mono} or {@code Flux} call, else null
+   * @param subscriberContext the Reactor context of a {@code Mono} or {@code Flux} call, the
+   *     coroutine context of a {@code suspend} call, else null
    */
   String key(Resolved r, Object target, Object[] args, Object subscriberContext) {
     if (r.resolver != null) {

@@ -5,6 +5,7 @@ import dev.idempotent.internal.DeferredTypes;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.lang.reflect.WildcardType;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashSet;
@@ -14,8 +15,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * How an annotated method's result arrives, and so how it is recorded: at once, as a {@code
- * CompletionStage}, or as a Reactor {@code Mono} or {@code Flux}. A deferred type the library
- * cannot record faithfully is refused (the container object itself is never an outcome).
+ * CompletionStage}, as a Reactor {@code Mono} or {@code Flux}, or through the continuation of a
+ * Kotlin {@code suspend} function. A deferred type the library cannot record faithfully is refused
+ * (the container object itself is never an outcome).
  */
 enum ResultKind {
   /** The value itself (or {@code void}). */
@@ -25,10 +27,17 @@ enum ResultKind {
   /** A Reactor {@code Mono}: the value it emits, or empty. */
   MONO,
   /** A Reactor {@code Flux}: the items it emits, in order. */
-  FLUX;
+  FLUX,
+  /**
+   * A Kotlin {@code suspend} function (compiled with a last parameter of type {@code
+   * kotlin.coroutines.Continuation}): the value its coroutine resumes with.
+   */
+  SUSPEND;
 
   static final String MONO_CLASS = DeferredTypes.MONO;
   static final String FLUX_CLASS = DeferredTypes.FLUX;
+  static final String CONTINUATION_CLASS = "kotlin.coroutines.Continuation";
+  static final String UNIT_CLASS = "kotlin.Unit";
 
   /**
    * The kind of {@code method}'s result.
@@ -37,16 +46,8 @@ enum ResultKind {
    * @throws IdempotencyConfigurationException for a deferred type that is not supported
    */
   static ResultKind of(Method method, String where) {
-    Class<?>[] parameters = method.getParameterTypes();
-    if (parameters.length > 0
-        && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
-      throw new IdempotencyConfigurationException(
-          where
-              + ": it is a Kotlin suspend function, whose result arrives through its continuation"
-              + " and is not supported yet, so it is refused rather than recorded as a"
-              + " suspension marker; protect a non-suspend function, or call"
-              + " Idempotency.executeDeferred from the coroutine (kotlinx.coroutines' future {}"
-              + " and await())");
+    if (isSuspend(method)) {
+      return SUSPEND;
     }
     Class<?> type = method.getReturnType();
     if (CompletionStage.class.isAssignableFrom(type)) {
@@ -66,13 +67,34 @@ enum ResultKind {
     return VALUE;
   }
 
-  /** The declared type of the value the codec records for this kind. */
+  /** Whether {@code method} is what kotlinc makes of a {@code suspend fun}. */
+  static boolean isSuspend(Method method) {
+    Class<?>[] parameters = method.getParameterTypes();
+    return parameters.length > 0
+        && parameters[parameters.length - 1].getName().equals(CONTINUATION_CLASS);
+  }
+
+  /**
+   * The declared type of the value the codec records for this kind. A {@code suspend} function's is
+   * its continuation's type argument ({@code Continuation<? super T>}), its return type being
+   * {@code Object}; one that returns {@code Unit} records nothing, as a {@code void} method does.
+   */
   Type valueType(Method method) {
     Type returned = method.getGenericReturnType();
     return switch (this) {
       case VALUE -> returned;
       case STAGE, MONO -> typeArgument(returned);
       case FLUX -> new ListOf(typeArgument(returned));
+      case SUSPEND -> {
+        Type[] parameters = method.getGenericParameterTypes();
+        Type resumed = typeArgument(parameters[parameters.length - 1]);
+        if (resumed instanceof WildcardType w) {
+          resumed = w.getLowerBounds().length == 1 ? w.getLowerBounds()[0] : w.getUpperBounds()[0];
+        }
+        yield resumed instanceof Class<?> c && c.getName().equals(UNIT_CLASS)
+            ? void.class
+            : resumed;
+      }
     };
   }
 

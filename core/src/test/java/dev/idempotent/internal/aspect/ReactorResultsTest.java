@@ -123,13 +123,6 @@ class ReactorResultsTest {
     Iterator<String> iterator(String id) {
       return List.of(id).iterator();
     }
-
-    /** What kotlinc makes of {@code suspend fun suspended(id: String): String}. */
-    @Idempotent(key = "#id")
-    Object suspended(String id, kotlin.coroutines.Continuation<? super String> continuation) {
-      runs.incrementAndGet();
-      return "COROUTINE_SUSPENDED";
-    }
   }
 
   /** A resolver that reads the tenant from the subscriber's context. */
@@ -326,16 +319,6 @@ class ReactorResultsTest {
           .isInstanceOf(IdempotencyConfigurationException.class)
           .hasMessageContaining("cannot be recorded faithfully");
     }
-    assertThat(store.claims).hasValue(0);
-  }
-
-  @Test
-  void aKotlinSuspendFunctionIsRefusedAtTheFirstCallNotRecordedAsItsSuspensionMarker() {
-    assertThatThrownBy(() -> call("suspended", "x", null))
-        .isInstanceOf(IdempotencyConfigurationException.class)
-        .hasMessageContaining("Kotlin suspend function")
-        .hasMessageContaining("Idempotency.executeDeferred");
-    assertThat(payments.runs).hasValue(0);
     assertThat(store.claims).hasValue(0);
   }
 }
