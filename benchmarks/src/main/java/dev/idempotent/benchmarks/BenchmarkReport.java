@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -51,6 +52,9 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *   --only REGEX runs the comparisons whose title matches, e.g. --only memory, --only 'Redis|PostgreSQL'
  *   --gc         adds JMH's GC profiler and a bytes-allocated-per-call column
  *   --verbose    shows JMH's own output
+ * java -jar benchmarks/target/benchmarks.jar --messaging [MessagingCostRun's options]
+ *   --messaging  runs the consumer throughput benchmark on RabbitMQ and Kafka instead ({@link
+ *                MessagingCostRun}; its options follow, e.g. --messaging --long)
  * </pre>
  *
  * Comparisons that need Redis, PostgreSQL or MariaDB are skipped, with a note, when the service
@@ -387,7 +391,11 @@ public final class BenchmarkReport {
     this.verbose = verbose;
   }
 
-  public static void main(String[] args) throws IOException {
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("--messaging")) {
+      MessagingCostRun.main(Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     boolean quick = false;
     boolean gc = false;
     boolean verbose = false;
@@ -426,7 +434,9 @@ public final class BenchmarkReport {
       System.err.println(problem);
     }
     System.err.println(
-        "usage: java -jar benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]");
+        "usage: java -jar benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]\n"
+            + "       java -jar benchmarks.jar --messaging [--long] [--messages N] [--duplicates"
+            + " SHARE] [--rounds N] [--consumers N] [--warmup N] [--brokers rabbitmq,kafka]");
     System.exit(problem == null ? 0 : 2);
   }
 

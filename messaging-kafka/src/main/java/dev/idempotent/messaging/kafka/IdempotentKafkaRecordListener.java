@@ -187,12 +187,14 @@ public final class IdempotentKafkaRecordListener<K, V>
       return MessageKey.of(keyFunction.apply(record), scope);
     }
     Header header = record.headers().lastHeader(MessageKey.HEADER);
-    String headerValue =
-        header == null
-            ? null
-            : header.value() == null ? "" : new String(header.value(), StandardCharsets.UTF_8);
+    if (header != null) {
+      // the offset's text is built only for a record without the header: it is on every record's
+      // path
+      return MessageKey.fromHeader(
+          header.value() == null ? "" : new String(header.value(), StandardCharsets.UTF_8), scope);
+    }
     return MessageKey.resolve(
-        headerValue,
+        null,
         TOPIC_PARTITION_OFFSET,
         record.topic() + "/" + record.partition() + "/" + record.offset(),
         scope);
