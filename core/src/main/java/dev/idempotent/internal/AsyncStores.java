@@ -9,6 +9,7 @@ import dev.idempotent.spi.RecordKey;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
@@ -41,6 +42,13 @@ public final class AsyncStores {
   private static final Map<IdempotencyStore, Offloading> ADAPTED =
       Collections.synchronizedMap(new WeakHashMap<>());
   private static volatile ScheduledExecutorService timer;
+
+  /**
+   * Every offload pool still reachable: a pool whose store was collected leaves {@link #ADAPTED}
+   * but keeps its threads until their keep-alive ends, and shutdown stops those too.
+   */
+  private static final java.util.Set<ThreadPoolExecutor> POOLS =
+      Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
   private AsyncStores() {}
 
@@ -119,6 +127,12 @@ public final class AsyncStores {
       ADAPTED.values().forEach(o -> LibraryThreads.stop(o.pool));
       ADAPTED.clear();
     }
+    List<ThreadPoolExecutor> pools;
+    synchronized (POOLS) {
+      pools = new java.util.ArrayList<>(POOLS);
+      POOLS.clear();
+    }
+    pools.forEach(LibraryThreads::stop);
     Offloading s = shared;
     if (s != null) {
       LibraryThreads.stop(s.pool);
@@ -155,6 +169,7 @@ public final class AsyncStores {
               new LinkedBlockingQueue<>(QUEUE),
               LibraryThreads.named("idempotent-offload"));
       pool.allowCoreThreadTimeOut(true);
+      POOLS.add(pool);
     }
 
     private IdempotencyStore store() {
