@@ -148,9 +148,8 @@ final class ReactorResults {
     }
     OnCancel onCancel = method.onCancel();
     return work.cast(Object.class)
-        .flatMap(value -> Mono.fromCompletionStage(claim.complete(value)))
-        .switchIfEmpty(
-            Mono.defer(() -> Mono.fromCompletionStage(claim.complete(null)).then(Mono.empty())))
+        .flatMap(value -> settling(claim.complete(value)))
+        .switchIfEmpty(Mono.defer(() -> settling(claim.complete(null)).then(Mono.empty())))
         .onErrorResume(e -> settled(claim.fail(unwrap(e))))
         .doOnCancel(() -> claim.cancel(onCancel));
   }
@@ -175,11 +174,9 @@ final class ReactorResults {
             Mono.defer(
                 () ->
                     items.overflowed
-                        ? Mono.fromCompletionStage(
-                                claim.abandon("more than " + maxItems + " items"))
+                        ? settling(claim.abandon("more than " + maxItems + " items"))
                             .then(Mono.empty())
-                        : Mono.fromCompletionStage(
-                                claim.complete(items.list, config.fluxMaxBytes()))
+                        : settling(claim.complete(items.list, config.fluxMaxBytes()))
                             .then(Mono.empty())))
         .onErrorResume(e -> settled(claim.fail(unwrap(e))))
         .doOnCancel(() -> claim.cancel(onCancel));
@@ -225,8 +222,17 @@ final class ReactorResults {
   }
 
   /** An error signal with what settling a failure gave: the failure, or the store's exception. */
-  private static Mono<Object> settled(CompletionStage<Throwable> settling) {
-    return Mono.fromCompletionStage(settling).flatMap(Mono::error);
+  private static Mono<Object> settled(CompletionStage<Throwable> failure) {
+    return settling(failure).flatMap(Mono::error);
+  }
+
+  /**
+   * A settling step (recording, releasing) as a {@code Mono} that a cancelled subscriber leaves
+   * alone: the write goes on, and a store's stage that refuses {@code cancel} (a {@code
+   * CompletableFuture.completedStage}) is never asked to.
+   */
+  private static <T> Mono<T> settling(CompletionStage<T> stage) {
+    return Mono.fromFuture(stage.toCompletableFuture(), true);
   }
 
   private static Throwable unwrap(Throwable t) {

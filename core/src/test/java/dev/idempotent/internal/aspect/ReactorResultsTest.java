@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -185,7 +186,7 @@ class ReactorResultsTest {
   void refusalsAreErrorSignalsNeverThrownByTheCall() throws Throwable {
     Sinks.One<String> gate = Sinks.one();
     payments.next = gate.asMono().map(v -> v);
-    List<String> firstValues = new ArrayList<>();
+    List<String> firstValues = new CopyOnWriteArrayList<>();
     Mono<String> first = call("held", "h-1");
     first.subscribe(firstValues::add);
     awaitRuns(1); // the first subscription holds the key and runs
@@ -196,6 +197,13 @@ class ReactorResultsTest {
     Mono<String> blank = call("pay", new Object[] {null});
     StepVerifier.create(blank).expectError(IdempotencyKeyException.class).verify(TIMEOUT);
     gate.tryEmitValue("done");
+    // the holder's value reaches its subscriber only once the outcome is recorded (on the store's
+    // thread): from then on a repeat replays it
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (firstValues.isEmpty()) {
+      assertThat(System.nanoTime()).as("the holder gets its value in time").isLessThan(deadline);
+      Thread.sleep(2);
+    }
     StepVerifier.create(this.<Mono<String>>call("held", "h-1"))
         .expectNext("done")
         .expectComplete()
@@ -211,10 +219,10 @@ class ReactorResultsTest {
     payments.next = gate.asMono();
     Mono<String> first = call("slow", "w-1");
     Mono<String> second = call("slow", "w-1");
-    List<String> firstValues = new ArrayList<>();
+    List<String> firstValues = new CopyOnWriteArrayList<>();
     first.subscribe(firstValues::add);
     awaitRuns(1);
-    List<String> secondValues = new ArrayList<>();
+    List<String> secondValues = new CopyOnWriteArrayList<>();
     second.subscribe(secondValues::add);
     Thread.sleep(100);
     assertThat(secondValues).isEmpty();
