@@ -181,7 +181,8 @@ public final class MessageIdempotency {
    * <p>When the handler throws, {@code failedIndex} says where: the index of the message the
    * exception names (the messages run before it completed and are recorded; the ones after it are
    * released), or {@code -1} when the whole call failed (every message run is settled with the
-   * failure, as the settings say: released by default). The exception is rethrown unchanged.
+   * failure, as the settings say: released by default; an {@code Error} always fails the whole
+   * call). The exception is rethrown unchanged.
    *
    * @param keys the key of each message, in batch order
    * @param handler the work of the messages to run
@@ -268,6 +269,16 @@ public final class MessageIdempotency {
         handler.handle(List.copyOf(run));
       } catch (Exception e) {
         throw settleFailedBatch(claims, run, e, failedIndex.applyAsInt(e));
+      } catch (Error e) {
+        // the whole call failed: every claim is settled (never left renewed), and the error goes on
+        for (int i : run) {
+          try {
+            await(claims[i].fail(e));
+          } catch (Exception settling) {
+            e.addSuppressed(settling);
+          }
+        }
+        throw e;
       }
       Exception recordingFailure = null;
       for (int i : run) {

@@ -225,6 +225,26 @@ class MessageIdempotencyTest {
   }
 
   @Test
+  void aBatchHandlerThrowingAnErrorReleasesEveryClaimAndTheErrorGoesOn() throws Exception {
+    StackOverflowError error = new StackOverflowError("listener recursed");
+    assertThatThrownBy(
+            () ->
+                consumer.handleBatch(
+                    keys("s", "t"),
+                    indexes -> {
+                      throw error;
+                    },
+                    e -> -1))
+        .isSameAs(error);
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:s")).isEmpty();
+    assertThat(idempotency.inspect("", "orders.consumer", "idempotency-key:t")).isEmpty();
+    List<List<Integer>> calls = new ArrayList<>();
+    MessageBatchOutcome again = consumer.handleBatch(keys("s", "t"), calls::add, e -> -1);
+    assertThat(again.complete()).isTrue();
+    assertThat(calls).containsExactly(List.of(0, 1));
+  }
+
+  @Test
   void aDeliveryInProgressElsewhereWaitsTheBoundThenAnswersInProgress() throws Exception {
     MessageKey key = MessageKey.fromHeader("order-9", consumer.scope());
     CountDownLatch started = new CountDownLatch(1);
