@@ -43,9 +43,12 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]
+ *     [--warmup N]
  *   --quick      1 fork, 2 x 1 s warm-up and 3 x 1 s measurement per in-memory benchmark, 3 x 2 s and
  *                3 x 2 s per Redis or JDBC one (about five minutes in all); otherwise 5 x 2 s warm-up and
  *                5 x 3 s measurement, 2 forks in memory and 4 forks per side on a server (about 50 minutes)
+ *   --warmup N   N warm-up iterations per fork (instead of the mode's 2, 3 or 5); at 16 threads on 2 cores
+ *                a server row's throughput still climbs for 15-20 s, so its full-mode rows want 10
  *   --forks N    N forks per side, alternating, for each Redis or JDBC row (instead of 1 quick, 4 full):
  *                N pairs of forks that ran next to each other; such a row reports each side's median
  *                fork, the ratio of the medians and the lowest and highest ratio of a pair
@@ -384,9 +387,13 @@ public final class BenchmarkReport {
   /** Forks per side of a server row; 0 for the mode's default (1 quick, 4 full). */
   private final int forks;
 
-  private BenchmarkReport(boolean quick, boolean gc, boolean verbose, int forks) {
+  /** Warm-up iterations per fork; 0 for the mode's default. */
+  private final int warmups;
+
+  private BenchmarkReport(boolean quick, boolean gc, boolean verbose, int forks, int warmups) {
     this.quick = quick;
     this.forks = forks;
+    this.warmups = warmups;
     this.gc = gc;
     this.verbose = verbose;
   }
@@ -401,6 +408,7 @@ public final class BenchmarkReport {
     boolean verbose = false;
     Pattern only = null;
     int forks = 0;
+    int warmups = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> quick = true;
@@ -420,13 +428,21 @@ public final class BenchmarkReport {
           }
           forks = Integer.parseInt(args[++i]);
         }
+        case "--warmup" -> {
+          if (i + 1 >= args.length || !args[i + 1].matches("[1-9][0-9]?")) {
+            usage(
+                "--warmup needs the number of warm-up iterations per fork, 1 to 99, e.g. --warmup"
+                    + " 10");
+          }
+          warmups = Integer.parseInt(args[++i]);
+        }
         case "-h", "--help" -> {
           usage(null);
         }
         default -> usage("unknown argument '" + args[i] + "'");
       }
     }
-    new BenchmarkReport(quick, gc, verbose, forks).run(only);
+    new BenchmarkReport(quick, gc, verbose, forks, warmups).run(only);
   }
 
   private static void usage(String problem) {
@@ -434,7 +450,8 @@ public final class BenchmarkReport {
       System.err.println(problem);
     }
     System.err.println(
-        "usage: java -jar benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]\n"
+        "usage: java -jar benchmarks.jar [--quick] [--only REGEX] [--gc] [--verbose] [--forks N]"
+            + " [--warmup N]\n"
             + "       java -jar benchmarks.jar --messaging [--long] [--messages N] [--duplicates"
             + " SHARE] [--rounds N] [--consumers N] [--warmup N] [--brokers rabbitmq,kafka]");
     System.exit(problem == null ? 0 : 2);
@@ -560,7 +577,7 @@ public final class BenchmarkReport {
             .include("^" + Pattern.quote(c.benchmarks().getName()) + "\\.(" + methods + ")$")
             .threads(threads)
             .forks(forks)
-            .warmupIterations(quick ? (remote ? 3 : 2) : 5)
+            .warmupIterations(warmups > 0 ? warmups : quick ? (remote ? 3 : 2) : 5)
             .warmupTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 2))
             .measurementIterations(quick ? 3 : 5)
             .measurementTime(TimeValue.seconds(quick ? (remote ? 2 : 1) : 3))
@@ -673,7 +690,8 @@ public final class BenchmarkReport {
                         + " s on a server"
                     : "5 x 2 s warm-up, 5 x 3 s measurement, 2 forks in memory and 4 forks per side"
                         + " on a server")
-                + (forks > 0 ? "; " + forks + " forks per side on a server" : ""),
+                + (forks > 0 ? "; " + forks + " forks per side on a server" : "")
+                + (warmups > 0 ? "; " + warmups + " warm-up iterations per fork" : ""),
             System.getProperty("java.version"),
             System.getProperty("java.vm.name"),
             Runtime.getRuntime().availableProcessors(),

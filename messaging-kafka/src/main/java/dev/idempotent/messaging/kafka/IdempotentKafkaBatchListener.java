@@ -46,6 +46,8 @@ import org.springframework.kafka.support.Acknowledgment;
  * </ul>
  *
  * A listener that takes the poll's {@code ConsumerRecords} is refused: it must take a {@code List}.
+ * A partial acknowledgement ({@code acknowledge(index)}) and a {@code nack} are refused with an
+ * exception that says what to do instead.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -188,6 +190,16 @@ public final class IdempotentKafkaBatchListener<K, V>
     public void acknowledge() {
       // held: sent once the batch's outcomes are recorded, not at all when the batch stopped early
       acknowledged = true;
+    }
+
+    @Override
+    public void acknowledge(int index) {
+      // the listener's index is in the records it got, and an outcome is recorded only once the
+      // listener returns: a partial commit would run ahead of the record
+      throw new IllegalStateException(
+          "an idempotent batch listener acknowledges the whole batch once every outcome is"
+              + " recorded: call acknowledge(), or throw a BatchListenerFailedException naming the"
+              + " record that failed (the records before it are recorded and committed)");
     }
 
     @Override

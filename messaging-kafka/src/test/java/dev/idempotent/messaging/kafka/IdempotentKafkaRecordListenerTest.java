@@ -341,6 +341,39 @@ class IdempotentKafkaRecordListenerTest {
   }
 
   @Test
+  void aPartialBatchAcknowledgementIsRefusedAndNothingIsAcknowledged() {
+    List<Boolean> sent = new CopyOnWriteArrayList<>();
+    IdempotentKafkaBatchListener<String, String> listener =
+        new IdempotentKafkaBatchListener<>(
+            (org.springframework.kafka.listener.BatchAcknowledgingMessageListener<String, String>)
+                (records, ack) -> ack.acknowledge(0),
+            consumer(Duration.ofSeconds(1)),
+            null);
+    List<ConsumerRecord<String, String>> records =
+        List.of(new ConsumerRecord<>(topic, 0, 0L, "k", "v"));
+    assertThatThrownBy(() -> listener.onMessage(records, () -> sent.add(true)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("acknowledge()");
+    assertThat(sent).isEmpty();
+    String key = MessageKey.brokerIdentity("kafka", topic + "/0/0", SCOPE).value();
+    assertThat(idempotency.inspect("", SCOPE, key)).isEmpty(); // released: the call failed
+    AtomicInteger runs = new AtomicInteger();
+    IdempotentKafkaBatchListener<String, String> whole =
+        new IdempotentKafkaBatchListener<>(
+            (org.springframework.kafka.listener.BatchAcknowledgingMessageListener<String, String>)
+                (batch, ack) -> {
+                  runs.incrementAndGet();
+                  ack.acknowledge();
+                },
+            consumer(Duration.ofSeconds(1)),
+            null);
+    whole.onMessage(records, () -> sent.add(true));
+    assertThat(runs).hasValue(1);
+    assertThat(sent).containsExactly(true);
+    assertThat(idempotency.inspect("", SCOPE, key)).isPresent();
+  }
+
+  @Test
   void aBatchListenerTakingThePollResultIsRefused() {
     ContainerProperties properties = new ContainerProperties(topic);
     properties.setGroupId("g1");
