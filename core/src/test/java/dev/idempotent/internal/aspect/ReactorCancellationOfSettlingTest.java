@@ -11,7 +11,6 @@ import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -65,18 +64,8 @@ class ReactorCancellationOfSettlingTest {
     }
   }
 
-  @SuppressWarnings("unchecked")
   private <T> T call(String name, Object... args) throws Throwable {
-    Method m = null;
-    for (Method candidate : Payments.class.getDeclaredMethods()) {
-      if (candidate.getName().equals(name)) {
-        m = candidate;
-      }
-    }
-    Method method = m;
-    method.setAccessible(true);
-    MethodPlan plan = new MethodPlan(method, null);
-    return (T) plan.invoke(payments, args, () -> method.invoke(payments, args));
+    return PlannedCalls.call(payments, name, args);
   }
 
   @Test

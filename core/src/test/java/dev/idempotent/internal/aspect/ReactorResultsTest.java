@@ -14,7 +14,6 @@ import dev.idempotent.KeyResolver;
 import dev.idempotent.OnCancel;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.RealClockStore;
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -145,18 +144,8 @@ class ReactorResultsTest {
     }
   }
 
-  @SuppressWarnings("unchecked")
   private <T> T call(String name, Object... args) throws Throwable {
-    Method m = null;
-    for (Method candidate : Payments.class.getDeclaredMethods()) {
-      if (candidate.getName().equals(name)) {
-        m = candidate;
-      }
-    }
-    Method method = m;
-    method.setAccessible(true);
-    MethodPlan plan = new MethodPlan(method, null);
-    return (T) plan.invoke(payments, args, () -> method.invoke(payments, args));
+    return PlannedCalls.call(payments, name, args);
   }
 
   @Test
