@@ -15,10 +15,12 @@ import dev.idempotent.spi.RecordKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.redisson.api.RedissonClient;
@@ -126,6 +128,9 @@ public final class RedissonIdempotencyStore
    */
   private static final byte[] RELEASE_REMEMBERED_MS =
       bytes(Long.toString(Duration.ofMinutes(1).toMillis()));
+
+  private static final int MAX_KEPT_DURATIONS = 256;
+  private static final Map<Duration, byte[]> MILLIS = new ConcurrentHashMap<>();
 
   private final RedissonClient redisson;
   private final RecordNames names;
@@ -405,9 +410,18 @@ public final class RedissonIdempotencyStore
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * The argument of a lease or ttl, in whole milliseconds rounded up, as ASCII digits. Calls pass
+   * the few durations of their plans again and again, so each one's digits are kept (the bytes are
+   * only read when a command is written); past {@link #MAX_KEPT_DURATIONS} the memory restarts.
+   */
   private static byte[] millis(String what, Duration d) {
     if (d == null || d.isZero() || d.isNegative()) {
       throw new IllegalArgumentException(what + " must be a positive duration, was " + d);
+    }
+    byte[] kept = MILLIS.get(d);
+    if (kept != null) {
+      return kept;
     }
     long ms;
     try {
@@ -415,7 +429,12 @@ public final class RedissonIdempotencyStore
     } catch (ArithmeticException e) {
       ms = Long.MAX_VALUE / 2;
     }
-    return bytes(Long.toString(ms));
+    byte[] digits = bytes(Long.toString(ms));
+    if (MILLIS.size() >= MAX_KEPT_DURATIONS) {
+      MILLIS.clear();
+    }
+    MILLIS.put(d, digits);
+    return digits;
   }
 
   /**

@@ -138,17 +138,17 @@ final class ReactorResults {
     return items == null ? Flux.empty() : Flux.fromIterable((List<?>) items);
   }
 
+  @SuppressWarnings("unchecked") // a Mono of any type is read as a Mono of Object
   private static Mono<Object> runMono(
       MethodPlan method, DeferredCalls.Claim claim, IdempotencyExecutor.Body body) {
-    Mono<?> work;
+    Mono<Object> work;
     try {
-      work = (Mono<?>) body(method, body, "Mono");
+      work = (Mono<Object>) body(method, body, "Mono");
     } catch (Throwable t) {
       return settled(claim.fail(unwrap(t)));
     }
     OnCancel onCancel = method.onCancel();
-    return work.cast(Object.class)
-        .flatMap(value -> settling(claim.complete(value)))
+    return work.flatMap(value -> settling(claim.complete(value)))
         .switchIfEmpty(Mono.defer(() -> settling(claim.complete(null)).then(Mono.empty())))
         .onErrorResume(e -> settled(claim.fail(unwrap(e))))
         .doOnCancel(() -> claim.cancel(onCancel));
