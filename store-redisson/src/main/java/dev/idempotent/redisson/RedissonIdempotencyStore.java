@@ -45,18 +45,18 @@ import org.redisson.api.RedissonClient;
  * record: a claim holds the owner token and the fingerprint, a completed record a 2-byte digest of
  * the owner token, the fingerprint if any and the outcome bytes as they are (binary-safe); the
  * format, byte by byte, is in {@code docs/stores/redis.md}. Every operation is one Lua script on
- * that record, run by SHA with {@code EVALSHA} in one round trip: a claim is {@code SET NX PX}
- * (and, when the key is taken, {@code GET} and {@code PTTL}); complete, release and renew check the
- * owner token on the server, so a holder whose lease ended can never overwrite or delete a newer
- * holder's record. The scripts are loaded with {@code SCRIPT LOAD} when the store is built; after a
- * server restart, failover or {@code SCRIPT FLUSH} the first {@code NOSCRIPT} answer makes the
- * store load the script again and send it once more. Redis expires records itself: the lease while
- * in progress, the ttl once completed; remaining times come from {@code PTTL}, never from a client
- * clock. Because an ended lease simply makes the record vanish, a claim after it is reported as
- * {@link ClaimResult#acquired()}, never as a takeover. A value under a record's name that is not a
- * record of this format (another Redis type, a string of another format version or too short for
- * its kind) fails every call of its key with {@link dev.idempotent.IdempotencyOutcomeException},
- * even fail-open, and is never overwritten or deleted, except by {@link #delete}.
+ * that record, run by SHA with {@code EVALSHA} in one round trip: a claim is {@code SET NX GET PX}
+ * (and, when the key is taken, {@code PTTL}); complete, release and renew check the owner token on
+ * the server, so a holder whose lease ended can never overwrite or delete a newer holder's record.
+ * The scripts are loaded with {@code SCRIPT LOAD} when the store is built; after a server restart,
+ * failover or {@code SCRIPT FLUSH} the first {@code NOSCRIPT} answer makes the store load the
+ * script again and send it once more. Redis expires records itself: the lease while in progress,
+ * the ttl once completed; remaining times come from {@code PTTL}, never from a client clock.
+ * Because an ended lease simply makes the record vanish, a claim after it is reported as {@link
+ * ClaimResult#acquired()}, never as a takeover. A value under a record's name that is not a record
+ * of this format (another Redis type, a string of another format version or too short for its kind)
+ * fails every call of its key with {@link dev.idempotent.IdempotencyOutcomeException}, even
+ * fail-open, and is never overwritten or deleted, except by {@link #delete}.
  *
  * <h2>Failures and resent commands</h2>
  *

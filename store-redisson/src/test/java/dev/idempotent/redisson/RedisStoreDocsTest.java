@@ -77,9 +77,11 @@ class RedisStoreDocsTest {
       assertThat(idem.call(policy, "k1", runs::incrementAndGet))
           .as("replayed by Redis, then kept")
           .isEqualTo(1);
+      assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
+      assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
+      // after k2 is kept: the announcement of this delete reaches the cache when it will, and a
+      // replay whose answer it overtakes is not kept (the cache cannot tell which came first)
       idem.delete("", policy.scope(), "k1");
-      assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
-      assertThat(idem.call(policy, "k2", runs::incrementAndGet)).isEqualTo(2);
     } finally {
       redissonClient.shutdown();
     }

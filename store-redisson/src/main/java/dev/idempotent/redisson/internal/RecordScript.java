@@ -11,18 +11,18 @@ import java.security.NoSuchAlgorithmException;
  * hand-written store would:
  *
  * <ul>
- *   <li>claim of a free key: {@code SET NX PX};
- *   <li>claim of a taken key (a replay, or a call in progress): {@code SET NX PX} (refused), {@code
- *       GET}, {@code PTTL};
+ *   <li>claim of a free key: {@code SET NX GET PX}, which answers nil;
+ *   <li>claim of a taken key (a replay, or a call in progress): {@code SET NX GET PX}, which sets
+ *       nothing and answers the value there, and {@code PTTL};
  *   <li>completion: {@code GET}, the owner check, {@code SET PX}, and {@code SPUBLISH} only when a
  *       waiter flagged the claim.
  * </ul>
  *
- * A value of another Redis type under a record's name is detected by {@code redis.pcall('GET')}
- * answering an error (WRONGTYPE), which a record never does; a string that is not a well-formed
- * record of this format is recognised by its bytes. Neither is ever overwritten, extended or
- * deleted by claim, complete, release, renew or watch; the replies describe it and the store
- * refuses the call.
+ * A value of another Redis type under a record's name is detected by {@code redis.pcall} of the
+ * {@code GET} (or {@code SET NX GET}) answering a WRONGTYPE error, which a record never does (any
+ * other error is the script's answer); a string that is not a well-formed record of this format is
+ * recognised by its bytes. Neither is ever overwritten, extended or deleted by claim, complete,
+ * release, renew or watch; the replies describe it and the store refuses the call.
  *
  * <p>Redis expires the record itself: {@code PX} is the lease while in progress and the ttl once
  * completed, and a record's remaining time is read with {@code PTTL} inside the script, so no
@@ -55,12 +55,15 @@ public enum RecordScript {
    */
   CLAIM(
       """
-      if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+      local v = redis.pcall('SET', KEYS[1], ARGV[1], 'NX', 'GET', 'PX', ARGV[2])
+      if not v then
         return {}
       end
-      local v = redis.pcall('GET', KEYS[1])
       if type(v) == 'table' then
-        return {redis.call('TYPE', KEYS[1])['ok']}
+        if string.sub(v['err'], 1, 9) == 'WRONGTYPE' then
+          return {redis.call('TYPE', KEYS[1])['ok']}
+        end
+        return v
       end
       local n = string.byte(ARGV[1], 3)
       if string.sub(v, 1, 1) == '\\17'
