@@ -109,10 +109,18 @@ public final class DeferredCalls {
       } catch (RuntimeException e) {
         claimed = CompletableFuture.failedFuture(e);
       }
-      return claimed
-          .handle(
-              (claim, error) -> error != null ? claimFailed(unwrap(error)) : decide(claim, owner))
-          .thenCompose(stage -> stage);
+      CompletableFuture<Claim> decided = new CompletableFuture<>();
+      claimed.whenComplete(
+          (claim, error) -> {
+            CompletionStage<Claim> step;
+            try {
+              step = error != null ? claimFailed(unwrap(error)) : decide(claim, owner);
+            } catch (Throwable t) { // as a stage would: the claim fails, it never hangs
+              step = failed(t);
+            }
+            relay(step, decided);
+          });
+      return decided;
     }
 
     private CompletionStage<Claim> decide(ClaimResult claim, String owner) {
@@ -165,9 +173,18 @@ public final class DeferredCalls {
       } catch (RuntimeException e) {
         changed = CompletableFuture.failedFuture(e);
       }
-      return changed
-          .handle((v, error) -> error != null ? claimFailed(unwrap(error)) : next())
-          .thenCompose(stage -> stage);
+      CompletableFuture<Claim> decided = new CompletableFuture<>();
+      changed.whenComplete(
+          (v, error) -> {
+            CompletionStage<Claim> step;
+            try {
+              step = error != null ? claimFailed(unwrap(error)) : next();
+            } catch (Throwable t) { // as a stage would: the claim fails, it never hangs
+              step = failed(t);
+            }
+            relay(step, decided);
+          });
+      return decided;
     }
 
     private CompletionStage<Claim> replay(IdempotencyRecord record) {
@@ -219,6 +236,22 @@ public final class DeferredCalls {
               key.redactedKey(),
               e));
     }
+  }
+
+  /**
+   * Completes {@code into} as {@code step} completes, with its failure unwrapped, so that a claim's
+   * stage fails with the library's exception itself, never a {@link CompletionException}. A step
+   * that is already done (a replay, a refusal) completes {@code into} at once, on this thread.
+   */
+  private static <T> void relay(CompletionStage<T> step, CompletableFuture<T> into) {
+    step.whenComplete(
+        (value, error) -> {
+          if (error != null) {
+            into.completeExceptionally(unwrap(error));
+          } else {
+            into.complete(value);
+          }
+        });
   }
 
   private static <T> CompletionStage<T> failed(Throwable t) {

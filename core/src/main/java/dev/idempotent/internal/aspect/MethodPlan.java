@@ -35,6 +35,10 @@ import java.util.stream.Collectors;
 public final class MethodPlan {
   private final Method method;
   private final Idempotent annotation;
+
+  /** The annotation's {@code onCancel}, read once: an annotation's attributes are proxy calls. */
+  private final dev.idempotent.OnCancel onCancel;
+
   private final String where;
   private final String scope;
   private final String[] parameterNames;
@@ -96,6 +100,7 @@ public final class MethodPlan {
     this.ttl = duration("ttl", annotation.ttl());
     this.lease = duration("lease", annotation.lease());
     this.waitTimeout = duration("waitTimeout", annotation.waitTimeout());
+    this.onCancel = annotation.onCancel();
   }
 
   /**
@@ -174,7 +179,7 @@ public final class MethodPlan {
 
   /** What happens to the claim when a deferred result's work is cancelled. */
   dev.idempotent.OnCancel onCancel() {
-    return annotation.onCancel();
+    return onCancel;
   }
 
   private String digestArguments(Object[] args, String what, String advice) {
@@ -285,7 +290,7 @@ public final class MethodPlan {
             .store(annotation.store())
             .onDuplicate(annotation.onDuplicate())
             .onInProgress(annotation.onInProgress())
-            .onCancel(annotation.onCancel())
+            .onCancel(onCancel)
             .onAmbiguousFailure(annotation.onAmbiguousFailure())
             .recordFailures(annotation.recordFailures())
             .resultType(valueType);

@@ -110,8 +110,7 @@ final class ReactorResults {
               .claim(resolved.plan(), key, fingerprint)
               .toCompletableFuture();
       OnCancel onCancel = method.onCancel();
-      return Mono.fromFuture(claimed, true)
-          .onErrorMap(ReactorResults::unwrap)
+      return Mono.fromFuture(claimed, true) // fails with the library's exception, unwrapped
           .doOnCancel(
               () ->
                   claimed.thenAccept(
