@@ -20,6 +20,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -109,18 +110,9 @@ public final class DeferredCalls {
       } catch (RuntimeException e) {
         claimed = CompletableFuture.failedFuture(e);
       }
-      CompletableFuture<Claim> decided = new CompletableFuture<>();
-      claimed.whenComplete(
-          (claim, error) -> {
-            CompletionStage<Claim> step;
-            try {
-              step = error != null ? claimFailed(unwrap(error)) : decide(claim, owner);
-            } catch (Throwable t) { // as a stage would: the claim fails, it never hangs
-              step = failed(t);
-            }
-            relay(step, decided);
-          });
-      return decided;
+      return then(
+          claimed,
+          (claim, error) -> error != null ? claimFailed(unwrap(error)) : decide(claim, owner));
     }
 
     private CompletionStage<Claim> decide(ClaimResult claim, String owner) {
@@ -173,18 +165,7 @@ public final class DeferredCalls {
       } catch (RuntimeException e) {
         changed = CompletableFuture.failedFuture(e);
       }
-      CompletableFuture<Claim> decided = new CompletableFuture<>();
-      changed.whenComplete(
-          (v, error) -> {
-            CompletionStage<Claim> step;
-            try {
-              step = error != null ? claimFailed(unwrap(error)) : next();
-            } catch (Throwable t) { // as a stage would: the claim fails, it never hangs
-              step = failed(t);
-            }
-            relay(step, decided);
-          });
-      return decided;
+      return then(changed, (v, error) -> error != null ? claimFailed(unwrap(error)) : next());
     }
 
     private CompletionStage<Claim> replay(IdempotencyRecord record) {
@@ -236,6 +217,27 @@ public final class DeferredCalls {
               key.redactedKey(),
               e));
     }
+  }
+
+  /**
+   * The stage of the step that {@code next} gives once {@code stage} is done (with its value or its
+   * failure): one callback instead of {@code handle} and {@code thenCompose}. A {@code next} that
+   * throws fails the stage, as {@code handle} would; the stage never hangs.
+   */
+  private static <V, T> CompletableFuture<T> then(
+      CompletionStage<V> stage, BiFunction<? super V, Throwable, CompletionStage<T>> next) {
+    CompletableFuture<T> decided = new CompletableFuture<>();
+    stage.whenComplete(
+        (value, error) -> {
+          CompletionStage<T> step;
+          try {
+            step = next.apply(value, error);
+          } catch (Throwable t) {
+            step = failed(t);
+          }
+          relay(step, decided);
+        });
+    return decided;
   }
 
   /**
