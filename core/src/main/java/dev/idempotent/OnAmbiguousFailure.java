@@ -22,9 +22,10 @@ public enum OnAmbiguousFailure {
   RECORD,
   /**
    * Complete the record with that outcome and answer every repeat with {@link
-   * IdempotencyBlockedException} (an in-progress answer, HTTP 409) until the ttl ends or an
-   * operator deletes the record ({@link Idempotency#delete}). Right when an operator must look at
-   * the failure before the key may run again.
+   * IdempotencyBlockedException} (not an in-progress answer: no retry helps; HTTP 409 with a
+   * problem type of its own, a message to dead-lettering) until the ttl ends or an operator deletes
+   * the record ({@link Idempotency#delete}). Right when an operator must look at the failure before
+   * the key may run again.
    */
   BLOCK
 }

@@ -55,17 +55,18 @@ class AmbiguousFailureTest {
   }
 
   @Test
-  void blockingTheKeyAnswersEveryRepeatAsInProgressUntilAnOperatorDeletesTheRecord()
+  void blockingTheKeyAnswersEveryRepeatAsBlockedNotInProgressUntilAnOperatorDeletesTheRecord()
       throws Exception {
     IdempotencyPolicy policy = policy("ambiguous.block", OnAmbiguousFailure.BLOCK);
     assertThatThrownBy(() -> idempotency.execute(policy, "k", this::charge))
         .isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> idempotency.execute(policy, "k", this::charge))
-        .isInstanceOf(IdempotencyInProgressException.class)
         .isInstanceOf(IdempotencyBlockedException.class)
+        .isNotInstanceOf(IdempotencyInProgressException.class)
+        .hasMessageContaining("retrying does not help")
         .satisfies(
             e ->
-                assertThat(((IdempotencyInProgressException) e).leaseRemaining())
+                assertThat(((IdempotencyBlockedException) e).blockedFor())
                     .isPositive()
                     .isLessThanOrEqualTo(Duration.ofMinutes(5)));
     assertThat(runs).hasValue(1);

@@ -1,6 +1,11 @@
 package dev.idempotent.messaging;
 
 import dev.idempotent.IdempotencyKeyException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.Objects;
 
 /**
@@ -46,6 +51,47 @@ public final class MessageKey {
     return new MessageKey(
         "idempotency-key:" + checked(headerValue, "the " + HEADER + " header", scope),
         "the " + HEADER + " header");
+  }
+
+  /**
+   * The key from a {@value #HEADER} header that arrived as bytes (a Kafka header, an AMQP {@code
+   * byte[]} header). Bytes that are valid UTF-8 give the same key as the same text through {@link
+   * #fromHeader(String, String)}; any other bytes are filed by their exact value (base64url under a
+   * prefix of their own, {@code idempotency-key-bytes:}), never decoded lossily, so two different
+   * byte strings never share a key (for example {@code Müller-7} and {@code Mäller-7} in Latin-1).
+   *
+   * @throws IdempotencyKeyException when the value is empty, longer than {@link #MAX_LENGTH} bytes
+   *     (when not UTF-8) or, as UTF-8 text, fails the checks of {@link #fromHeader(String, String)}
+   */
+  public static MessageKey fromHeader(byte[] headerValue, String scope) {
+    Objects.requireNonNull(headerValue, "headerValue");
+    String text;
+    try {
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(headerValue))
+              .toString();
+    } catch (CharacterCodingException notUtf8) {
+      if (headerValue.length > MAX_LENGTH) {
+        throw new IdempotencyKeyException(
+            "the "
+                + HEADER
+                + " header is "
+                + headerValue.length
+                + " bytes long (and not UTF-8); the producer must send at most "
+                + MAX_LENGTH,
+            scope,
+            null);
+      }
+      return new MessageKey(
+          "idempotency-key-bytes:"
+              + Base64.getUrlEncoder().withoutPadding().encodeToString(headerValue),
+          "the " + HEADER + " header (bytes that are not UTF-8)");
+    }
+    return fromHeader(text, scope);
   }
 
   /**
