@@ -1,204 +1,248 @@
 package dev.idempotent.messaging.camel;
 
-import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyClaim;
+import dev.idempotent.IdempotencyConfigurationException;
+import dev.idempotent.IdempotencyInProgressException;
+import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.OnDuplicate;
+import dev.idempotent.OnInProgress;
 import dev.idempotent.messaging.MessageIdempotency;
 import dev.idempotent.messaging.MessageInProgressException;
-import dev.idempotent.spi.ClaimResult;
-import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
-import java.time.Duration;
+import java.util.Collection;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePropertyKey;
+import org.apache.camel.Navigate;
+import org.apache.camel.Ordered;
+import org.apache.camel.Route;
+import org.apache.camel.RuntimeCamelException;
+import org.apache.camel.processor.idempotent.IdempotentConsumer;
 import org.apache.camel.spi.IdempotentRepository;
+import org.apache.camel.spi.Synchronization;
+import org.apache.camel.support.LifecycleStrategySupport;
 import org.apache.camel.support.service.ServiceSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A Camel {@link IdempotentRepository} over any {@link IdempotencyStore} (memory, Redis, JDBC), for
- * the {@code idempotentConsumer} EIP in its default eager mode:
+ * A Camel {@link IdempotentRepository} on the library's claims ({@link Idempotency#claim}), for the
+ * {@code idempotentConsumer} EIP: the same protocol as every other adapter (lease renewed while the
+ * exchange runs, the same wait for a key in progress, events and metrics, the configured
+ * store-failure and ambiguous-failure policies, owner tokens from core), configured by a {@link
+ * MessageIdempotency}:
  *
  * <pre>{@code
- * IdempotentRepository orders = StoreIdempotentRepository.builder(store, "orders.route").build();
- * from("jms:orders").idempotentConsumer(header("orderId"), orders).to("bean:booking");
+ * MessageIdempotency orders = MessageIdempotency.builder("orders.route").build();
+ * IdempotentRepository repository = StoreIdempotentRepository.builder(orders).build();
+ * from("jms:orders").idempotentConsumer(header("orderId"), repository).to("bean:booking");
  * }</pre>
  *
+ * How Camel's calls map onto a claim:
+ *
  * <ul>
- *   <li>{@link #add} claims the key with a lease: {@code true} for the first exchange of a key,
- *       which then runs the route; {@code false} only when the key is completed (the exchange is a
- *       duplicate and is skipped). A key held by an exchange still running is waited for up to the
- *       wait bound (replayed as a duplicate if it completes, claimed if it is released); then
- *       {@code add} throws {@link MessageInProgressException}, so the exchange fails and the
- *       consumer's broker delivers it again later. Answering {@code false} there would make Camel
- *       acknowledge and drop a message whose first attempt may still fail: a lost message.
- *   <li>{@link #confirm} records the key as completed (kept for the ttl); {@link #remove}, called
- *       when the exchange failed ({@code removeOnFailure}, the default), releases the claim so that
- *       a redelivery runs the route again.
- *   <li>Only the exchange that claimed a key completes or releases it (its owner token is kept on
- *       the exchange, or, for the calls without an exchange, in the repository while the exchange
- *       is in flight, never longer); a claim whose lease ran out and was taken over by another
- *       consumer is neither completed nor released by the first (fencing).
+ *   <li>{@code add(exchange, key)}, before the route: claims the key. {@code true} when the
+ *       exchange holds the claim (or the store is down and fail-open): it runs the route, and the
+ *       claim's lease is renewed until the exchange settles it. {@code false} when the key is
+ *       completed: a duplicate. A key held by an exchange still running is waited for up to the
+ *       {@link MessageIdempotency#inProgressWait()} (a duplicate if it completes, claimed if it is
+ *       released); then it throws {@link MessageInProgressException}, so the exchange fails and its
+ *       broker delivers it again later (answering {@code false} would acknowledge and drop a
+ *       message whose first attempt may still fail). A key whose recorded outcome is a failure (the
+ *       settings' {@code recordFailures}, or {@code onAmbiguousFailure} {@code RECORD} or {@code
+ *       BLOCK}) throws that failure ({@code IdempotencyAmbiguousOutcomeException}, {@code
+ *       IdempotencyBlockedException}) at once, without a wait: the exchange fails with it and the
+ *       route's error handler (a dead letter channel) takes it as a final failure. A store outage
+ *       under fail-closed throws {@code IdempotencyStoreException}.
+ *   <li>{@code confirm(exchange, key)}, the exchange completed: records the key as completed, kept
+ *       for the ttl.
+ *   <li>{@code remove(exchange, key)}, the exchange failed ({@code removeOnFailure}): settles the
+ *       claim with the exchange's exception as the settings say: recorded when listed in {@code
+ *       recordFailures}, else as {@code onAmbiguousFailure} says (released by default, so the
+ *       redelivery runs the route again).
+ *   <li>{@code contains(key)}: whether the key has a record (completed or claimed); reads only.
+ *   <li>{@code clear()}: refused; an operator deletes one key with {@link Idempotency#delete}.
  * </ul>
  *
- * The lease is not renewed: choose one longer than the longest run of the route. The records are
- * filed under the scope the application names, with the key the route's expression gives. Non-eager
- * mode ({@code eager(false)}) checks with {@link #contains} and adds after the route: it does not
- * protect against concurrent deliveries and is not recommended.
+ * The claim travels on the exchange, so only the exchange that claimed a key settles it, and a
+ * claim taken over (or deleted by an operator) is neither completed nor released by its first
+ * holder (fencing). A claim the consumer never settles is settled when the exchange ends (released,
+ * or settled with its exception), never left renewed.
+ *
+ * <p>The {@code idempotentConsumer}'s options are checked when a route that uses this repository
+ * starts: the default eager mode, {@code completionEager} true or false and {@code skipDuplicate}
+ * true or false are safe; {@code eager(false)} (the key would be claimed only after the route ran,
+ * so two deliveries could both run it) and {@code removeOnFailure(false)} (a failed exchange's
+ * claim would be left neither completed nor released) are refused with an {@link
+ * IdempotencyConfigurationException} that says what to do.
  */
 public final class StoreIdempotentRepository extends ServiceSupport
-    implements IdempotentRepository {
-  /**
-   * The outcome a completed key records: a {@code null} value, as a method returning {@code null}
-   * records it, so tools reading the store see an ordinary completed record.
-   */
-  private static final byte[] NULL_OUTCOME = {'N'};
+    implements IdempotentRepository, CamelContextAware {
+  private static final Logger LOG = LoggerFactory.getLogger(StoreIdempotentRepository.class);
 
-  /** The longest wait between two looks at a key in progress. */
-  private static final Duration MAX_POLL = Duration.ofMillis(200);
+  /** How deep an exchange's exception is searched for one the settings record. */
+  private static final int MAX_CAUSE_DEPTH = 16;
 
-  private final IdempotencyStore store;
-  private final String scope;
-  private final Duration lease;
-  private final Duration ttl;
-  private final Duration inProgressWait;
+  private final MessageIdempotency messages;
+  private final IdempotencyPolicy policy;
   private final int maxInFlight;
-  private final Map<String, String> ownerTokens = new ConcurrentHashMap<>();
+  private final String claimProperty;
+
+  /** The claims of calls made without an exchange, by key, while their exchanges are in flight. */
+  private final Map<String, IdempotencyClaim> claims = new ConcurrentHashMap<>();
+
+  /** The contexts whose routes are checked as they start. */
+  private final Set<CamelContext> checkedContexts =
+      java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
+
+  private volatile CamelContext camelContext;
 
   private StoreIdempotentRepository(Builder b) {
-    this.store = b.store;
-    this.scope = b.scope;
-    this.lease = b.lease;
-    this.ttl = b.ttl;
-    this.inProgressWait = b.inProgressWait;
+    this.messages = b.messages;
     this.maxInFlight = b.maxInFlight;
+    this.policy =
+        IdempotencyPolicy.builder(messages.scope())
+            .settings(messages.settings())
+            .onDuplicate(OnDuplicate.REPLAY)
+            .onInProgress(OnInProgress.WAIT)
+            .waitTimeout(messages.inProgressWait())
+            .resultType(Void.class)
+            .build();
+    this.claimProperty = "dev.idempotent.claim:" + messages.scope();
   }
 
   /**
-   * @param store where the keys are claimed and recorded
-   * @param scope what the records are filed under: name the route or its consumer
+   * @param messages the scope (name the route), the instance, the settings (store, lease, ttl,
+   *     recorded failures, {@code onAmbiguousFailure}) and the wait for a key in progress
    */
-  public static Builder builder(IdempotencyStore store, String scope) {
-    return new Builder(store, scope);
+  public static Builder builder(MessageIdempotency messages) {
+    return new Builder(messages);
   }
 
   /**
-   * Claims {@code key}; see the class description.
+   * Claims {@code key} for {@code exchange}; see the class description.
    *
    * @throws MessageInProgressException when another exchange still holds the key after the wait
-   * @throws IllegalStateException when {@link Builder#maxInFlight} exchanges hold claims already
-   */
-  @Override
-  public boolean add(String key) {
-    if (ownerTokens.size() >= maxInFlight) {
-      throw new IllegalStateException(
-          "the idempotent repository of scope "
-              + scope
-              + " holds "
-              + maxInFlight
-              + " claims of exchanges in flight: confirm or remove them (the idempotentConsumer"
-              + " does when the exchange ends), or raise maxInFlight");
-    }
-    String ownerToken = claim(key);
-    if (ownerToken == null) {
-      return false;
-    }
-    ownerTokens.put(key, ownerToken);
-    return true;
-  }
-
-  /**
-   * {@link #add(String)} for the exchange that brings {@code key}: the owner token of the claim is
-   * kept on the exchange (so two exchanges of one key never share one), not in the repository.
+   * @throws dev.idempotent.IdempotencyBlockedException when the key is blocked
    */
   @Override
   public boolean add(Exchange exchange, String key) {
-    String ownerToken = claim(key);
-    if (ownerToken == null) {
+    ExchangeClaim held = exchange.getProperty(claimProperty, ExchangeClaim.class);
+    if (held != null && held.key.equals(key) && !held.settled.get()) {
+      return true; // this exchange passes the consumer again: its own claim
+    }
+    IdempotencyClaim claim = claim(key);
+    if (claim == null) {
       return false;
     }
-    exchange.setProperty(ownerTokenProperty(), ownerToken);
+    ExchangeClaim claimed = new ExchangeClaim(key, claim);
+    exchange.setProperty(claimProperty, claimed);
+    // settles a claim the consumer leaves unsettled when the exchange ends (runs after the
+    // consumer's own completion: Ordered.LOWEST)
+    exchange.getExchangeExtension().addOnCompletion(claimed);
     return true;
   }
 
   /** {@link #confirm(String)} for the exchange whose {@link #add(Exchange, String)} claimed it. */
   @Override
   public boolean confirm(Exchange exchange, String key) {
-    String ownerToken = takeOwnerToken(exchange);
-    return ownerToken == null
-        ? confirm(key)
-        : store.complete(recordKey(key), ownerToken, NULL_OUTCOME, ttl);
+    ExchangeClaim held = take(exchange, key);
+    return held == null ? confirm(key) : held.complete();
   }
 
-  /** {@link #remove(String)} for the exchange whose {@link #add(Exchange, String)} claimed it. */
+  /**
+   * {@link #remove(String)} for the exchange whose {@link #add(Exchange, String)} claimed it: the
+   * claim is settled with the exchange's exception (also when a dead letter channel handled it) as
+   * the settings say, or released when the exchange carries none.
+   */
   @Override
   public boolean remove(Exchange exchange, String key) {
-    String ownerToken = takeOwnerToken(exchange);
-    return ownerToken == null ? remove(key) : store.release(recordKey(key), ownerToken);
+    ExchangeClaim held = take(exchange, key);
+    return held == null ? remove(key) : held.fail(failureOf(exchange));
   }
 
-  private String ownerTokenProperty() {
-    return "dev.idempotent.ownerToken:" + scope;
+  /** {@link #contains(String)}: reads only, also for the exchange. */
+  @Override
+  public boolean contains(Exchange exchange, String key) {
+    return contains(key);
   }
 
-  private String takeOwnerToken(Exchange exchange) {
-    Object token = exchange.removeProperty(ownerTokenProperty());
-    return token instanceof String s ? s : null;
-  }
-
-  /** The owner token of a new claim of {@code key}, or {@code null} when the key is completed. */
-  private String claim(String key) {
-    RecordKey recordKey = recordKey(key);
-    long deadline = System.nanoTime() + inProgressWait.toNanos();
-    while (true) {
-      String ownerToken = UUID.randomUUID().toString();
-      ClaimResult result = store.claim(recordKey, ownerToken, null, lease);
-      if (result.isAcquired()) {
-        return ownerToken;
-      }
-      if (result.existing().isCompleted()) {
-        return null;
-      }
-      long remaining = deadline - System.nanoTime();
-      if (remaining <= 0) {
-        throw new MessageInProgressException(scope, recordKey.redactedKey(), inProgressWait);
-      }
-      try {
-        store.awaitChange(recordKey, Duration.ofNanos(Math.min(remaining, MAX_POLL.toNanos())));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new MessageInProgressException(scope, recordKey.redactedKey(), inProgressWait);
-      }
+  /**
+   * Claims {@code key} for a caller without an exchange; the claim is kept in the repository until
+   * {@link #confirm(String)} or {@link #remove(String)}.
+   *
+   * @throws IllegalStateException when {@link Builder#maxInFlight} claims are held already
+   */
+  @Override
+  public boolean add(String key) {
+    if (claims.size() >= maxInFlight) {
+      throw new IllegalStateException(
+          "the idempotent repository of scope "
+              + scope()
+              + " holds "
+              + maxInFlight
+              + " claims of exchanges in flight: confirm or remove them (the idempotentConsumer"
+              + " does when the exchange ends), or raise maxInFlight");
     }
+    IdempotencyClaim claim = claim(key);
+    if (claim == null) {
+      return false;
+    }
+    IdempotencyClaim previous = claims.put(key, claim);
+    if (previous != null) {
+      await(previous.release());
+    }
+    return true;
   }
 
   /** Whether {@code key} has a record: completed, or claimed by an exchange still running. */
   @Override
   public boolean contains(String key) {
-    return store.read(recordKey(key)).isPresent();
+    requireKey(key);
+    return messages.idempotency().inspect(messages.settings().store(), scope(), key).isPresent();
   }
 
   /**
-   * Releases this repository's claim of {@code key}, so that the next delivery runs the route.
+   * Releases the claim {@link #add(String)} took, so that the next delivery runs the route.
    *
-   * @return whether this repository held the claim and released it
+   * @return whether this repository held a claim of {@code key}
    */
   @Override
   public boolean remove(String key) {
-    String ownerToken = ownerTokens.remove(key);
-    return ownerToken != null && store.release(recordKey(key), ownerToken);
+    IdempotencyClaim claim = claims.remove(key);
+    if (claim == null) {
+      return false;
+    }
+    await(claim.release());
+    return true;
   }
 
   /**
-   * Records {@code key} as completed, kept for the ttl.
+   * Records {@code key}, claimed by {@link #add(String)}, as completed, kept for the ttl. A claim
+   * taken over after it was lost is not completed (fencing; a {@code FENCED} event says so).
    *
-   * @return whether this repository held the claim and completed it (false when the claim was taken
-   *     over after its lease ran out)
+   * @return whether this repository held a claim of {@code key}
    */
   @Override
   public boolean confirm(String key) {
-    String ownerToken = ownerTokens.remove(key);
-    return ownerToken != null && store.complete(recordKey(key), ownerToken, NULL_OUTCOME, ttl);
+    IdempotencyClaim claim = claims.remove(key);
+    if (claim == null) {
+      return false;
+    }
+    await(claim.complete(null));
+    return true;
   }
 
   /**
@@ -209,83 +253,260 @@ public final class StoreIdempotentRepository extends ServiceSupport
   public void clear() {
     throw new UnsupportedOperationException(
         "a StoreIdempotentRepository does not clear its scope ("
-            + scope
+            + scope()
             + "): records expire after their ttl; delete one key with Idempotency.delete(store,"
             + " scope, key)");
   }
 
   /** The scope the records are filed under. */
   public String scope() {
-    return scope;
+    return messages.scope();
   }
 
   /** How many claims this repository holds for calls made without an exchange. */
   public int inFlight() {
-    return ownerTokens.size();
+    return claims.size();
   }
 
   @Override
-  protected void doStop() {
-    ownerTokens.clear();
+  public CamelContext getCamelContext() {
+    return camelContext;
   }
 
-  private RecordKey recordKey(String key) {
+  /**
+   * Called by Camel before the {@code idempotentConsumer} starts this repository: from then on,
+   * every route of {@code context} is checked as it starts (see the class description).
+   */
+  @Override
+  public void setCamelContext(CamelContext context) {
+    this.camelContext = context;
+    if (context == null) {
+      return;
+    }
+    synchronized (checkedContexts) {
+      if (!checkedContexts.add(context)) {
+        return;
+      }
+    }
+    context.addLifecycleStrategy(new RouteCheck());
+  }
+
+  /** Releases the claims held for calls made without an exchange. */
+  @Override
+  protected void doStop() {
+    for (String key : claims.keySet()) {
+      IdempotencyClaim claim = claims.remove(key);
+      if (claim != null) {
+        claim.release();
+      }
+    }
+  }
+
+  /** A new claim of {@code key}, or {@code null} when the key is completed. */
+  private IdempotencyClaim claim(String key) {
+    requireKey(key);
+    CompletableFuture<IdempotencyClaim> pending =
+        messages.idempotency().claim(policy, key).toCompletableFuture();
+    IdempotencyClaim claim;
+    try {
+      claim = pending.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      pending.thenAccept(IdempotencyClaim::release); // a claim that arrives later is given back
+      throw new RuntimeCamelException(
+          "interrupted while claiming a message key in scope " + scope(), e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof IdempotencyInProgressException) {
+        throw new MessageInProgressException(
+            scope(), RecordKey.redact(key), messages.inProgressWait());
+      }
+      throw unchecked(cause);
+    }
+    if (claim.runs()) {
+      return claim;
+    }
+    if (claim.replaysFailure()) {
+      throw unchecked(claim.replayedFailure());
+    }
+    return null;
+  }
+
+  private ExchangeClaim take(Exchange exchange, String key) {
+    ExchangeClaim held = exchange.getProperty(claimProperty, ExchangeClaim.class);
+    if (held == null || !held.key.equals(key)) {
+      return null;
+    }
+    exchange.removeProperty(claimProperty);
+    return held;
+  }
+
+  /**
+   * The exception the exchange failed with (also when a dead letter channel handled it), as the
+   * settings see it: the first of it and its causes that they record, else itself; {@code null}
+   * when the exchange carries none.
+   */
+  private Throwable failureOf(Exchange exchange) {
+    Throwable failure = exchange.getException();
+    if (failure == null) {
+      failure = exchange.getProperty(ExchangePropertyKey.EXCEPTION_CAUGHT, Throwable.class);
+    }
+    Throwable t = failure;
+    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++) {
+      if (messages.settings().records(t)) {
+        return t;
+      }
+      t = t.getCause() == t ? null : t.getCause();
+    }
+    return failure;
+  }
+
+  private void requireKey(String key) {
     if (key == null || key.isBlank()) {
       throw new IllegalArgumentException(
           "the idempotentConsumer's key expression gave "
               + (key == null ? "null" : "a blank key")
               + " (scope "
-              + scope
+              + scope()
               + "): use an expression that names the message, such as a header with its id");
     }
-    return RecordKey.of(scope, key).fittedTo(store.maxKeyLength());
+  }
+
+  private static <T> T await(CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().join();
+    } catch (CompletionException e) {
+      throw unchecked(e.getCause() != null ? e.getCause() : e);
+    }
+  }
+
+  private static RuntimeException unchecked(Throwable t) {
+    if (t instanceof RuntimeException e) {
+      return e;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    return new RuntimeCamelException(t);
+  }
+
+  /**
+   * One exchange's claim. As a {@link Synchronization} of the exchange it settles the claim when
+   * the exchange ends and the consumer has not: released after a success (nothing confirmed it),
+   * settled with the exchange's exception after a failure.
+   */
+  private final class ExchangeClaim implements Synchronization, Ordered {
+    final String key;
+    final IdempotencyClaim claim;
+    final AtomicBoolean settled = new AtomicBoolean();
+
+    ExchangeClaim(String key, IdempotencyClaim claim) {
+      this.key = key;
+      this.claim = claim;
+    }
+
+    boolean complete() {
+      if (settled.compareAndSet(false, true)) {
+        await(claim.complete(null));
+      }
+      return true;
+    }
+
+    boolean fail(Throwable failure) {
+      if (settled.compareAndSet(false, true)) {
+        if (failure == null) {
+          await(claim.release());
+        } else {
+          await(claim.fail(failure));
+        }
+      }
+      return true;
+    }
+
+    @Override
+    public void onComplete(Exchange exchange) {
+      if (settled.compareAndSet(false, true)) {
+        LOG.warn(
+            "the exchange of {} in scope {} ended without confirming its claim: it is released",
+            RecordKey.redact(key),
+            scope());
+        await(claim.release());
+      }
+    }
+
+    @Override
+    public void onFailure(Exchange exchange) {
+      if (!settled.get()) {
+        fail(failureOf(exchange));
+      }
+    }
+
+    @Override
+    public int getOrder() {
+      return Ordered.LOWEST;
+    }
+  }
+
+  /**
+   * Checks the options of every {@code idempotentConsumer} on this repository as its route starts.
+   */
+  private final class RouteCheck extends LifecycleStrategySupport {
+    @Override
+    public void onRoutesAdd(Collection<Route> routes) {
+      for (Route route : routes) {
+        check(
+            route, route.navigate(), java.util.Collections.newSetFromMap(new IdentityHashMap<>()));
+      }
+    }
+
+    private void check(Route route, Object node, Set<Object> seen) {
+      if (node == null || !seen.add(node)) {
+        return;
+      }
+      if (node instanceof IdempotentConsumer consumer
+          && consumer.getIdempotentRepository() == StoreIdempotentRepository.this) {
+        refuseUnsafe(route, consumer);
+      }
+      if (node instanceof Navigate<?> navigate && navigate.hasNext()) {
+        for (Object child : navigate.next()) {
+          check(route, child, seen);
+        }
+      }
+    }
+  }
+
+  private void refuseUnsafe(Route route, IdempotentConsumer consumer) {
+    String where = "the idempotentConsumer of route " + route.getId() + " (scope " + scope() + ")";
+    if (!consumer.isEager()) {
+      throw new IdempotencyConfigurationException(
+          where
+              + " is not eager: eager(false) checks with contains before the route and claims the"
+              + " key only after it ran, so two deliveries of one message can both run the route."
+              + " Remove eager(false): the default eager mode claims the key before the route"
+              + " runs");
+    }
+    if (!consumer.isRemoveOnFailure()) {
+      throw new IdempotencyConfigurationException(
+          where
+              + " has removeOnFailure(false): a failed exchange's claim would be neither completed"
+              + " nor released. Remove removeOnFailure(false); to keep a failed message from"
+              + " running again, list its exception in the settings' recordFailures or set"
+              + " onAmbiguousFailure to RECORD or BLOCK on the MessageIdempotency");
+    }
   }
 
   /** Validating builder. */
   public static final class Builder {
-    private final IdempotencyStore store;
-    private final String scope;
-    private Duration lease = IdempotencyConfig.DEFAULT_LEASE;
-    private Duration ttl = IdempotencyConfig.DEFAULT_TTL;
-    private Duration inProgressWait = MessageIdempotency.DEFAULT_IN_PROGRESS_WAIT;
+    private final MessageIdempotency messages;
     private int maxInFlight = 10_000;
 
-    private Builder(IdempotencyStore store, String scope) {
-      this.store = Objects.requireNonNull(store, "store");
-      if (scope == null || scope.isBlank()) {
-        throw new IllegalArgumentException(
-            "scope must not be blank: name the route, e.g. \"orders.route\"");
-      }
-      this.scope = scope;
+    private Builder(MessageIdempotency messages) {
+      this.messages = Objects.requireNonNull(messages, "messages");
     }
 
     /**
-     * How long a claim holds (default {@link IdempotencyConfig#DEFAULT_LEASE}); it is not renewed,
-     * so make it longer than the longest run of the route.
-     */
-    public Builder lease(Duration lease) {
-      this.lease = positive(lease, "lease");
-      return this;
-    }
-
-    /** How long a completed key is kept (default {@link IdempotencyConfig#DEFAULT_TTL}). */
-    public Builder ttl(Duration ttl) {
-      this.ttl = positive(ttl, "ttl");
-      return this;
-    }
-
-    /**
-     * How long {@link #add} waits for a key held by another exchange before it throws (default
-     * {@link MessageIdempotency#DEFAULT_IN_PROGRESS_WAIT}).
-     */
-    public Builder inProgressWait(Duration wait) {
-      this.inProgressWait = positive(wait, "inProgressWait");
-      return this;
-    }
-
-    /**
-     * The most claims held at once for exchanges in flight (default 10,000); an {@link #add} beyond
-     * it fails the exchange.
+     * The most claims held at once for calls without an exchange ({@link #add(String)}; default
+     * 10,000); an {@code add} beyond it fails.
      */
     public Builder maxInFlight(int maxInFlight) {
       if (maxInFlight < 1) {
@@ -297,14 +518,6 @@ public final class StoreIdempotentRepository extends ServiceSupport
 
     public StoreIdempotentRepository build() {
       return new StoreIdempotentRepository(this);
-    }
-
-    private static Duration positive(Duration d, String what) {
-      Objects.requireNonNull(d, what);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(what + " must be positive, was " + d);
-      }
-      return d;
     }
   }
 }
