@@ -1,6 +1,9 @@
 package dev.idempotent.examples.messaging;
 
+import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
+import dev.idempotent.messaging.MessageIdempotency;
 import dev.idempotent.messaging.MessageKey;
 import dev.idempotent.messaging.camel.StoreIdempotentRepository;
 import dev.idempotent.spi.IdempotencyStore;
@@ -21,10 +24,10 @@ import org.apache.camel.impl.DefaultCamelContext;
 
 /**
  * The Apache Camel example: an order route whose {@code idempotentConsumer} keeps its keys in
- * {@link StoreIdempotentRepository} over the in-process store, fed from a {@code direct:} endpoint
- * (any consumer endpoint, a broker's included, works the same). It sends order messages and prints
- * one line per scenario; a replay here is a duplicate the route skipped. Exits with status 1 if an
- * order was placed more than once.
+ * {@link StoreIdempotentRepository} on the library's claims in the in-process store, fed from a
+ * {@code direct:} endpoint (any consumer endpoint, a broker's included, works the same). It sends
+ * order messages and prints one line per scenario; a replay here is a duplicate the route skipped.
+ * Exits with status 1 if an order was placed more than once.
  */
 public final class CamelOrderExample {
   private final Map<String, AtomicLong> ordersPlaced = new ConcurrentHashMap<>();
@@ -47,11 +50,15 @@ public final class CamelOrderExample {
 
   private List<ScenarioRow> scenarios() throws Exception {
     IdempotencyStore store = CaffeineIdempotencyStore.builder().build();
+    Idempotency idempotency =
+        Idempotency.create(IdempotencyConfig.builder().defaultStore(store).build());
     // spotless:off
     // docs/messaging.md: the Camel example (begin)
-    StoreIdempotentRepository repository = StoreIdempotentRepository.builder(store, "orders-route")
+    MessageIdempotency orders = MessageIdempotency.builder("orders-route")  // the records' scope
+        .idempotency(idempotency)
         .inProgressWait(Duration.ofSeconds(5))  // a duplicate in progress waits this long for the first
         .build();
+    StoreIdempotentRepository repository = StoreIdempotentRepository.builder(orders).build();
     RouteBuilder routes = new RouteBuilder() {
       @Override
       public void configure() {

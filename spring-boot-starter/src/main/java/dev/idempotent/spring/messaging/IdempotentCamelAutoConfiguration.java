@@ -1,6 +1,8 @@
 package dev.idempotent.spring.messaging;
 
 import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencySettings;
+import dev.idempotent.messaging.MessageIdempotency;
 import dev.idempotent.messaging.camel.StoreIdempotentRepository;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spring.IdempotencyAutoConfiguration;
@@ -14,9 +16,9 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * With Camel on the class path: an {@link IdempotentRepository} bean over the configured store
- * ({@code idempotent.messaging.store}, else the default one), for {@code idempotentConsumer}
- * routes; an application's {@code IdempotentRepository} bean wins.
+ * With Camel on the class path: an {@link IdempotentRepository} bean on the library's claims in the
+ * configured store ({@code idempotent.messaging.store}, else the default one), for {@code
+ * idempotentConsumer} routes; an application's {@code IdempotentRepository} bean wins.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnClass({IdempotentRepository.class, StoreIdempotentRepository.class})
@@ -33,11 +35,17 @@ public class IdempotentCamelAutoConfiguration {
   public StoreIdempotentRepository idempotentRepository(
       Idempotency idempotency, IdempotentMessagingProperties properties) {
     IdempotentMessagingProperties.Camel camel = properties.getCamel();
-    return StoreIdempotentRepository.builder(
-            idempotency.config().store(properties.getStore()), camel.getScope())
-        .lease(camel.getLease())
-        .ttl(camel.getTtl())
-        .inProgressWait(properties.getInProgressWait())
-        .build();
+    MessageIdempotency messages =
+        MessageIdempotency.builder(camel.getScope())
+            .idempotency(idempotency)
+            .settings(
+                IdempotencySettings.builder()
+                    .store(properties.getStore())
+                    .lease(camel.getLease())
+                    .ttl(camel.getTtl())
+                    .build())
+            .inProgressWait(properties.getInProgressWait())
+            .build();
+    return StoreIdempotentRepository.builder(messages).build();
   }
 }

@@ -113,7 +113,10 @@ public class IdempotentMessagingProperties {
     /** What the repository's records are filed under. */
     private String scope = "camel";
 
-    /** How long a claim holds; it is not renewed, so longer than the longest run of a route. */
+    /**
+     * How long a claim holds if its exchange stops renewing it (it is renewed while the route
+     * runs).
+     */
     private Duration lease = IdempotencyConfig.DEFAULT_LEASE;
 
     /** How long a completed key is kept. */
