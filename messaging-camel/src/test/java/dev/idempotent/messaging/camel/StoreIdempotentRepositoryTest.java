@@ -281,6 +281,25 @@ class StoreIdempotentRepositoryTest {
     assertThat(repository.add("o-6")).isFalse();
   }
 
+  @Test
+  void aClaimNobodySettlesIsReleasedWhenItsExchangeEnds() throws Exception {
+    start("memory", settings -> {}, Duration.ofMillis(300), route -> {});
+    List<RecordStatus> whileItRuns = new CopyOnWriteArrayList<>();
+    camel.addRoutes(
+        new RouteBuilder() {
+          @Override
+          public void configure() {
+            // a component that claims for its exchange and never confirms nor removes
+            from("direct:claimOnly")
+                .process(e -> repository.add(e, "o-19"))
+                .process(e -> whileItRuns.add(record("o-19").orElseThrow().status()));
+          }
+        });
+    producer.sendBody("direct:claimOnly", "x");
+    assertThat(whileItRuns).containsExactly(RecordStatus.IN_PROGRESS);
+    assertThat(record("o-19")).isEmpty();
+  }
+
   // ---- the idempotentConsumer's options ----
 
   @Test
