@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyAmbiguousOutcomeException;
 import dev.idempotent.IdempotencyBlockedException;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyEvent;
@@ -172,6 +173,21 @@ class StoreIdempotentRepositoryTest {
         .hasMessage("cannot book o-11");
   }
 
+  @Test
+  void anAmbiguousFailureKeptByRecordFailsEveryRedeliveryToTheDeadLetterChannel() throws Exception {
+    start(
+        "memory",
+        settings -> settings.onAmbiguousFailure(OnAmbiguousFailure.RECORD),
+        Duration.ofSeconds(30),
+        route -> {},
+        true);
+    producer.sendBodyAndHeader("direct:orders", "fail", "orderId", "o-20");
+    producer.sendBodyAndHeader("direct:orders", "again", "orderId", "o-20");
+    assertThat(runs).containsExactly("fail");
+    assertThat(deadLetters).hasSize(2);
+    assertThat(caught(deadLetters.get(1))).isInstanceOf(IdempotencyAmbiguousOutcomeException.class);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"memory", "redis"})
   void aBlockedKeyGoesToTheDeadLetterChannelOnceWithoutAWaitOrALoop(String backend)
@@ -298,6 +314,37 @@ class StoreIdempotentRepositoryTest {
     producer.sendBody("direct:claimOnly", "x");
     assertThat(whileItRuns).containsExactly(RecordStatus.IN_PROGRESS);
     assertThat(record("o-19")).isEmpty();
+  }
+
+  @Test
+  void aClaimThatArrivesAfterItsCallerWasInterruptedIsGivenBack() throws Exception {
+    start("memory", settings -> {}, Duration.ofSeconds(30), route -> {});
+    assertThat(repository.add("o-21")).isTrue();
+    StoreIdempotentRepository other = StoreIdempotentRepository.builder(messages(s -> {})).build();
+    CompletableFuture<Throwable> waiting = new CompletableFuture<>();
+    Thread caller =
+        new Thread(
+            () -> {
+              try {
+                other.add("o-21");
+                waiting.complete(null);
+              } catch (RuntimeException e) {
+                waiting.complete(e);
+              }
+            });
+    caller.start();
+    Thread.sleep(200); // the caller waits for the key in progress
+    caller.interrupt();
+    assertThat(waiting.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(org.apache.camel.RuntimeCamelException.class)
+        .hasCauseInstanceOf(InterruptedException.class);
+    assertThat(repository.remove("o-21")).isTrue(); // the interrupted caller's claim now arrives
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (record("o-21").isPresent() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(record("o-21")).isEmpty(); // given back, not renewed until max-hold
+    assertThat(other.inFlight()).isZero();
   }
 
   // ---- the idempotentConsumer's options ----
