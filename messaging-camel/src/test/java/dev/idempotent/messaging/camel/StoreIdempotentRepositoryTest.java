@@ -347,6 +347,26 @@ class StoreIdempotentRepositoryTest {
     assertThat(other.inFlight()).isZero();
   }
 
+  @Test
+  void theRepositoryReachesTheStoreOnlyThroughTheCoreClaims() throws Exception {
+    // no class of the repository names the store SPI: claim, complete, release and renew are core's
+    for (Class<?> type : StoreIdempotentRepository.class.getDeclaredClasses()) {
+      assertThat(constantPool(type)).doesNotContain("dev/idempotent/spi/IdempotencyStore");
+    }
+    String repositoryClass = constantPool(StoreIdempotentRepository.class);
+    assertThat(repositoryClass)
+        .doesNotContain("dev/idempotent/spi/IdempotencyStore")
+        .doesNotContain("dev/idempotent/spi/AsyncIdempotencyStore")
+        .contains("dev/idempotent/IdempotencyClaim");
+  }
+
+  private static String constantPool(Class<?> type) throws java.io.IOException {
+    String resource = type.getName().replace('.', '/') + ".class";
+    try (java.io.InputStream in = type.getClassLoader().getResourceAsStream(resource)) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+  }
+
   // ---- the idempotentConsumer's options ----
 
   @Test
