@@ -7,7 +7,7 @@ import dev.idempotent.jdbc.internal.JdbcUrls;
 import dev.idempotent.jdbc.internal.OversizedOutcomes;
 import dev.idempotent.jdbc.internal.Purge;
 import dev.idempotent.jdbc.internal.PurgeSchedule;
-import dev.idempotent.jdbc.internal.SchemaScript;
+import dev.idempotent.jdbc.internal.SchemaCreation;
 import dev.idempotent.jdbc.internal.ScopeRegistry;
 import dev.idempotent.jdbc.internal.Sql;
 import dev.idempotent.jdbc.internal.SqlAccessor;
@@ -608,13 +608,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                                     + " .dialect(JdbcDialect...)"));
           }
           int timeout = (int) Math.max(1, queryTimeout.toSeconds()) * 6;
-          TableFormat format =
-              new TableFormat(new SqlAccessor(SqlStatements.of(chosen, table)), chosen);
-          format.checkBeforeCreate(c, timeout);
           if (createTable) {
-            SchemaScript.create(c, chosen, table, timeout);
-            format.check(c, timeout);
+            SchemaCreation creation = new SchemaCreation(chosen, table, location, timeout);
+            try {
+              creation.create(c);
+            } catch (SQLException e) {
+              throw creation.failure(e);
+            }
             checked = true;
+          } else {
+            new TableFormat(new SqlAccessor(SqlStatements.of(chosen, table)), chosen)
+                .checkBeforeCreate(c, timeout);
           }
         } catch (SQLException e) {
           throw new JdbcStoreException(
