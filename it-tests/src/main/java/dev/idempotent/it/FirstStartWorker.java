@@ -2,10 +2,14 @@ package dev.idempotent.it;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.jdbc.JdbcIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -13,12 +17,13 @@ import java.util.Map;
 /**
  * A worker process that starts an application instance on a database that may not have the
  * idempotency tables yet: it opens its ledger, prints {@code READY}, waits for {@code GO} on its
- * standard input, then builds its JDBC store with {@code createTable(true)} on the table {@code
- * records=} (as every instance of a rolling deploy does at once), prints {@code STARTED} and runs
- * {@link LedgerWorker}'s {@code mode=load} on it. Arguments are {@code name=value}: {@code store=},
- * {@code ledger=}, {@code run=}, {@code worker=}, {@code records=}, and those of {@code mode=load}
- * ({@code submissions=}, {@code results=}, {@code threads=}). A store that cannot be built ends the
- * process with status 2, its exception on standard error.
+ * standard input ({@code GO <epoch millis>}: at that moment, so that the workers start together),
+ * then builds its JDBC store with {@code createTable(true)} on the table {@code records=} (as every
+ * instance of a rolling deploy does at once), prints {@code STARTED} and runs {@link
+ * LedgerWorker}'s {@code mode=load} on it. Arguments are {@code name=value}: {@code store=}, {@code
+ * ledger=}, {@code run=}, {@code worker=}, {@code records=}, and those of {@code mode=load} ({@code
+ * submissions=}, {@code results=}, {@code threads=}). A store that cannot be built ends the process
+ * with status 2, its exception on standard error.
  */
 public final class FirstStartWorker {
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(3);
@@ -37,13 +42,17 @@ public final class FirstStartWorker {
     String worker = required(a, "worker");
     int status = 0;
     try (Ledger ledger = new BackendSpec(required(a, "ledger")).openLedger(worker)) {
+      warmUp(required(a, "store"));
       BufferedReader stdin =
           new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       say("READY");
-      if (!"GO".equals(stdin.readLine())) {
+      String go = stdin.readLine();
+      if (go == null || !go.startsWith("GO ")) {
         say("ABORTED");
         System.exit(3);
       }
+      long at = Long.parseLong(go.substring(3).strip());
+      Thread.sleep(Math.max(0, at - System.currentTimeMillis()));
       try (IdempotencyStore store =
           new BackendSpec(required(a, "store"))
               .openStore(worker, STORE_TIMEOUT, true, required(a, "records"))) {
@@ -61,6 +70,18 @@ public final class FirstStartWorker {
     }
     System.out.flush();
     System.exit(status);
+  }
+
+  /**
+   * Loads the driver's and the store's classes and opens one connection, reading only, so that the
+   * workers' builds start as close together as the {@code GO} says.
+   */
+  private static void warmUp(String url) throws Exception {
+    Class.forName(JdbcIdempotencyStore.class.getName());
+    try (Connection c = DriverManager.getConnection(url);
+        ResultSet rs = c.getMetaData().getTables(c.getCatalog(), null, "idem_it_warm_up", null)) {
+      rs.next();
+    }
   }
 
   private static synchronized void say(String line) {

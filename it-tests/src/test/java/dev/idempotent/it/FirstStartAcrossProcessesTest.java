@@ -83,8 +83,9 @@ class FirstStartAcrossProcessesTest {
         for (WorkerProcess w : workers) {
           w.awaitLine("READY", 60);
         }
+        long at = System.currentTimeMillis() + 500; // every worker builds its store at that moment
         for (WorkerProcess w : workers) {
-          w.send("GO");
+          w.send("GO " + at);
         }
         for (WorkerProcess w : workers) {
           w.awaitLine("DONE", 300);
