@@ -1,10 +1,16 @@
 package dev.idempotent.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotent.jdbc.internal.SchemaScript;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.RecordKey;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -20,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -70,6 +77,171 @@ abstract class FirstStartChecks {
       failures.addAll(race(race, freshTable("idem_first_start")));
     }
     assertThat(failures).as("failures of %d races of %d stores", RACES, STORES).isEmpty();
+  }
+
+  /**
+   * A creator that takes no lock (a migration tool, another process on an H2 server) creates the
+   * tables just before this store's first DDL statement, which then fails as PostgreSQL's
+   * concurrent {@code CREATE TABLE IF NOT EXISTS} does (a duplicate key, 23505): the store looks
+   * again, finds the tables complete, comes up and serves.
+   */
+  @Test
+  void aRaceLostToACreatorWithoutTheLockIsSuccessOnceTheTablesAreThere() throws Exception {
+    String table = freshTable("idem_race_lost");
+    AtomicInteger ddl = new AtomicInteger();
+    DataSource racing =
+        interceptingDdl(
+            statement -> {
+              if (ddl.incrementAndGet() == 1) {
+                createWithoutTheStore(table);
+                throw new SQLException(
+                    "duplicate key value violates unique constraint \"pg_type_typname_nsp_index\"",
+                    "23505");
+              }
+            });
+    JdbcIdempotencyStore store =
+        JdbcIdempotencyStore.builder(racing)
+            .table(table)
+            .dialect(dialect())
+            .createTable(true)
+            .build();
+    try {
+      RecordKey key = RecordKey.of("race-lost", "k");
+      assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
+      assertThat(store.complete(key, "o1", new byte[] {1}, LONG)).isTrue();
+    } finally {
+      store.close();
+    }
+    assertThat(ddl).as("DDL statements run: the one that lost, then none").hasValue(1);
+  }
+
+  /**
+   * A creation that keeps losing races (a deadlock, 40001, every time) and never finds the tables
+   * is tried five times, then fails naming the SQLState and what to do.
+   */
+  @Test
+  void racesLostEveryTimeFailAfterFiveCreations() throws Exception {
+    String table = freshTable("idem_race_always");
+    AtomicInteger ddl = new AtomicInteger();
+    DataSource racing =
+        interceptingDdl(
+            statement -> {
+              ddl.incrementAndGet();
+              throw new SQLException("Deadlock found when trying to get lock", "40001", 1213);
+            });
+    assertThatThrownBy(
+            () ->
+                JdbcIdempotencyStore.builder(racing)
+                    .table(table)
+                    .dialect(dialect())
+                    .createTable(true)
+                    .build())
+        .isInstanceOf(JdbcStoreException.class)
+        .hasMessageContainingAll(
+            "cannot create the idempotency table " + table,
+            "[40001]",
+            "won the race 5 times",
+            dialect().schemaResource());
+    assertThat(ddl).as("creations tried").hasValue(5);
+  }
+
+  /**
+   * Any other error (here a missing right, as PostgreSQL says it) fails the build at once, saying
+   * which rights a first start needs and how to do without them.
+   */
+  @Test
+  void aMissingRightFailsAtOnceSayingWhatToDo() throws Exception {
+    String table = freshTable("idem_no_right");
+    AtomicInteger ddl = new AtomicInteger();
+    DataSource refusing =
+        interceptingDdl(
+            statement -> {
+              ddl.incrementAndGet();
+              throw new SQLException("permission denied for schema public", "42501");
+            });
+    assertThatThrownBy(
+            () ->
+                JdbcIdempotencyStore.builder(refusing)
+                    .table(table)
+                    .dialect(dialect())
+                    .createTable(true)
+                    .build())
+        .isInstanceOf(JdbcStoreException.class)
+        .hasMessageContainingAll(
+            "cannot create the idempotency table " + table,
+            "[42501] permission denied",
+            "the database user may not create them",
+            "CREATE on the schema",
+            dialect().schemaResource(),
+            "SELECT, INSERT, UPDATE and DELETE on " + table + " and " + table + "_scope");
+    assertThat(ddl).as("creations tried").hasValue(1);
+  }
+
+  /** What a DDL statement meets before it runs. */
+  interface DdlInterceptor {
+    void before(String ddl) throws SQLException;
+  }
+
+  /**
+   * The test's data source, whose statements meet {@code interceptor} before each {@code CREATE} or
+   * {@code INSERT} they execute as plain SQL text (the DDL script's statements).
+   */
+  DataSource interceptingDdl(DdlInterceptor interceptor) {
+    DataSource real = dataSource();
+    return (DataSource)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (p, m, args) -> {
+              Object result = invoke(real, m, args);
+              return result instanceof Connection c
+                  ? interceptingConnection(c, interceptor)
+                  : result;
+            });
+  }
+
+  private static Connection interceptingConnection(Connection real, DdlInterceptor interceptor) {
+    return (Connection)
+        Proxy.newProxyInstance(
+            FirstStartChecks.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (p, m, args) -> {
+              Object result = invoke(real, m, args);
+              if (result instanceof Statement st && !(result instanceof PreparedStatement)) {
+                return Proxy.newProxyInstance(
+                    FirstStartChecks.class.getClassLoader(),
+                    new Class<?>[] {Statement.class},
+                    (sp, sm, sargs) -> {
+                      if (sm.getName().equals("execute")
+                          && sargs != null
+                          && sargs[0] instanceof String sql
+                          && (sql.startsWith("CREATE") || sql.startsWith("INSERT"))) {
+                        interceptor.before(sql);
+                      }
+                      return invoke(st, sm, sargs);
+                    });
+              }
+              return result;
+            });
+  }
+
+  private static Object invoke(Object target, Method m, Object[] args) throws Throwable {
+    try {
+      return m.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+
+  /** Creates {@code table}'s tables with the shipped DDL on a connection of its own. */
+  void createWithoutTheStore(String table) throws SQLException {
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      c.setAutoCommit(true);
+      for (String ddl : SchemaScript.statements(dialect(), table)) {
+        st.execute(ddl);
+      }
+    }
   }
 
   /** One race: what failed, one line per failure. */
