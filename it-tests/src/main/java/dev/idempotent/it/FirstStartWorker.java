@@ -1,5 +1,7 @@
 package dev.idempotent.it;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
@@ -7,23 +9,20 @@ import dev.idempotent.spi.IdempotencyStore;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * A worker process that starts an application instance on a database that may not have the
- * idempotency tables yet: it opens its ledger, prints {@code READY}, waits for {@code GO} on its
- * standard input ({@code GO <epoch millis>}: at that moment, so that the workers start together),
- * then builds its JDBC store with {@code createTable(true)} on the table {@code records=} (as every
- * instance of a rolling deploy does at once), prints {@code STARTED} and runs {@link
- * LedgerWorker}'s {@code mode=load} on it. Arguments are {@code name=value}: {@code store=}, {@code
- * ledger=}, {@code run=}, {@code worker=}, {@code records=}, and those of {@code mode=load} ({@code
- * submissions=}, {@code results=}, {@code threads=}). A store that cannot be built ends the process
- * with status 2, its exception on standard error.
+ * idempotency tables yet: it opens its ledger and its store's connection pool, prints {@code
+ * READY}, waits for {@code GO} on its standard input ({@code GO <epoch millis>}: at that moment, so
+ * that the workers start together), then builds its JDBC store with {@code createTable(true)} on
+ * the table {@code records=} (as every instance of a rolling deploy does at once), prints {@code
+ * STARTED} and runs {@link LedgerWorker}'s {@code mode=load} on it. Arguments are {@code
+ * name=value}: {@code store=}, {@code ledger=}, {@code run=}, {@code worker=}, {@code records=},
+ * and those of {@code mode=load} ({@code submissions=}, {@code results=}, {@code threads=}). A
+ * store that cannot be built ends the process with status 2, its exception on standard error.
  */
 public final class FirstStartWorker {
   private static final Duration STORE_TIMEOUT = Duration.ofSeconds(3);
@@ -41,8 +40,10 @@ public final class FirstStartWorker {
     }
     String worker = required(a, "worker");
     int status = 0;
+    HikariDataSource pool = null;
     try (Ledger ledger = new BackendSpec(required(a, "ledger")).openLedger(worker)) {
-      warmUp(required(a, "store"));
+      pool = pool(required(a, "store"), worker);
+      Class.forName(JdbcIdempotencyStore.class.getName());
       BufferedReader stdin =
           new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       say("READY");
@@ -54,8 +55,11 @@ public final class FirstStartWorker {
       long at = Long.parseLong(go.substring(3).strip());
       Thread.sleep(Math.max(0, at - System.currentTimeMillis()));
       try (IdempotencyStore store =
-          new BackendSpec(required(a, "store"))
-              .openStore(worker, STORE_TIMEOUT, true, required(a, "records"))) {
+          JdbcIdempotencyStore.builder(pool)
+              .table(required(a, "records"))
+              .queryTimeout(STORE_TIMEOUT)
+              .createTable(true)
+              .build()) {
         say("STARTED");
         CallObserver observer = new CallObserver();
         Idempotency.install(
@@ -67,21 +71,27 @@ public final class FirstStartWorker {
       status = 2;
     } finally {
       Idempotency.reset();
+      if (pool != null) {
+        pool.close();
+      }
     }
     System.out.flush();
     System.exit(status);
   }
 
   /**
-   * Loads the driver's and the store's classes and opens one connection, reading only, so that the
-   * workers' builds start as close together as the {@code GO} says.
+   * The store's pool, its first connection open, so that the workers' builds start as close
+   * together as the {@code GO} says.
    */
-  private static void warmUp(String url) throws Exception {
-    Class.forName(JdbcIdempotencyStore.class.getName());
-    try (Connection c = DriverManager.getConnection(url);
-        ResultSet rs = c.getMetaData().getTables(c.getCatalog(), null, "idem_it_warm_up", null)) {
-      rs.next();
-    }
+  private static HikariDataSource pool(String url, String worker) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setPoolName(worker);
+    config.setMaximumPoolSize(8);
+    config.setMinimumIdle(1);
+    config.setConnectionTimeout(STORE_TIMEOUT.toMillis());
+    config.setInitializationFailTimeout(10_000);
+    return new HikariDataSource(config);
   }
 
   private static synchronized void say(String line) {
