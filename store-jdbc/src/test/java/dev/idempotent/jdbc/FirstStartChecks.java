@@ -177,6 +177,55 @@ abstract class FirstStartChecks {
     assertThat(ddl).as("creations tried").hasValue(1);
   }
 
+  /**
+   * While another session holds the lock under the name docs/stores/jdbc.md gives ({@code lockSql},
+   * run on a connection in a transaction), a build on a fresh table waits for it, and when the wait
+   * (six times the query timeout) runs out fails naming the lock, having created nothing; once the
+   * lock is released, the build creates the tables.
+   */
+  void aBuildWaitsForTheLockHeldElsewhere(String lockSql, String unlockSql, String name)
+      throws Exception {
+    String table = freshTable("idem_locked");
+    try (Connection holder = dataSource().getConnection();
+        Statement st = holder.createStatement()) {
+      holder.setAutoCommit(false);
+      st.execute(lockSql.replace("<name>", name.replace("<table>", table)));
+      try {
+        assertThatThrownBy(
+                () ->
+                    JdbcIdempotencyStore.builder(dataSource())
+                        .table(table)
+                        .dialect(dialect())
+                        .queryTimeout(Duration.ofSeconds(1))
+                        .createTable(true)
+                        .build())
+            .isInstanceOf(JdbcStoreException.class)
+            .hasMessageContainingAll(
+                "[55P03]", "waited 6 s for the lock " + name.replace("<table>", table));
+        assertThat(tableExists(table)).as("nothing created").isFalse();
+      } finally {
+        if (unlockSql != null) {
+          st.execute(unlockSql.replace("<name>", name.replace("<table>", table)));
+        }
+        holder.rollback();
+      }
+    }
+    JdbcIdempotencyStore.builder(dataSource())
+        .table(table)
+        .dialect(dialect())
+        .createTable(true)
+        .build()
+        .close();
+    assertThat(tableExists(table)).isTrue();
+  }
+
+  private boolean tableExists(String table) throws SQLException {
+    try (Connection c = dataSource().getConnection();
+        java.sql.ResultSet rs = c.getMetaData().getTables(null, null, table, null)) {
+      return rs.next();
+    }
+  }
+
   /** What a DDL statement meets before it runs. */
   interface DdlInterceptor {
     void before(String ddl) throws SQLException;

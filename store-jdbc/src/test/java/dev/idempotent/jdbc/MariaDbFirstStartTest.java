@@ -1,6 +1,7 @@
 package dev.idempotent.jdbc;
 
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 
 class MariaDbFirstStartTest extends FirstStartChecks {
   @Override
@@ -11,5 +12,12 @@ class MariaDbFirstStartTest extends FirstStartChecks {
   @Override
   JdbcDialect dialect() {
     return JdbcDialect.MARIADB;
+  }
+
+  /** The named lock of docs/stores/jdbc.md, held by another session. */
+  @Test
+  void aBuildWaitsForTheNamedLockHeldElsewhere() throws Exception {
+    aBuildWaitsForTheLockHeldElsewhere(
+        "SELECT GET_LOCK('<name>', 1)", "SELECT RELEASE_LOCK('<name>')", "idempotent:test.<table>");
   }
 }

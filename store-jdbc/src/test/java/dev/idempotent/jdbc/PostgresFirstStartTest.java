@@ -72,6 +72,17 @@ class PostgresFirstStartTest extends FirstStartChecks {
     }
   }
 
+  /** The advisory lock of docs/stores/jdbc.md, numbered from its name, held by another session. */
+  @Test
+  void aBuildWaitsForTheAdvisoryLockHeldElsewhere() throws Exception {
+    String name = "idempotent:public.<table>";
+    aBuildWaitsForTheLockHeldElsewhere(
+        "SELECT pg_advisory_xact_lock(('x' || left(encode(sha256(convert_to('<name>', 'UTF8')),"
+            + " 'hex'), 16))::bit(64)::bigint)",
+        null,
+        name);
+  }
+
   private void execute(String sql) throws Exception {
     try (Connection c = dataSource().getConnection();
         Statement st = c.createStatement()) {

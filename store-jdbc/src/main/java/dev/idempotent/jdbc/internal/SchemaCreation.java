@@ -83,6 +83,9 @@ public final class SchemaCreation {
   /** The SQLState of a lock for the creation that was not had in time (PostgreSQL's name). */
   private static final String LOCK_NOT_AVAILABLE = "55P03";
 
+  /** The SQLState of a statement its timeout ended (PostgreSQL). */
+  private static final String QUERY_CANCELED = "57014";
+
   private static final Pattern PLAIN_LOCK_NAME = Pattern.compile("[A-Za-z0-9_.:$-]{1,64}");
 
   /** The locks of the JVM for a database without a lock of its own, by URL and table. */
@@ -188,6 +191,11 @@ public final class SchemaCreation {
         if (lock != null) {
           try (ResultSet rs = st.executeQuery(lock)) {
             locked = rs.next() && rs.getInt(1) == 1 && !rs.wasNull();
+          } catch (SQLException e) {
+            if (!QUERY_CANCELED.equals(e.getSQLState())) {
+              throw e;
+            }
+            // the statement's timeout ended the wait (PostgreSQL)
           }
           if (!locked) {
             throw lockNotHad(name);
@@ -339,7 +347,7 @@ public final class SchemaCreation {
       advice =
           "the database user may not create them: for the first start give it the right to"
               + " create tables there (PostgreSQL: CREATE on the schema; MySQL/MariaDB: CREATE,"
-              + " INDEX, INSERT, SELECT on the database), or create them once with "
+              + " INSERT and SELECT on the database), or create them once with "
               + script
               + " and build the store without createTable(true) ("
               + rights
