@@ -128,7 +128,7 @@ public final class LedgerWorker {
     }
   }
 
-  private static void load(
+  static void load(
       Map<String, String> a, String runId, LedgerService service, CallObserver observer)
       throws IOException, InterruptedException {
     ConcurrentLinkedQueue<String> queue =

@@ -7,7 +7,7 @@ import dev.idempotent.jdbc.internal.JdbcUrls;
 import dev.idempotent.jdbc.internal.OversizedOutcomes;
 import dev.idempotent.jdbc.internal.Purge;
 import dev.idempotent.jdbc.internal.PurgeSchedule;
-import dev.idempotent.jdbc.internal.SchemaScript;
+import dev.idempotent.jdbc.internal.SchemaCreation;
 import dev.idempotent.jdbc.internal.ScopeRegistry;
 import dev.idempotent.jdbc.internal.Sql;
 import dev.idempotent.jdbc.internal.SqlAccessor;
@@ -44,11 +44,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The tables are created by the DDL shipped for each dialect ({@link
  * JdbcDialect#schemaResource()}, for example {@code dev/idempotent/jdbc/schema-postgresql.sql}), or
- * by the store with {@link Builder#createTable createTable(true)}: the record table; next to it
- * {@code <table>_scope}, each scope's text once under the 64-bit id that stands for it in every
- * record ({@link RecordKey#scopeId()}); and {@code <table>_meta}, the tables' format version, which
- * the store checks before its first statement on them (version 1; tables of another version, or
- * without one, are refused with an {@link IdempotencyConfigurationException}).
+ * by the store with {@link Builder#createTable createTable(true)} (safe when many instances start
+ * together on an empty database): the record table; next to it {@code <table>_scope}, each scope's
+ * text once under the 64-bit id that stands for it in every record ({@link RecordKey#scopeId()});
+ * and {@code <table>_meta}, the tables' format version, which the store checks before its first
+ * statement on them (version 1; tables of another version, or without one, are refused with an
+ * {@link IdempotencyConfigurationException}).
  *
  * <h2>The algorithm</h2>
  *
@@ -538,10 +539,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * When {@code true}, {@link #build()} runs the dialect's DDL ({@code CREATE TABLE IF NOT
-     * EXISTS}, and the format version where the tables had none); for demos and tests. A record
-     * table that is there without the format version, or with another one, is refused, not stamped.
-     * Default {@code false}: run {@link JdbcDialect#schemaResource()} with your migrations.
+     * When {@code true}, {@link #build()} makes sure the tables are there in this format and runs
+     * the dialect's DDL ({@code CREATE TABLE IF NOT EXISTS}, and the format version where the
+     * tables had none) where they are not: under the database's lock (PostgreSQL's advisory lock,
+     * MySQL/MariaDB's {@code GET_LOCK}; on H2 a lock of the JVM), looking again and retrying when
+     * it lost a race to another creator, so many instances may start together on an empty database;
+     * with no DDL when the tables are there (see {@code SchemaCreation} and docs/stores/jdbc.md,
+     * "First start"). A record table that is there without the format version, or with another one,
+     * is refused, not stamped. Default {@code false}: run {@link JdbcDialect#schemaResource()} with
+     * your migrations.
      */
     public Builder createTable(boolean createTable) {
       this.createTable = createTable;
@@ -581,7 +587,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * Builds the store. Connects once when the dialect must be detected or the tables created, and
      * then checks the tables' format version, when they are there.
      *
-     * @throws JdbcStoreException when the database cannot be reached or the DDL fails
+     * @throws JdbcStoreException when the database cannot be reached, or the tables cannot be
+     *     created (the message says why and what to do: which rights a first start needs, or the
+     *     DDL script to run instead)
      * @throws IdempotencyConfigurationException when the tables are there with another format
      *     version, or without one
      * @throws IllegalStateException when the database is not one of the supported dialects
@@ -608,13 +616,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                                     + " .dialect(JdbcDialect...)"));
           }
           int timeout = (int) Math.max(1, queryTimeout.toSeconds()) * 6;
-          TableFormat format =
-              new TableFormat(new SqlAccessor(SqlStatements.of(chosen, table)), chosen);
-          format.checkBeforeCreate(c, timeout);
           if (createTable) {
-            SchemaScript.create(c, chosen, table, timeout);
-            format.check(c, timeout);
+            SchemaCreation creation = new SchemaCreation(chosen, table, location, timeout);
+            try {
+              creation.create(c);
+            } catch (SQLException e) {
+              throw creation.failure(e);
+            }
             checked = true;
+          } else {
+            new TableFormat(new SqlAccessor(SqlStatements.of(chosen, table)), chosen)
+                .checkBeforeCreate(c, timeout);
           }
         } catch (SQLException e) {
           throw new JdbcStoreException(

@@ -9,6 +9,9 @@ CREATE TABLE IF NOT EXISTS idempotency_record_meta (
   format_version INTEGER NOT NULL,
   CONSTRAINT idempotency_record_meta_pk PRIMARY KEY (format_version)
 );
+-- The version before the other tables: whoever finds the record table finds its version too.
+INSERT INTO idempotency_record_meta (format_version)
+  SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM idempotency_record_meta);
 CREATE TABLE IF NOT EXISTS idempotency_record_scope (
   scope_id     BIGINT       NOT NULL,
   scope        VARCHAR(255) NOT NULL,
@@ -25,5 +28,3 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
   CONSTRAINT idempotency_record_pk PRIMARY KEY (scope_id, idem_key)
 );
 CREATE INDEX IF NOT EXISTS idempotency_record_expires_at_idx ON idempotency_record (expires_at);
-INSERT INTO idempotency_record_meta (format_version)
-  SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM idempotency_record_meta);

@@ -18,6 +18,10 @@ CREATE TABLE IF NOT EXISTS idempotency_record_meta (
   format_version INT NOT NULL,
   PRIMARY KEY (format_version)
 ) ENGINE=InnoDB;
+-- The version before the other tables: whoever finds the record table finds its version too.
+INSERT INTO idempotency_record_meta (format_version)
+  SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM idempotency_record_meta)
+  ON DUPLICATE KEY UPDATE format_version = format_version;
 CREATE TABLE IF NOT EXISTS idempotency_record_scope (
   scope_id     BIGINT NOT NULL,
   scope        VARBINARY(1020) NOT NULL,
@@ -34,6 +38,3 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
   PRIMARY KEY (scope_id, idem_key),
   INDEX idempotency_record_expires_at_idx (expires_at)
 ) ENGINE=InnoDB;
-INSERT INTO idempotency_record_meta (format_version)
-  SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM idempotency_record_meta)
-  ON DUPLICATE KEY UPDATE format_version = format_version;

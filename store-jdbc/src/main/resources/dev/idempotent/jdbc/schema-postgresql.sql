@@ -17,6 +17,10 @@ CREATE TABLE IF NOT EXISTS idempotency_record_meta (
   format_version INTEGER NOT NULL,
   CONSTRAINT idempotency_record_meta_pk PRIMARY KEY (format_version)
 );
+-- The version before the other tables: whoever finds the record table finds its version too.
+INSERT INTO idempotency_record_meta (format_version)
+  SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM idempotency_record_meta)
+  ON CONFLICT DO NOTHING;
 CREATE TABLE IF NOT EXISTS idempotency_record_scope (
   scope_id     BIGINT       NOT NULL,
   refreshed_at TIMESTAMPTZ  NOT NULL,
@@ -34,6 +38,3 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
 );
 CREATE INDEX IF NOT EXISTS idempotency_record_expiry_idx
   ON idempotency_record (date_trunc('second', expires_at AT TIME ZONE 'UTC'));
-INSERT INTO idempotency_record_meta (format_version)
-  SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM idempotency_record_meta)
-  ON CONFLICT DO NOTHING;

@@ -56,17 +56,18 @@ class JdbcIdempotencyStoreBuilderTest {
         .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem_meta (")
         .contains("CONSTRAINT payments_idem_meta_pk PRIMARY KEY (format_version)");
     assertThat(ddl.get(1))
-        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem_scope (")
-        .contains("CONSTRAINT payments_idem_scope_pk PRIMARY KEY (scope_id)");
-    assertThat(ddl.get(2))
-        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
-        .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope_id, idem_key)");
-    assertThat(ddl.get(3))
-        .startsWith(
-            "CREATE INDEX IF NOT EXISTS payments_idem_expiry_idx\n  ON app.payments_idem (");
-    assertThat(ddl.get(4))
+        .as("the version before the other tables")
         .startsWith("INSERT INTO app.payments_idem_meta (format_version)")
         .contains("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM app.payments_idem_meta)");
+    assertThat(ddl.get(2))
+        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem_scope (")
+        .contains("CONSTRAINT payments_idem_scope_pk PRIMARY KEY (scope_id)");
+    assertThat(ddl.get(3))
+        .startsWith("CREATE TABLE IF NOT EXISTS app.payments_idem (")
+        .contains("CONSTRAINT payments_idem_pk PRIMARY KEY (scope_id, idem_key)");
+    assertThat(ddl.get(4))
+        .startsWith(
+            "CREATE INDEX IF NOT EXISTS payments_idem_expiry_idx\n  ON app.payments_idem (");
     assertThat(SchemaScript.statements(JdbcDialect.MYSQL, "idempotency_record")).hasSize(4);
     assertThat(SchemaScript.statements(JdbcDialect.MARIADB, "idempotency_record"))
         .isEqualTo(SchemaScript.statements(JdbcDialect.MYSQL, "idempotency_record"));

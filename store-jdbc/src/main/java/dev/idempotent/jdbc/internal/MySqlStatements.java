@@ -172,6 +172,17 @@ class MySqlStatements extends SqlStatements {
     return true;
   }
 
+  /** A named lock of the server ({@code GET_LOCK}), held by the session until released. */
+  @Override
+  public String schemaLock(String name, long id, int waitSeconds) {
+    return "SELECT GET_LOCK('" + name + "', " + waitSeconds + ")";
+  }
+
+  @Override
+  public String schemaUnlock(String name) {
+    return "SELECT RELEASE_LOCK('" + name + "')";
+  }
+
   @Override
   protected String now() {
     return "UTC_TIMESTAMP(6)";

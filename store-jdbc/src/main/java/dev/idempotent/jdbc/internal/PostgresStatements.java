@@ -96,6 +96,15 @@ final class PostgresStatements extends SqlStatements {
     return purgeScopes;
   }
 
+  /**
+   * A transaction-scoped advisory lock: it ends with the transaction that creates the tables, so
+   * nothing is left to release; its wait is bounded by the statement's timeout.
+   */
+  @Override
+  public String schemaLock(String name, long id, int waitSeconds) {
+    return "SELECT 1 FROM pg_advisory_xact_lock(" + id + ")";
+  }
+
   @Override
   protected String now() {
     return "statement_timestamp()";

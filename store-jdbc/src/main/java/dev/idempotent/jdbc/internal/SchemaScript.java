@@ -4,13 +4,13 @@ import dev.idempotent.jdbc.JdbcDialect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The DDL shipped for each dialect ({@link JdbcDialect#schemaResource()}), for any table name. */
+/**
+ * The DDL shipped for each dialect ({@link JdbcDialect#schemaResource()}), for any table name;
+ * {@link SchemaCreation} runs it.
+ */
 public final class SchemaScript {
   /** The table name the shipped DDL is written for. */
   static final String DEFAULT_TABLE = "idempotency_record";
@@ -60,23 +60,5 @@ public final class SchemaScript {
       }
     }
     return statements;
-  }
-
-  /**
-   * Runs the DDL ({@code CREATE ... IF NOT EXISTS}) on {@code c}, each statement within {@code
-   * timeoutSeconds}.
-   */
-  public static void create(Connection c, JdbcDialect dialect, String table, int timeoutSeconds)
-      throws SQLException {
-    boolean autoCommit = c.getAutoCommit();
-    try (Statement st = c.createStatement()) {
-      st.setQueryTimeout(timeoutSeconds);
-      for (String ddl : statements(dialect, table)) {
-        st.execute(ddl);
-      }
-      if (!autoCommit) {
-        c.commit();
-      }
-    }
   }
 }

@@ -227,6 +227,25 @@ public abstract class SqlStatements {
     return readFormat;
   }
 
+  /**
+   * A query that takes the lock under which {@code createTable(true)} creates the tables, named
+   * {@code name} (letters, digits, {@code -} and {@code :}) or numbered {@code id}, waiting at most
+   * {@code waitSeconds}: its one row's first column is 1 once the lock is held, anything else when
+   * it is not. {@code null} where the database offers no such lock. The lock ends with the
+   * transaction, or with {@link #schemaUnlock}.
+   */
+  public String schemaLock(String name, long id, int waitSeconds) {
+    return null;
+  }
+
+  /**
+   * The statement that gives up the lock of {@link #schemaLock}; {@code null} where it ends with
+   * the transaction.
+   */
+  public String schemaUnlock(String name) {
+    return null;
+  }
+
   /** Binds a key or a scope text. */
   public void bindText(PreparedStatement ps, int index, String value) throws SQLException {
     ps.setString(index, value);

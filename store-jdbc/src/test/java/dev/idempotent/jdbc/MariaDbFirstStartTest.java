@@ -1,0 +1,23 @@
+package dev.idempotent.jdbc;
+
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+class MariaDbFirstStartTest extends FirstStartChecks {
+  @Override
+  DataSource dataSource() {
+    return TestDatabases.mariadb();
+  }
+
+  @Override
+  JdbcDialect dialect() {
+    return JdbcDialect.MARIADB;
+  }
+
+  /** The named lock of docs/stores/jdbc.md, held by another session. */
+  @Test
+  void aBuildWaitsForTheNamedLockHeldElsewhere() throws Exception {
+    aBuildWaitsForTheLockHeldElsewhere(
+        "SELECT GET_LOCK('<name>', 1)", "SELECT RELEASE_LOCK('<name>')", "idempotent:test.<table>");
+  }
+}
