@@ -32,7 +32,9 @@ import reactor.core.publisher.Mono;
  *       IdempotencyConfig#fluxMaxBytes()} recorded, is delivered whole but not recorded, and its
  *       key is released.
  *   <li>An error is settled as a thrown exception is (recorded when listed, else the key is
- *       released). A cancelled subscription settles the claim by the method's {@link OnCancel}.
+ *       released), an {@code Error} that Reactor throws instead of signalling included ({@link
+ *       ThrownErrorSignal}), and reaches the subscriber as an error signal. A cancelled
+ *       subscription settles the claim by the method's {@link OnCancel}.
  *   <li>Every refusal (in progress, mismatch, store failure, a key that cannot be derived) reaches
  *       the subscriber as an error signal, never as an exception thrown by the method call.
  * </ul>
@@ -124,14 +126,14 @@ final class ReactorResults {
 
   private static Mono<Object> replayMono(DeferredCalls.Claim claim) {
     if (claim.replaysFailure()) {
-      return Mono.error(claim.replayedFailure());
+      return errorSignal(claim.replayedFailure());
     }
     return Mono.justOrEmpty(claim.replayedValue());
   }
 
   private static Flux<Object> replayFlux(DeferredCalls.Claim claim) {
     if (claim.replaysFailure()) {
-      return Flux.error(claim.replayedFailure());
+      return errorSignal(claim.replayedFailure()).flux();
     }
     Object items = claim.replayedValue();
     return items == null ? Flux.empty() : Flux.fromIterable((List<?>) items);
@@ -147,7 +149,8 @@ final class ReactorResults {
       return settled(claim.fail(unwrap(t)));
     }
     OnCancel onCancel = method.onCancel();
-    return work.flatMap(value -> settling(claim.complete(value)))
+    return ThrownErrorSignal.mono(work)
+        .flatMap(value -> settling(claim.complete(value)))
         .switchIfEmpty(Mono.defer(() -> settling(claim.complete(null)).then(Mono.empty())))
         .onErrorResume(e -> settled(claim.fail(unwrap(e))))
         .doOnCancel(() -> claim.cancel(onCancel));
@@ -167,7 +170,8 @@ final class ReactorResults {
     OnCancel onCancel = method.onCancel();
     int maxItems = config.fluxMaxItems();
     Items items = new Items(maxItems);
-    return work.cast(Object.class)
+    return ThrownErrorSignal.flux(work)
+        .cast(Object.class)
         .doOnNext(items::add)
         .concatWith(
             Mono.defer(
@@ -222,7 +226,17 @@ final class ReactorResults {
 
   /** An error signal with what settling a failure gave: the failure, or the store's exception. */
   private static Mono<Object> settled(CompletionStage<Throwable> failure) {
-    return settling(failure).flatMap(Mono::error);
+    return settling(failure).flatMap(ReactorResults::errorSignal);
+  }
+
+  /**
+   * An error signal that {@code flatMap} subscribes to. A bare {@code Mono.error} is {@code
+   * Callable}: {@code flatMap} calls it instead, and an {@code Error} that Reactor calls fatal is
+   * then thrown up the stack (into a store stage's callback, where it would be lost) rather than
+   * signalled; {@code handle}'s {@code sink.error} does the same.
+   */
+  private static Mono<Object> errorSignal(Throwable error) {
+    return Mono.error(error).hide();
   }
 
   /**
