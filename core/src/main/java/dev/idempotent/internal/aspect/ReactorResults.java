@@ -29,8 +29,8 @@ import reactor.core.publisher.Mono;
  *       its emptiness, a {@code Flux}'s items in order (items go to the subscriber as they come;
  *       completion is signalled once the outcome is recorded). A {@code Flux} that emits more than
  *       {@link IdempotencyConfig#fluxMaxItems()} items, or whose items take more than {@link
- *       IdempotencyConfig#fluxMaxBytes()} recorded, is delivered whole but not recorded, and its
- *       key is released.
+ *       IdempotencyConfig#fluxMaxBytes()} recorded, is delivered whole but not recorded: the items
+ *       held are let go as soon as a limit is passed, and the key is released when it ends.
  *   <li>An error is settled as a thrown exception is (recorded when listed, else the key is
  *       released), an {@code Error} that Reactor throws instead of signalling included ({@link
  *       ThrownErrorSignal}), and reaches the subscriber as an error signal. A cancelled
@@ -168,43 +168,66 @@ final class ReactorResults {
       return settled(claim.fail(unwrap(t))).flux();
     }
     OnCancel onCancel = method.onCancel();
-    int maxItems = config.fluxMaxItems();
-    Items items = new Items(maxItems);
+    Items items = new Items(claim, config.fluxMaxItems(), config.fluxMaxBytes());
     return ThrownErrorSignal.flux(work)
         .cast(Object.class)
         .doOnNext(items::add)
         .concatWith(
             Mono.defer(
                 () ->
-                    items.overflowed
-                        ? settling(claim.abandon("more than " + maxItems + " items"))
-                            .then(Mono.empty())
+                    items.overLimit != null
+                        ? settling(claim.abandon(items.overLimit)).then(Mono.empty())
                         : settling(claim.complete(items.list, config.fluxMaxBytes()))
                             .then(Mono.empty())))
         .onErrorResume(e -> settled(claim.fail(unwrap(e))))
         .doOnCancel(() -> claim.cancel(onCancel));
   }
 
-  /** The items of a {@code Flux}, kept up to the limit. */
+  /**
+   * The items of a {@code Flux}, held while they stay within both limits. Past either, the items
+   * held so far are let go at once and no more are held, so a long {@code Flux} costs no more
+   * memory than it would without the library; the claim is held until the {@code Flux} ends (no
+   * repeat runs alongside it) and then released.
+   */
   private static final class Items {
-    final int max;
+    final DeferredCalls.Claim claim;
+    final int maxItems;
+    final long maxBytes;
     final List<Object> list = new ArrayList<>();
-    boolean overflowed;
+    long bytes;
+    String overLimit;
 
-    Items(int max) {
-      this.max = max;
+    Items(DeferredCalls.Claim claim, int maxItems, int maxBytes) {
+      this.claim = claim;
+      this.maxItems = maxItems;
+      this.maxBytes = maxBytes;
     }
 
     void add(Object item) {
-      if (overflowed) {
+      if (overLimit != null) {
         return;
       }
-      if (list.size() == max) {
-        overflowed = true;
-        list.clear();
+      if (list.size() == maxItems) {
+        letGo("more than " + maxItems + " items");
+        return;
+      }
+      try {
+        bytes += claim.itemBytes(item);
+      } catch (RuntimeException e) {
+        letGo("an item cannot be recorded: " + e.getClass().getName());
+        return;
+      }
+      if (bytes > maxBytes) {
+        letGo("more than " + maxBytes + " bytes of items");
         return;
       }
       list.add(item);
+    }
+
+    private void letGo(String why) {
+      overLimit = why;
+      list.clear();
+      claim.overLimit(why);
     }
   }
 
