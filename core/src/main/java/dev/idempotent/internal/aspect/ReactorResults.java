@@ -112,7 +112,16 @@ final class ReactorResults {
               .claim(resolved.plan(), key, fingerprint)
               .toCompletableFuture();
       OnCancel onCancel = method.onCancel();
-      return Mono.fromFuture(claimed, true) // fails with the library's exception, unwrapped
+      // a refusal travels as a value: one that comes after the subscriber left (a timeout() while
+      // the key was waited for) is then discarded, not dropped as an unhandled error
+      CompletableFuture<Object> answered =
+          claimed.handle((claim, error) -> error == null ? claim : unwrap(error));
+      return Mono.fromFuture(answered, true)
+          .flatMap(
+              answer ->
+                  answer instanceof DeferredCalls.Claim claim
+                      ? Mono.just(claim)
+                      : ReactorResults.<DeferredCalls.Claim>errorSignal((Throwable) answer))
           .doOnCancel(
               () ->
                   claimed.thenAccept(
@@ -258,8 +267,8 @@ final class ReactorResults {
    * then thrown up the stack (into a store stage's callback, where it would be lost) rather than
    * signalled; {@code handle}'s {@code sink.error} does the same.
    */
-  private static Mono<Object> errorSignal(Throwable error) {
-    return Mono.error(error).hide();
+  private static <T> Mono<T> errorSignal(Throwable error) {
+    return Mono.<T>error(error).hide();
   }
 
   /**

@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.Idempotent;
 import dev.idempotent.OnCancel;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.RealClockStore;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -17,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
@@ -65,6 +71,12 @@ class ReactorModesTest {
         waitTimeout = "10s")
     Mono<String> neverReleased(String id) {
       return Mono.defer(() -> runs.incrementAndGet() == 1 ? Mono.never() : Mono.just("second run"));
+    }
+
+    @Idempotent(key = "#id", lease = "30s", onInProgress = OnInProgress.WAIT, waitTimeout = "200ms")
+    Mono<String> neverWaited(String id) {
+      runs.incrementAndGet();
+      return Mono.never();
     }
 
     @Idempotent(key = "#id")
@@ -134,6 +146,42 @@ class ReactorModesTest {
     // the next attempt (waiting, should the release not have landed yet) runs again
     StepVerifier.create(mono).expectNext("second run").expectComplete().verify(TIMEOUT);
     assertThat(calls.runs).hasValue(2);
+  }
+
+  @Test
+  @Timeout(60)
+  void aTimeoutWhileWaitingForTheKeyLeavesNoErrorToDrop() throws Throwable {
+    List<Throwable> dropped = new CopyOnWriteArrayList<>();
+    CountDownLatch waitEnded = new CountDownLatch(1);
+    Hooks.onErrorDropped(dropped::add);
+    try {
+      Idempotency.install(
+          IdempotencyConfig.builder()
+              .defaultStore(store)
+              .listener(
+                  event -> {
+                    if (event.type() == IdempotencyEvent.Type.IN_PROGRESS) {
+                      waitEnded.countDown();
+                    }
+                  })
+              .build());
+      Mono<String> held = call("neverWaited", "w-1");
+      reactor.core.Disposable holder = held.subscribe();
+      while (calls.runs.get() == 0) {
+        Thread.sleep(1);
+      }
+      // the second attempt waits for the key; its subscriber gives up first
+      StepVerifier.create(
+              this.<Mono<String>>call("neverWaited", "w-1").timeout(Duration.ofMillis(20)))
+          .expectError(TimeoutException.class)
+          .verify(TIMEOUT);
+      assertThat(waitEnded.await(10, TimeUnit.SECONDS)).isTrue();
+      Thread.sleep(100); // the refusal reaches the cancelled subscription just after the event
+      assertThat(dropped).as("a refusal nobody waits for any more is not an error").isEmpty();
+      holder.dispose();
+    } finally {
+      Hooks.resetOnErrorDropped();
+    }
   }
 
   @Test
