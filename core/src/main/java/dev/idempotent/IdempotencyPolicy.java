@@ -20,6 +20,7 @@ public final class IdempotencyPolicy {
   private final String scope;
   private final IdempotencySettings settings;
   private final Type resultType;
+  private final boolean replayHooked;
 
   /**
    * The plan of this policy's last call, so that the next one does not resolve it again; see {@link
@@ -37,6 +38,7 @@ public final class IdempotencyPolicy {
     this.scope = b.scope;
     this.settings = b.buildSettings();
     this.resultType = b.resultType;
+    this.replayHooked = b.replayHooked;
   }
 
   /**
@@ -60,6 +62,14 @@ public final class IdempotencyPolicy {
     return resultType;
   }
 
+  /**
+   * Whether the configuration's {@link ReplayHook} sees this operation's replayed values: {@code
+   * true} unless the builder said {@link Builder#withoutReplayHook()}.
+   */
+  public boolean replayHooked() {
+    return replayHooked;
+  }
+
   @Override
   public String toString() {
     return "IdempotencyPolicy{scope=" + scope + ", " + settings + "}";
@@ -69,6 +79,7 @@ public final class IdempotencyPolicy {
   public static final class Builder extends IdempotencySettings.AbstractBuilder<Builder> {
     private final String scope;
     private Type resultType = Object.class;
+    private boolean replayHooked = true;
 
     private Builder(String scope) {
       if (scope == null || scope.isBlank()) {
@@ -86,6 +97,17 @@ public final class IdempotencyPolicy {
     /** The declared type of the result, which the codec records and reads back. */
     public Builder resultType(Type type) {
       this.resultType = Objects.requireNonNull(type, "resultType");
+      return this;
+    }
+
+    /**
+     * The configuration's {@link ReplayHook} is not called for this operation's replays: for an
+     * adapter whose recorded values are its own (a web filter's encoded response, a message
+     * consumer's nothing), not the result of a method a hook was written for. The web, WebFlux and
+     * message adapters set it.
+     */
+    public Builder withoutReplayHook() {
+      this.replayHooked = false;
       return this;
     }
 

@@ -5,7 +5,10 @@ package dev.idempotent;
  * not be served stale, or swap it for a view of it. Set once per instance with {@link
  * IdempotencyConfig.Builder#replayHook}; it is called for every replayed value (a method's value, a
  * {@code CompletionStage}'s or a {@code Mono}'s value, and a {@code Flux}'s items as one {@code
- * List}), never for a first run and never for a replayed failure.
+ * List}), never for a first run and never for a replayed failure. It sees only the values of
+ * methods and programmatic calls: the web and message adapters' own recorded values (encoded
+ * responses, a consumer's nothing) are replayed without it, as is any policy built with {@link
+ * IdempotencyPolicy.Builder#withoutReplayHook()}.
  *
  * <p>It runs on the caller's thread (or the thread that completes a deferred replay) before the
  * caller gets anything; keep it fast and free of blocking calls. What it returns is what the caller

@@ -69,6 +69,7 @@ public final class SubmitTokens {
   private final Idempotency idempotency;
   private final IdempotencyExecutor executor;
   private final IdempotencySettings settings;
+  private final boolean replayHooked;
 
   /** The settings of issuing: the tokens' store and ttl, never waiting, never rejecting. */
   private final IdempotencySettings issuing;
@@ -77,6 +78,7 @@ public final class SubmitTokens {
     this.idempotency = b.idempotency;
     this.executor = b.idempotency.executor();
     this.settings = b.buildSettings();
+    this.replayHooked = b.replayHooked;
     this.issuing =
         IdempotencySettings.from(settings)
             .onInProgress(OnInProgress.REJECT)
@@ -320,10 +322,16 @@ public final class SubmitTokens {
 
   private OperationPlan plan(
       String scope, IdempotencySettings settings, Type resultType, boolean async) {
-    IdempotencyPolicy policy =
-        IdempotencyPolicy.builder(scope).settings(settings).resultType(resultType).build();
+    IdempotencyPolicy.Builder policy =
+        IdempotencyPolicy.builder(scope).settings(settings).resultType(resultType);
+    if (!replayHooked) {
+      policy.withoutReplayHook();
+    }
     return OperationPlan.of(
-        policy, idempotency.config(), async, Thread.currentThread().getContextClassLoader());
+        policy.build(),
+        idempotency.config(),
+        async,
+        Thread.currentThread().getContextClassLoader());
   }
 
   /**
@@ -386,6 +394,7 @@ public final class SubmitTokens {
    */
   public static final class Builder extends IdempotencySettings.AbstractBuilder<Builder> {
     private final Idempotency idempotency;
+    private boolean replayHooked = true;
 
     private Builder(Idempotency idempotency) {
       this.idempotency = Objects.requireNonNull(idempotency, "idempotency must not be null");
@@ -395,6 +404,16 @@ public final class SubmitTokens {
 
     @Override
     protected Builder self() {
+      return this;
+    }
+
+    /**
+     * The configuration's {@link ReplayHook} is not called for these tokens' replays (see {@link
+     * IdempotencyPolicy.Builder#withoutReplayHook()}): for the web filter, whose recorded values
+     * are its encoded responses.
+     */
+    public Builder withoutReplayHook() {
+      this.replayHooked = false;
       return this;
     }
 

@@ -15,6 +15,7 @@ import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -288,6 +289,8 @@ public final class DeferredCalls {
     private final Object replayedValue;
     private final Throwable replayedFailure;
     private final AtomicBoolean settled = new AtomicBoolean();
+    private final AtomicBoolean warnedOverLimit = new AtomicBoolean();
+    private int emptyListBytes = -1;
 
     private Claim(Attempts call, String owner) {
       this.kind = Kind.RUN;
@@ -390,6 +393,38 @@ public final class DeferredCalls {
     }
 
     /**
+     * The bytes {@code item} adds to the recorded outcome of a list of items (the plan's result
+     * type): its encoding in a list of one, less that of an empty list.
+     *
+     * @throws RuntimeException when the codec cannot encode it
+     */
+    public int itemBytes(Object item) {
+      if (kind != Kind.RUN) {
+        return 0;
+      }
+      OutcomeCodec outcomes = call.executor().outcomes;
+      if (emptyListBytes < 0) {
+        emptyListBytes = outcomes.encodeValue(List.of(), call.plan.valueType).length;
+      }
+      return outcomes.encodeValue(List.of(item), call.plan.valueType).length - emptyListBytes;
+    }
+
+    /**
+     * The work goes on, but its outcome will not be recorded ({@code why}): logged at WARN now; the
+     * claim is held until the work ends, then {@link #abandon} releases it.
+     */
+    public void overLimit(String why) {
+      if (kind != Kind.RUN || !warnedOverLimit.compareAndSet(false, true)) {
+        return;
+      }
+      LOG.warn(
+          "the outcome of {} will not be recorded ({}): what it gave so far is let go, the key is"
+              + " released when it ends, and a repeat then runs again",
+          call.key,
+          why);
+    }
+
+    /**
      * The work ended but its outcome is not to be recorded ({@code why}, for the log): the key is
      * released, so a repeat runs again.
      */
@@ -399,10 +434,12 @@ public final class DeferredCalls {
       }
       IdempotencyExecutor executor = call.executor();
       executor.renewer.stop(lease);
-      LOG.warn(
-          "the outcome of {} is not recorded ({}): the key is released, so a repeat runs again",
-          call.key,
-          why);
+      if (!warnedOverLimit.get()) {
+        LOG.warn(
+            "the outcome of {} is not recorded ({}): the key is released, so a repeat runs again",
+            call.key,
+            why);
+      }
       return release().exceptionally(e -> null);
     }
 

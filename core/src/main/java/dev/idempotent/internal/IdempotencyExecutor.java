@@ -736,11 +736,12 @@ public final class IdempotencyExecutor {
 
   /**
    * {@code value}, recorded under {@code key}, as the configured {@link dev.idempotent.ReplayHook}
-   * hands it to the caller: of the plan's result type, or the call fails naming the scope.
+   * hands it to the caller: of the plan's result type, or the call fails naming the scope. A plan
+   * without the hook (an adapter's own values) gets the value as recorded.
    */
   Object replayedValue(OperationPlan plan, RecordKey key, Object value) {
     dev.idempotent.ReplayHook hook = config.replayHook();
-    if (hook == dev.idempotent.ReplayHook.NONE) {
+    if (hook == dev.idempotent.ReplayHook.NONE || !plan.replayHooked) {
       return value;
     }
     Object adjusted = hook.onReplay(key.scope(), value);

@@ -40,6 +40,9 @@ public final class OperationPlan {
   final boolean async;
   final ClassLoader loader;
 
+  /** Whether the configuration's replay hook sees this operation's replayed values. */
+  final boolean replayHooked;
+
   /**
    * What gives the key, for a null or blank one: "@Idempotent on A.b(C): key expression '#c'";
    * null: the caller.
@@ -89,6 +92,7 @@ public final class OperationPlan {
     this.valueType = p.resultType();
     this.replayedClass = replayedClass(valueType);
     this.async = async;
+    this.replayHooked = p.replayHooked();
     this.loader = loader != null ? loader : OperationPlan.class.getClassLoader();
     this.keySource = where == null ? null : where + ": " + keySource;
     if (valueType != void.class

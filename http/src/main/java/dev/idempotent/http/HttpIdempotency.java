@@ -102,6 +102,7 @@ public final class HttpIdempotency {
           IdempotencyPolicy.builder(rule.scope())
               .settings(rule.settings())
               .resultType(byte[].class)
+              .withoutReplayHook() // its values are encoded responses, not a method's
               .build());
     }
     if (idempotency != null) {
@@ -399,7 +400,8 @@ public final class HttpIdempotency {
       Map<IdempotencyRule, SubmitTokens> byRule = new IdentityHashMap<>();
       for (IdempotencyRule r : rules) {
         if (r.key() == IdempotencyRule.Key.SUBMIT_TOKEN) {
-          byRule.put(r, SubmitTokens.builder(instance).settings(r.settings()).build());
+          byRule.put(
+              r, SubmitTokens.builder(instance).settings(r.settings()).withoutReplayHook().build());
         }
       }
       t = new Tokens(instance, byRule);

@@ -81,6 +81,7 @@ public final class MessageIdempotency {
             .onInProgress(OnInProgress.WAIT)
             .waitTimeout(b.inProgressWait)
             .resultType(Void.class)
+            .withoutReplayHook() // a message's outcome is nothing, not a method's value
             .build();
   }
 

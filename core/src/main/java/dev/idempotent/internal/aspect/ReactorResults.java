@@ -29,10 +29,12 @@ import reactor.core.publisher.Mono;
  *       its emptiness, a {@code Flux}'s items in order (items go to the subscriber as they come;
  *       completion is signalled once the outcome is recorded). A {@code Flux} that emits more than
  *       {@link IdempotencyConfig#fluxMaxItems()} items, or whose items take more than {@link
- *       IdempotencyConfig#fluxMaxBytes()} recorded, is delivered whole but not recorded, and its
- *       key is released.
+ *       IdempotencyConfig#fluxMaxBytes()} recorded, is delivered whole but not recorded: the items
+ *       held are let go as soon as a limit is passed, and the key is released when it ends.
  *   <li>An error is settled as a thrown exception is (recorded when listed, else the key is
- *       released). A cancelled subscription settles the claim by the method's {@link OnCancel}.
+ *       released), an {@code Error} that Reactor throws instead of signalling included ({@link
+ *       ThrownErrorSignal}), and reaches the subscriber as an error signal. A cancelled
+ *       subscription settles the claim by the method's {@link OnCancel}.
  *   <li>Every refusal (in progress, mismatch, store failure, a key that cannot be derived) reaches
  *       the subscriber as an error signal, never as an exception thrown by the method call.
  * </ul>
@@ -110,7 +112,16 @@ final class ReactorResults {
               .claim(resolved.plan(), key, fingerprint)
               .toCompletableFuture();
       OnCancel onCancel = method.onCancel();
-      return Mono.fromFuture(claimed, true) // fails with the library's exception, unwrapped
+      // a refusal travels as a value: one that comes after the subscriber left (a timeout() while
+      // the key was waited for) is then discarded, not dropped as an unhandled error
+      CompletableFuture<Object> answered =
+          claimed.handle((claim, error) -> error == null ? claim : unwrap(error));
+      return Mono.fromFuture(answered, true)
+          .flatMap(
+              answer ->
+                  answer instanceof DeferredCalls.Claim claim
+                      ? Mono.just(claim)
+                      : ReactorResults.<DeferredCalls.Claim>errorSignal((Throwable) answer))
           .doOnCancel(
               () ->
                   claimed.thenAccept(
@@ -124,14 +135,14 @@ final class ReactorResults {
 
   private static Mono<Object> replayMono(DeferredCalls.Claim claim) {
     if (claim.replaysFailure()) {
-      return Mono.error(claim.replayedFailure());
+      return errorSignal(claim.replayedFailure());
     }
     return Mono.justOrEmpty(claim.replayedValue());
   }
 
   private static Flux<Object> replayFlux(DeferredCalls.Claim claim) {
     if (claim.replaysFailure()) {
-      return Flux.error(claim.replayedFailure());
+      return errorSignal(claim.replayedFailure()).flux();
     }
     Object items = claim.replayedValue();
     return items == null ? Flux.empty() : Flux.fromIterable((List<?>) items);
@@ -147,7 +158,8 @@ final class ReactorResults {
       return settled(claim.fail(unwrap(t)));
     }
     OnCancel onCancel = method.onCancel();
-    return work.flatMap(value -> settling(claim.complete(value)))
+    return ThrownErrorSignal.mono(work)
+        .flatMap(value -> settling(claim.complete(value)))
         .switchIfEmpty(Mono.defer(() -> settling(claim.complete(null)).then(Mono.empty())))
         .onErrorResume(e -> settled(claim.fail(unwrap(e))))
         .doOnCancel(() -> claim.cancel(onCancel));
@@ -165,42 +177,66 @@ final class ReactorResults {
       return settled(claim.fail(unwrap(t))).flux();
     }
     OnCancel onCancel = method.onCancel();
-    int maxItems = config.fluxMaxItems();
-    Items items = new Items(maxItems);
-    return work.cast(Object.class)
+    Items items = new Items(claim, config.fluxMaxItems(), config.fluxMaxBytes());
+    return ThrownErrorSignal.flux(work)
+        .cast(Object.class)
         .doOnNext(items::add)
         .concatWith(
             Mono.defer(
                 () ->
-                    items.overflowed
-                        ? settling(claim.abandon("more than " + maxItems + " items"))
-                            .then(Mono.empty())
+                    items.overLimit != null
+                        ? settling(claim.abandon(items.overLimit)).then(Mono.empty())
                         : settling(claim.complete(items.list, config.fluxMaxBytes()))
                             .then(Mono.empty())))
         .onErrorResume(e -> settled(claim.fail(unwrap(e))))
         .doOnCancel(() -> claim.cancel(onCancel));
   }
 
-  /** The items of a {@code Flux}, kept up to the limit. */
+  /**
+   * The items of a {@code Flux}, held while they stay within both limits. Past either, the items
+   * held so far are let go at once and no more are held, so a long {@code Flux} costs no more
+   * memory than it would without the library; the claim is held until the {@code Flux} ends (no
+   * repeat runs alongside it) and then released.
+   */
   private static final class Items {
-    final int max;
+    final DeferredCalls.Claim claim;
+    final int maxItems;
+    final long maxBytes;
     final List<Object> list = new ArrayList<>();
-    boolean overflowed;
+    long bytes;
+    String overLimit;
 
-    Items(int max) {
-      this.max = max;
+    Items(DeferredCalls.Claim claim, int maxItems, int maxBytes) {
+      this.claim = claim;
+      this.maxItems = maxItems;
+      this.maxBytes = maxBytes;
     }
 
     void add(Object item) {
-      if (overflowed) {
+      if (overLimit != null) {
         return;
       }
-      if (list.size() == max) {
-        overflowed = true;
-        list.clear();
+      if (list.size() == maxItems) {
+        letGo("more than " + maxItems + " items");
+        return;
+      }
+      try {
+        bytes += claim.itemBytes(item);
+      } catch (RuntimeException e) {
+        letGo("an item cannot be recorded: " + e.getClass().getName());
+        return;
+      }
+      if (bytes > maxBytes) {
+        letGo("more than " + maxBytes + " bytes of items");
         return;
       }
       list.add(item);
+    }
+
+    private void letGo(String why) {
+      overLimit = why;
+      list.clear();
+      claim.overLimit(why);
     }
   }
 
@@ -222,7 +258,17 @@ final class ReactorResults {
 
   /** An error signal with what settling a failure gave: the failure, or the store's exception. */
   private static Mono<Object> settled(CompletionStage<Throwable> failure) {
-    return settling(failure).flatMap(Mono::error);
+    return settling(failure).flatMap(ReactorResults::errorSignal);
+  }
+
+  /**
+   * An error signal that {@code flatMap} subscribes to. A bare {@code Mono.error} is {@code
+   * Callable}: {@code flatMap} calls it instead, and an {@code Error} that Reactor calls fatal is
+   * then thrown up the stack (into a store stage's callback, where it would be lost) rather than
+   * signalled; {@code handle}'s {@code sink.error} does the same.
+   */
+  private static <T> Mono<T> errorSignal(Throwable error) {
+    return Mono.<T>error(error).hide();
   }
 
   /**

@@ -59,4 +59,12 @@ class PaymentService {
     runs.incrementAndGet()
     delay(10)
   }
+
+  /** Fails with an Error after suspending, as a class whose static initialiser failed would. */
+  @Idempotent(key = "#id")
+  suspend fun broken(id: String): Receipt {
+    runs.incrementAndGet()
+    delay(10)
+    throw ExceptionInInitializerError("static init failed")
+  }
 }

@@ -97,6 +97,34 @@ class PaymentServiceTest {
   }
 
   @Test
+  fun withTimeoutAndOnCancelKeepLeavesTheKeyInProgressForTheRetry() = runBlocking<Unit> {
+    assertThatThrownBy { runBlocking { withTimeout(200) { service.slowKept("p-8") } } }
+      .isInstanceOf(CancellationException::class.java)
+    assertThatThrownBy { runBlocking { withTimeout(5_000) { service.slowKept("p-8") } } }
+      .isInstanceOf(IdempotencyInProgressException::class.java)
+    assertThat(service.runs.get()).isEqualTo(1)
+  }
+
+  @Test
+  fun withTimeoutAndOnCancelReleaseLetsTheRetryRun() = runBlocking<Unit> {
+    assertThatThrownBy { runBlocking { withTimeout(200) { service.slowReleased("p-9") } } }
+      .isInstanceOf(CancellationException::class.java)
+    assertThatThrownBy { runBlocking { withTimeout(200) { service.slowReleased("p-9") } } }
+      .isInstanceOf(CancellationException::class.java)
+    assertThat(service.runs.get()).isEqualTo(2)
+  }
+
+  @Test
+  fun anErrorReachesTheCallerUnchangedAndReleasesTheKey() = runBlocking<Unit> {
+    assertThatThrownBy { runBlocking { service.broken("p-10") } }
+      .isInstanceOf(ExceptionInInitializerError::class.java)
+      .hasMessage("static init failed")
+    assertThatThrownBy { runBlocking { service.broken("p-10") } }
+      .isInstanceOf(ExceptionInInitializerError::class.java)
+    assertThat(service.runs.get()).isEqualTo(2)
+  }
+
+  @Test
   fun aWrongKeyExpressionFailsAtTheFirstCallSayingWhy() = runBlocking<Unit> {
     assertThatThrownBy { runBlocking { service.wrongKey("p-8") } }
       .isInstanceOf(IdempotencyConfigurationException::class.java)
