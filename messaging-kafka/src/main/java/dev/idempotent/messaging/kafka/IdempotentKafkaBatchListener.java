@@ -103,6 +103,11 @@ public final class IdempotentKafkaBatchListener<K, V>
     this.manualAck = IdempotentKafkaRecordListener.isManual(ackMode);
   }
 
+  /** The scope the records of {@code topic} are filed under. */
+  public String scopeOf(String topic) {
+    return scopes.of(topic).idempotency().scope();
+  }
+
   /** Why a batch listener in a container with a transaction manager is refused. */
   static IllegalStateException refusedTransaction(String listenerId) {
     return new IllegalStateException(

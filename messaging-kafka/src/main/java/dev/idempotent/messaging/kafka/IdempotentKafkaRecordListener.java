@@ -118,6 +118,11 @@ public final class IdempotentKafkaRecordListener<K, V>
     return topic -> idempotency;
   }
 
+  /** The scope the records of {@code topic} are filed under. */
+  public String scopeOf(String topic) {
+    return scopes.of(topic).idempotency().scope();
+  }
+
   static boolean isManual(ContainerProperties.AckMode ackMode) {
     return ackMode == ContainerProperties.AckMode.MANUAL
         || ackMode == ContainerProperties.AckMode.MANUAL_IMMEDIATE;

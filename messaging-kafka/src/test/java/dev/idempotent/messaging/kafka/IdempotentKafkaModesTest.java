@@ -204,6 +204,85 @@ class IdempotentKafkaModesTest {
     assertThat(runs).hasValue(2);
   }
 
+  // --- AckMode: the container commits after the outcome is recorded ---
+
+  @Test
+  void everyAutomaticAckModeRunsEachKeyOnceAndCommitsEveryRecord() throws Exception {
+    for (ContainerProperties.AckMode mode :
+        List.of(
+            ContainerProperties.AckMode.RECORD,
+            ContainerProperties.AckMode.BATCH,
+            ContainerProperties.AckMode.COUNT,
+            ContainerProperties.AckMode.TIME,
+            ContainerProperties.AckMode.COUNT_TIME)) {
+      String modeTopic = topic + "-" + mode;
+      createTopics(modeTopic);
+      List<String> runs = new CopyOnWriteArrayList<>();
+      List<Boolean> committedBeforeRun = new CopyOnWriteArrayList<>();
+      ContainerProperties properties = new ContainerProperties(modeTopic);
+      properties.setGroupId("g-" + mode);
+      properties.setPollTimeout(200);
+      properties.setAckMode(mode);
+      properties.setAckCount(2);
+      properties.setAckTime(200);
+      properties.setMessageListener(
+          (MessageListener<String, String>)
+              r -> {
+                runs.add(r.value());
+                committedBeforeRun.add(committed("g-" + mode, modeTopic) > r.offset());
+              });
+      ConcurrentMessageListenerContainer<String, String> container =
+          new ConcurrentMessageListenerContainer<>(consumerFactory(30_000), properties);
+      String scope = SCOPE + "-" + mode;
+      IdempotentKafkaRecordListener.install(
+          container,
+          MessageIdempotency.builder(scope)
+              .idempotency(idempotency)
+              .inProgressWait(Duration.ofSeconds(1))
+              .build(),
+          null);
+      containers.add(container);
+      container.start();
+      send(modeTopic, "first", "k1-" + mode);
+      send(modeTopic, "resend", "k1-" + mode);
+      send(modeTopic, "second", "k2-" + mode);
+      send(modeTopic, "third", "k3-" + mode);
+      await(() -> committed("g-" + mode, modeTopic) == 4);
+      assertThat(runs).as(mode.name()).containsExactly("first", "second", "third");
+      assertThat(committedBeforeRun).as(mode.name()).containsOnly(false);
+      assertThat(recordStatus(scope, "idempotency-key:k3-" + mode)).isEqualTo("COMPLETED");
+    }
+  }
+
+  // --- DefaultErrorHandler without a recoverer ---
+
+  @Test
+  void aRecordSkippedByAnErrorHandlerWithoutRecovererLeavesItsKeyFree() throws Exception {
+    List<String> runs = new CopyOnWriteArrayList<>();
+    MessageListener<String, String> listener =
+        r -> {
+          runs.add(r.value());
+          if (r.value().equals("bad")) {
+            throw new IllegalStateException("cannot book this order");
+          }
+        };
+    ContainerProperties properties = containerProperties("g1", listener);
+    ConcurrentMessageListenerContainer<String, String> container =
+        new ConcurrentMessageListenerContainer<>(consumerFactory(30_000), properties);
+    container.setCommonErrorHandler(
+        new IdempotentKafkaErrorHandler(new DefaultErrorHandler(new FixedBackOff(0, 1))));
+    IdempotentKafkaRecordListener.install(container, consumer(Duration.ofSeconds(1)), null);
+    containers.add(container);
+    container.start();
+    send(topic, "bad", "order-1");
+    await(() -> committed("g1", topic) == 1); // retried once, then logged and skipped
+    assertThat(runs).containsExactly("bad", "bad");
+    assertThat(recordStatus(SCOPE, "idempotency-key:order-1")).isEqualTo("none");
+    send(topic, "fixed", "order-1"); // the producer's resend runs
+    await(() -> committed("g1", topic) == 2);
+    assertThat(runs).containsExactly("bad", "bad", "fixed");
+  }
+
   // --- onAmbiguousFailure = BLOCK ---
 
   @Test
