@@ -30,7 +30,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <ul>
  *   <li>The listener returned: the records' outcomes are recorded before the container commits the
  *       poll's offsets. With {@code MANUAL} acknowledgement, the listener's {@code acknowledge()}
- *       is held until then; when every record was a replay, the wrapper acknowledges.
+ *       is held until then; a listener that returns without acknowledging has its records' claims
+ *       released, never recorded (this needs {@code onAmbiguousFailure = RELEASE}); when every
+ *       record was a replay, the wrapper acknowledges.
+ *   <li>With a scope per topic ({@link IdempotentKafkaRecordListener#perTopic}), a poll of several
+ *       topics is handled run by run of records of one topic, one listener call each.
  *   <li>A record in progress in another consumer (after the wait bound) stops the batch there: the
  *       records before it are handled, and a {@link BatchListenerFailedException} at its index,
  *       caused by a {@link dev.idempotent.messaging.MessageInProgressException}, makes {@link
@@ -49,8 +53,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * </ul>
  *
  * A listener that takes the poll's {@code ConsumerRecords} is refused: it must take a {@code List}.
- * A partial acknowledgement ({@code acknowledge(index)}) and a {@code nack} are refused with an
- * exception that says what to do instead.
+ * A container with a transaction manager is refused: the outcomes would be recorded before the
+ * transaction commits (use a record listener there). A partial acknowledgement ({@code
+ * acknowledge(index)}) and a {@code nack} are refused with an exception that says what to do
+ * instead.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -142,15 +148,17 @@ public final class IdempotentKafkaBatchListener<K, V>
     }
     List<ConsumerRecord<K, V>> handled = records.subList(0, keys.size());
     HeldAcknowledgment held = ack == null ? null : new HeldAcknowledgment(ack);
-    // the records of one topic are filed under its scope: a poll is handled topic run by topic run
+    // the records of a topic are filed under its scope: with a scope per topic, a poll of several
+    // topics is handled run by run of records of one scope, one listener call each
     int from = 0;
     while (from < handled.size()) {
-      String topic = handled.get(from).topic();
+      MessageIdempotency idempotency = scopes.of(handled.get(from).topic()).idempotency();
       int to = from + 1;
-      while (to < handled.size() && handled.get(to).topic().equals(topic)) {
+      while (to < handled.size()
+          && scopes.of(handled.get(to).topic()).idempotency() == idempotency) {
         to++;
       }
-      handleRun(handled, keys, from, to, scopes.of(topic).idempotency(), held, consumer);
+      handleRun(handled, keys, from, to, idempotency, held, consumer);
       from = to;
     }
     if (keyFailure != null) {

@@ -36,8 +36,14 @@ import org.springframework.kafka.transaction.KafkaAwareTransactionManager;
  * <ul>
  *   <li>processed or replayed: the listener returns, and the container commits the offset as its
  *       {@code AckMode} says, after the outcome is recorded. With {@code MANUAL} and {@code
- *       MANUAL_IMMEDIATE}, the listener's {@code acknowledge()} is held until the outcome is
- *       recorded, and a replayed record is acknowledged by the wrapper;
+ *       MANUAL_IMMEDIATE}, the outcome is recorded only when the listener acknowledges (its {@code
+ *       acknowledge()} is held until then); a {@code nack} or a return without acknowledging
+ *       releases the key; a replayed record is acknowledged by the wrapper;
+ *   <li>in a container with a transaction manager ({@link #install} wraps it): the claim stays held
+ *       until the transaction ends, and is completed when it commits, released when it rolls back;
+ *   <li>a blocked key ({@code onAmbiguousFailure = BLOCK}): {@link
+ *       dev.idempotent.IdempotencyBlockedException}, a final failure that the error handler sends
+ *       to its recoverer without retries;
  *   <li>in progress in another consumer after the wait bound: {@link
  *       dev.idempotent.messaging.MessageInProgressException}, which {@link
  *       IdempotentKafkaErrorHandler} turns into a seek back to the record (logged at DEBUG, never

@@ -159,6 +159,8 @@ class IdempotentKafkaModesTest {
     assertThat(runs).hasValue(2); // the failed commit released the key: the redelivery ran
     assertThat(recordedInListener).containsExactly(false, false);
     assertThat(completed("idempotency-key:order-1")).isTrue();
+    // the transaction's markers reach the output partition after its offsets are visible
+    await(() -> !committedOutputs().isEmpty());
     assertThat(committedOutputs()).containsExactly("charge");
   }
 
@@ -200,6 +202,8 @@ class IdempotentKafkaModesTest {
     await(() -> secondDeliveries.get() >= 2);
     releaseFirst.countDown(); // the first returns; its transaction cannot commit any more
     await(() -> committed("g1", topic) == 1);
+    // the transaction's markers reach the output partition after its offsets are visible
+    await(() -> !committedOutputs().isEmpty());
     assertThat(committedOutputs()).containsExactly("charge-by-second");
     assertThat(runs).hasValue(2);
   }
