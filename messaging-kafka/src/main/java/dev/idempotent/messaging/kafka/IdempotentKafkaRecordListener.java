@@ -313,7 +313,10 @@ public final class IdempotentKafkaRecordListener<K, V>
     try {
       invoke(record, held, consumer);
     } catch (RuntimeException | Error e) {
-      throw rethrown(join(claim.fail(e)));
+      // a @KafkaListener's adapter wraps the method's exception: a recorded cause is what is kept
+      Throwable settleWith = recordedCause(e, idempotency);
+      Throwable rethrown = join(claim.fail(settleWith));
+      throw rethrown(rethrown == settleWith ? e : rethrown);
     }
     if (manualAck && held != null && !held.acknowledged) {
       // a nack, or a return without acknowledge(): no outcome, as without the library
@@ -329,6 +332,18 @@ public final class IdempotentKafkaRecordListener<K, V>
     if (held != null) {
       held.send(); // with a transaction, its offset is committed with the transaction
     }
+  }
+
+  /** The first of {@code e} and its causes that the settings record, else {@code e}. */
+  private static Throwable recordedCause(Throwable e, MessageIdempotency idempotency) {
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < 16; depth++) {
+      if (idempotency.settings().records(t)) {
+        return t;
+      }
+      t = t.getCause() == t ? null : t.getCause();
+    }
+    return e;
   }
 
   private static <T> T join(CompletionStage<T> stage) {

@@ -442,6 +442,54 @@ class IdempotentKafkaModesTest {
     assertThat(recordStatus(SCOPE, "idempotency-key:order-a")).isEqualTo("COMPLETED");
   }
 
+  @Test
+  void underManualAckARecordedFailureWrappedByTheListenerAdapterIsRecordedNotBlocked()
+      throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    List<Exception> recovered = new CopyOnWriteArrayList<>();
+    AcknowledgingMessageListener<String, String> listener =
+        (r, ack) -> {
+          runs.incrementAndGet();
+          throw new org.springframework.kafka.listener.ListenerExecutionFailedException(
+              "Listener method threw", new OrderDeclinedException("card declined"));
+        };
+    ContainerProperties properties = containerProperties("g1", listener);
+    properties.setAckMode(ContainerProperties.AckMode.MANUAL);
+    ConcurrentMessageListenerContainer<String, String> container =
+        new ConcurrentMessageListenerContainer<>(consumerFactory(30_000), properties);
+    container.setCommonErrorHandler(
+        new IdempotentKafkaErrorHandler(
+            new DefaultErrorHandler((r, e) -> recovered.add(e), new FixedBackOff(0, 2))));
+    IdempotentKafkaRecordListener.install(
+        container,
+        MessageIdempotency.builder(SCOPE)
+            .idempotency(idempotency)
+            .settings(
+                IdempotencySettings.builder()
+                    .recordFailures(OrderDeclinedException.class)
+                    .onAmbiguousFailure(OnAmbiguousFailure.BLOCK)
+                    .build())
+            .inProgressWait(Duration.ofSeconds(1))
+            .build(),
+        null);
+    containers.add(container);
+    container.start();
+    send(topic, "declined", "order-1");
+    await(() -> recovered.size() == 1);
+    assertThat(runs).hasValue(1); // the retries replayed the recorded failure
+    assertThat(causes(recovered.get(0))).anyMatch(c -> c instanceof OrderDeclinedException);
+    assertThat(causes(recovered.get(0))).noneMatch(c -> c instanceof IdempotencyBlockedException);
+  }
+
+  /** A business refusal the consumer records. */
+  public static final class OrderDeclinedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public OrderDeclinedException(String message) {
+      super(message);
+    }
+  }
+
   // --- scope: one key space per topic ---
 
   @Test
