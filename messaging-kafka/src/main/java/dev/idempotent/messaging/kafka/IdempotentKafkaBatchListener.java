@@ -1,6 +1,7 @@
 package dev.idempotent.messaging.kafka;
 
 import dev.idempotent.IdempotencyKeyException;
+import dev.idempotent.OnAmbiguousFailure;
 import dev.idempotent.messaging.MessageBatchOutcome;
 import dev.idempotent.messaging.MessageIdempotency;
 import dev.idempotent.messaging.MessageKey;
@@ -14,8 +15,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.kafka.listener.BatchAcknowledgingConsumerAwareMessageListener;
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.BatchMessageListener;
+import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.adapter.AbstractDelegatingMessageListenerAdapter;
 import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Makes a Spring for Apache Kafka batch listener idempotent, record by record ({@link
@@ -27,7 +30,11 @@ import org.springframework.kafka.support.Acknowledgment;
  * <ul>
  *   <li>The listener returned: the records' outcomes are recorded before the container commits the
  *       poll's offsets. With {@code MANUAL} acknowledgement, the listener's {@code acknowledge()}
- *       is held until then; when every record was a replay, the wrapper acknowledges.
+ *       is held until then; a listener that returns without acknowledging has its records' claims
+ *       released, never recorded (this needs {@code onAmbiguousFailure = RELEASE}); when every
+ *       record was a replay, the wrapper acknowledges.
+ *   <li>With a scope per topic ({@link IdempotentKafkaRecordListener#perTopic}), a poll of several
+ *       topics is handled run by run of records of one topic, one listener call each.
  *   <li>A record in progress in another consumer (after the wait bound) stops the batch there: the
  *       records before it are handled, and a {@link BatchListenerFailedException} at its index,
  *       caused by a {@link dev.idempotent.messaging.MessageInProgressException}, makes {@link
@@ -46,8 +53,10 @@ import org.springframework.kafka.support.Acknowledgment;
  * </ul>
  *
  * A listener that takes the poll's {@code ConsumerRecords} is refused: it must take a {@code List}.
- * A partial acknowledgement ({@code acknowledge(index)}) and a {@code nack} are refused with an
- * exception that says what to do instead.
+ * A container with a transaction manager is refused: the outcomes would be recorded before the
+ * transaction commits (use a record listener there). A partial acknowledgement ({@code
+ * acknowledge(index)}) and a {@code nack} are refused with an exception that says what to do
+ * instead.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -55,10 +64,14 @@ import org.springframework.kafka.support.Acknowledgment;
 public final class IdempotentKafkaBatchListener<K, V>
     extends AbstractDelegatingMessageListenerAdapter<BatchMessageListener<K, V>>
     implements BatchAcknowledgingConsumerAwareMessageListener<K, V> {
-  private final MessageIdempotency idempotency;
+  private final TopicScopes scopes;
   private final Function<ConsumerRecord<?, ?>, String> keyFunction;
+  private final boolean manualAck;
 
   /**
+   * A listener whose records are filed under one scope, whatever their topic, in a container whose
+   * {@code AckMode} is not {@code MANUAL} or {@code MANUAL_IMMEDIATE}.
+   *
    * @param delegate the batch listener; it must take a {@code List} of records
    * @param idempotency the consumer's protocol: its scope (name the consumer), store and wait bound
    * @param keyFunction the key of a record in place of its header or offset, or {@code null}
@@ -67,26 +80,67 @@ public final class IdempotentKafkaBatchListener<K, V>
       BatchMessageListener<K, V> delegate,
       MessageIdempotency idempotency,
       Function<ConsumerRecord<?, ?>, String> keyFunction) {
+    this(delegate, topic -> idempotency, keyFunction, null);
+    Objects.requireNonNull(idempotency, "idempotency");
+  }
+
+  /**
+   * @param delegate the batch listener; it must take a {@code List} of records
+   * @param idempotencyOfTopic the consumer's protocol for the records of a topic (see {@link
+   *     IdempotentKafkaRecordListener#perTopic})
+   * @param keyFunction the key of a record in place of its header or offset, or {@code null}
+   * @param ackMode the container's acknowledgement mode; with {@code MANUAL} and {@code
+   *     MANUAL_IMMEDIATE} the outcomes are recorded only when the listener acknowledges
+   */
+  public IdempotentKafkaBatchListener(
+      BatchMessageListener<K, V> delegate,
+      Function<String, MessageIdempotency> idempotencyOfTopic,
+      Function<ConsumerRecord<?, ?>, String> keyFunction,
+      ContainerProperties.AckMode ackMode) {
     super(delegate);
     if (delegate.wantsPollResult()) {
       throw new IllegalStateException(
           "the idempotent Kafka batch listener cannot hand a listener that takes the poll's"
-              + " ConsumerRecords only the records to run (scope "
-              + idempotency.scope()
-              + "): let the listener take a List<ConsumerRecord>");
+              + " ConsumerRecords only the records to run: let the listener take a"
+              + " List<ConsumerRecord>");
     }
-    this.idempotency = Objects.requireNonNull(idempotency, "idempotency");
+    this.scopes = new TopicScopes(idempotencyOfTopic);
     this.keyFunction = keyFunction;
+    this.manualAck = IdempotentKafkaRecordListener.isManual(ackMode);
+  }
+
+  /** The scope the records of {@code topic} are filed under. */
+  public String scopeOf(String topic) {
+    return scopes.of(topic).idempotency().scope();
+  }
+
+  /** Why a batch listener in a container with a transaction manager is refused. */
+  static IllegalStateException refusedTransaction(String listenerId) {
+    return new IllegalStateException(
+        "the container "
+            + listenerId
+            + " runs a batch listener in a transaction: an idempotent batch listener records its"
+            + " outcomes when the listener returns, before the transaction commits, so a"
+            + " transaction that cannot commit (a consumer fenced after overrunning"
+            + " max.poll.interval.ms) would leave its records replayed and their output lost;"
+            + " use a record listener, whose outcome is recorded when its transaction commits, or"
+            + " remove the transaction manager");
   }
 
   @Override
   public void onMessage(
       List<ConsumerRecord<K, V>> records, Acknowledgment ack, Consumer<?, ?> consumer) {
+    if (SettlingTransactionManager.inTransaction()
+        || TransactionSynchronizationManager.isActualTransactionActive()) {
+      throw refusedTransaction("of this listener");
+    }
     List<MessageKey> keys = new ArrayList<>(records.size());
     IdempotencyKeyException keyFailure = null;
     for (ConsumerRecord<K, V> record : records) {
       try {
-        keys.add(IdempotentKafkaRecordListener.keyOf(record, idempotency.scope(), keyFunction));
+        keys.add(
+            IdempotentKafkaRecordListener.keyOf(
+                record, scopes.of(record.topic()).idempotency().scope(), keyFunction));
       } catch (IdempotencyKeyException e) {
         keyFailure = e;
         break;
@@ -94,19 +148,18 @@ public final class IdempotentKafkaBatchListener<K, V>
     }
     List<ConsumerRecord<K, V>> handled = records.subList(0, keys.size());
     HeldAcknowledgment held = ack == null ? null : new HeldAcknowledgment(ack);
-    MessageBatchOutcome outcome;
-    try {
-      outcome =
-          idempotency.handleBatch(
-              keys, indexes -> run(handled, indexes, held, consumer), this::failedIndex);
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-    if (!outcome.complete()) {
-      throw new BatchListenerFailedException(
-          outcome.stopCause().getMessage(), outcome.stopCause(), outcome.stopIndex());
+    // the records of a topic are filed under its scope: with a scope per topic, a poll of several
+    // topics is handled run by run of records of one scope, one listener call each
+    int from = 0;
+    while (from < handled.size()) {
+      MessageIdempotency idempotency = scopes.of(handled.get(from).topic()).idempotency();
+      int to = from + 1;
+      while (to < handled.size()
+          && scopes.of(handled.get(to).topic()).idempotency() == idempotency) {
+        to++;
+      }
+      handleRun(handled, keys, from, to, idempotency, held, consumer);
+      from = to;
     }
     if (keyFailure != null) {
       throw new BatchListenerFailedException(keyFailure.getMessage(), keyFailure, keys.size());
@@ -116,22 +169,65 @@ public final class IdempotentKafkaBatchListener<K, V>
     }
   }
 
+  /** Handles the records {@code from} (inclusive) to {@code to} of the poll, all of one topic. */
+  private void handleRun(
+      List<ConsumerRecord<K, V>> records,
+      List<MessageKey> keys,
+      int from,
+      int to,
+      MessageIdempotency idempotency,
+      HeldAcknowledgment held,
+      Consumer<?, ?> consumer) {
+    if (manualAck
+        && held != null
+        && idempotency.settings().onAmbiguousFailure() != OnAmbiguousFailure.RELEASE) {
+      throw new IllegalStateException(
+          "an idempotent batch listener with MANUAL acknowledgement releases the keys of a batch"
+              + " it does not acknowledge, which needs onAmbiguousFailure = RELEASE (scope "
+              + idempotency.scope()
+              + " has "
+              + idempotency.settings().onAmbiguousFailure()
+              + "): use RELEASE, or a record listener");
+    }
+    MessageBatchOutcome outcome;
+    try {
+      outcome =
+          idempotency.handleBatch(
+              keys.subList(from, to),
+              indexes -> run(records, from, indexes, held, consumer),
+              e -> failedIndex(e, from, to));
+    } catch (NotAcknowledged e) {
+      held.withheld = true; // the listener did not acknowledge: its records were released
+      return;
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    if (!outcome.complete()) {
+      throw new BatchListenerFailedException(
+          outcome.stopCause().getMessage(), outcome.stopCause(), from + outcome.stopIndex());
+    }
+  }
+
   private void run(
       List<ConsumerRecord<K, V>> records,
+      int from,
       List<Integer> indexes,
-      Acknowledgment ack,
+      HeldAcknowledgment held,
       Consumer<?, ?> consumer) {
-    if (ack instanceof HeldAcknowledgment held) {
+    if (held != null) {
       held.listenerCalled = true;
+      held.acknowledged = false;
     }
     List<ConsumerRecord<K, V>> toRun = new ArrayList<>(indexes.size());
     for (int i : indexes) {
-      toRun.add(records.get(i));
+      toRun.add(records.get(from + i));
     }
     try {
       switch (delegateType) {
-        case ACKNOWLEDGING_CONSUMER_AWARE -> delegate.onMessage(toRun, ack, consumer);
-        case ACKNOWLEDGING -> delegate.onMessage(toRun, ack);
+        case ACKNOWLEDGING_CONSUMER_AWARE -> delegate.onMessage(toRun, held, consumer);
+        case ACKNOWLEDGING -> delegate.onMessage(toRun, held);
         case CONSUMER_AWARE -> delegate.onMessage(toRun, consumer);
         case SIMPLE -> delegate.onMessage(toRun);
       }
@@ -142,14 +238,35 @@ public final class IdempotentKafkaBatchListener<K, V>
       }
       // the listener's index is in the records it got; the error handler's is in the poll
       BatchListenerFailedException inPoll =
-          new BatchListenerFailedException(e.getMessage(), e.getCause(), indexes.get(inRun));
+          new BatchListenerFailedException(e.getMessage(), e.getCause(), from + indexes.get(inRun));
       inPoll.setStackTrace(e.getStackTrace());
       throw inPoll;
     }
+    if (manualAck && held != null && !held.acknowledged) {
+      throw new NotAcknowledged();
+    }
   }
 
-  private int failedIndex(Exception e) {
-    return e instanceof BatchListenerFailedException failed ? failed.getIndex() : -1;
+  /**
+   * A batch listener with {@code MANUAL} acknowledgement returned without acknowledging: its
+   * records' claims are released (never recorded as processed), and nothing is acknowledged.
+   */
+  private static final class NotAcknowledged extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotAcknowledged() {
+      super("the batch listener returned without acknowledging its records", null, false, false);
+    }
+  }
+
+  /** The index, in the run {@code from} to {@code to}, of the record {@code e} names, or -1. */
+  private static int failedIndex(Exception e, int from, int to) {
+    if (e instanceof BatchListenerFailedException failed
+        && failed.getIndex() >= from
+        && failed.getIndex() < to) {
+      return failed.getIndex() - from;
+    }
+    return -1;
   }
 
   private static int indexOf(List<? extends ConsumerRecord<?, ?>> records, ConsumerRecord<?, ?> r) {
@@ -181,6 +298,7 @@ public final class IdempotentKafkaBatchListener<K, V>
     private final Acknowledgment ack;
     private volatile boolean listenerCalled;
     private volatile boolean acknowledged;
+    private volatile boolean withheld;
 
     HeldAcknowledgment(Acknowledgment ack) {
       this.ack = ack;
@@ -214,7 +332,7 @@ public final class IdempotentKafkaBatchListener<K, V>
 
     /** Sends the listener's acknowledgement, or acknowledges a poll of replays only. */
     void sendOrAcknowledge() {
-      if (acknowledged || !listenerCalled) {
+      if (!withheld && (acknowledged || !listenerCalled)) {
         ack.acknowledge();
       }
     }

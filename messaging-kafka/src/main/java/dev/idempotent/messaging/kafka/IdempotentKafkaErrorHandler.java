@@ -1,5 +1,6 @@
 package dev.idempotent.messaging.kafka;
 
+import dev.idempotent.IdempotencyBlockedException;
 import dev.idempotent.IdempotencyKeyException;
 import dev.idempotent.messaging.MessageInProgressException;
 import java.util.Collection;
@@ -15,6 +16,7 @@ import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.ExceptionClassifier;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.support.TopicPartitionOffset;
 
@@ -24,7 +26,9 @@ import org.springframework.kafka.support.TopicPartitionOffset;
  * the cause chain) is sought back, so the next poll delivers it again, logged at DEBUG, never
  * counted as a failed attempt and never dead-lettered; the delivery waited the wait bound before it
  * was handed back, so this is never a hot loop. Every other failure goes to the delegate unchanged
- * (retries, dead-letter topic, as configured there).
+ * (retries, dead-letter topic, as configured there); a blocked key ({@link
+ * IdempotencyBlockedException}, {@code onAmbiguousFailure = BLOCK}) is a final failure: not
+ * retried, it goes to the delegate's recoverer at once, on the record and the batch path alike.
  */
 public class IdempotentKafkaErrorHandler implements CommonErrorHandler {
   private final CommonErrorHandler delegate;
@@ -39,9 +43,15 @@ public class IdempotentKafkaErrorHandler implements CommonErrorHandler {
 
   /**
    * Over {@code delegate}, which must seek after handling (as {@link DefaultErrorHandler} does).
+   * When it classifies exceptions (as {@link DefaultErrorHandler} does), {@link
+   * IdempotencyBlockedException} is added to its not-retryable ones: a blocked key is a final
+   * failure, which goes to its recoverer (dead-letter topic) at once.
    */
   public IdempotentKafkaErrorHandler(CommonErrorHandler delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
+    if (delegate instanceof ExceptionClassifier classifier) {
+      classifier.addNotRetryableExceptions(IdempotencyBlockedException.class);
+    }
     if (!delegate.seeksAfterHandling()) {
       throw new IllegalArgumentException(
           "the delegate error handler "
@@ -52,7 +62,8 @@ public class IdempotentKafkaErrorHandler implements CommonErrorHandler {
 
   private static DefaultErrorHandler defaultDelegate() {
     DefaultErrorHandler handler = new DefaultErrorHandler();
-    handler.addNotRetryableExceptions(IdempotencyKeyException.class);
+    handler.addNotRetryableExceptions(
+        IdempotencyKeyException.class, IdempotencyBlockedException.class);
     return handler;
   }
 

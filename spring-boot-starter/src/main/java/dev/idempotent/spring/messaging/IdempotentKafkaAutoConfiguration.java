@@ -21,9 +21,10 @@ import org.springframework.kafka.listener.MessageListenerContainer;
 /**
  * With {@code idempotent.messaging.kafka.enabled=true}: before the {@code @KafkaListener}
  * containers start, each one's listener is wrapped in an {@link IdempotentKafkaRecordListener} (a
- * batch listener in an {@code IdempotentKafkaBatchListener}) filing its records under {@code
- * idempotent.messaging.kafka.scope-prefix} and its group id, and its error handler in an {@code
- * IdempotentKafkaErrorHandler}.
+ * batch listener in an {@code IdempotentKafkaBatchListener}) filing the records of each topic under
+ * {@code idempotent.messaging.kafka.scope-prefix}, its group id and the topic ({@code
+ * kafka:<group>/<topic>}: the same key on two topics is two messages), and its error handler in an
+ * {@code IdempotentKafkaErrorHandler}.
  */
 @AutoConfiguration(
     after = IdempotencyAutoConfiguration.class,
@@ -68,13 +69,15 @@ public class IdempotentKafkaAutoConfiguration {
                   + " has no group id, which names the scope of its records: set one"
                   + " (@KafkaListener(groupId = ...) or spring.kafka.consumer.group-id)");
         }
+        // one key space per group and topic: the same key on two topics is two messages
         IdempotentKafkaRecordListener.install(
             container,
-            MessageIdempotency.builder(properties.getKafka().getScopePrefix() + group)
-                .idempotency(idempotency)
-                .settings(IdempotencySettings.builder().store(properties.getStore()).build())
-                .inProgressWait(properties.getInProgressWait())
-                .build(),
+            IdempotentKafkaRecordListener.perTopic(
+                MessageIdempotency.builder(properties.getKafka().getScopePrefix() + group)
+                    .idempotency(idempotency)
+                    .settings(IdempotencySettings.builder().store(properties.getStore()).build())
+                    .inProgressWait(properties.getInProgressWait())
+                    .build()),
             null);
       }
 

@@ -85,7 +85,10 @@ public class IdempotentMessagingProperties {
      */
     private boolean enabled;
 
-    /** What the records of a consumer group are filed under: this prefix and the group id. */
+    /**
+     * What the records of a consumer group are filed under: this prefix, the group id and the topic
+     * ({@code kafka:<group>/<topic>}).
+     */
     private String scopePrefix = "kafka:";
 
     public boolean isEnabled() {

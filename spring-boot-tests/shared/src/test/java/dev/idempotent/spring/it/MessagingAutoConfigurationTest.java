@@ -145,6 +145,27 @@ class MessagingAutoConfigurationTest {
   }
 
   @Test
+  void kafkaRecordsAreFiledPerGroupAndTopic() {
+    runner
+        .withPropertyValues("idempotent.messaging.kafka.enabled=true")
+        .withUserConfiguration(KafkaTwoTopicsListener.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              IdempotentKafkaRecordListener<?, ?> listener =
+                  (IdempotentKafkaRecordListener<?, ?>)
+                      context
+                          .getBean(KafkaListenerEndpointRegistry.class)
+                          .getListenerContainer("two-topics")
+                          .getContainerProperties()
+                          .getMessageListener();
+              // the same Idempotency-Key on two topics of one group is two messages
+              assertThat(listener.scopeOf("orders")).isEqualTo("kafka:shop/orders");
+              assertThat(listener.scopeOf("refunds")).isEqualTo("kafka:shop/refunds");
+            });
+  }
+
+  @Test
   void kafkaBatchListenersAreWrappedRecordByRecord() {
     runner
         .withPropertyValues("idempotent.messaging.kafka.enabled=true")
@@ -193,6 +214,15 @@ class MessagingAutoConfigurationTest {
   static class KafkaOrdersListener {
     @KafkaListener(id = "orders", groupId = "orders", topics = "orders", autoStartup = "false")
     void onOrder(ConsumerRecord<String, String> record) {}
+  }
+
+  static class KafkaTwoTopicsListener {
+    @KafkaListener(
+        id = "two-topics",
+        groupId = "shop",
+        topics = {"orders", "refunds"},
+        autoStartup = "false")
+    void onRecord(ConsumerRecord<String, String> record) {}
   }
 
   static class KafkaBatchListener {
