@@ -219,7 +219,8 @@ public abstract class HttpConformanceSuite {
   }
 
   @Test
-  void aServerErrorThatBlocksItsKeyAnswersEveryRepeat409BlockedUntilTheRecordIsDeleted() throws Exception {
+  void aServerErrorThatBlocksItsKeyAnswersEveryRepeat409BlockedUntilTheRecordIsDeleted()
+      throws Exception {
     String key = newKey();
     HttpResponse<byte[]> first =
         post("/ambiguous-block/status?code=503", key, new byte[0], "text/plain");
