@@ -301,8 +301,8 @@ public final class IdempotencyFilter implements Filter {
    * when that completes or dispatches the request with a response that is not a server error
    * (passed on, never recorded), else by the filter with 503 {@link HttpProblem#OUTCOME_PENDING}.
    * The key is then settled by the work's end when the filter sees it (the application calls {@code
-   * complete()} on its context: what the work wrote since is recorded), or else released at the
-   * rule's max-hold after the request started.
+   * complete()} on its context: what the work wrote since is recorded), or else at the rule's
+   * max-hold after the request started, as an ambiguous failure (its on-ambiguous-failure).
    */
   private static final class Exchange implements AsyncListener, BufferedRequest.AsyncHooks {
     private final IdempotencyFilter filter;
