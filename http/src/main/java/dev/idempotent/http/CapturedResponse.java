@@ -14,13 +14,19 @@ public final class CapturedResponse {
   private final List<Map.Entry<String, String>> headers;
   private final byte[] body;
   private final String unrecordable;
+  private final boolean streamed;
 
   private CapturedResponse(
-      int status, List<Map.Entry<String, String>> headers, byte[] body, String unrecordable) {
+      int status,
+      List<Map.Entry<String, String>> headers,
+      byte[] body,
+      String unrecordable,
+      boolean streamed) {
     this.status = status;
     this.headers = headers;
     this.body = body;
     this.unrecordable = unrecordable;
+    this.streamed = streamed;
   }
 
   /**
@@ -33,7 +39,7 @@ public final class CapturedResponse {
   public static CapturedResponse of(
       int status, List<Map.Entry<String, String>> headers, byte[] body) {
     return new CapturedResponse(
-        status, List.copyOf(headers), Objects.requireNonNull(body, "body"), null);
+        status, List.copyOf(headers), Objects.requireNonNull(body, "body"), null, false);
   }
 
   /**
@@ -42,7 +48,21 @@ public final class CapturedResponse {
    * @param why for the log, e.g. "larger than 1048576 bytes"
    */
   public static CapturedResponse unrecordable(int status, String why) {
-    return new CapturedResponse(status, List.of(), new byte[0], Objects.requireNonNull(why));
+    return new CapturedResponse(status, List.of(), new byte[0], Objects.requireNonNull(why), false);
+  }
+
+  /**
+   * A streaming response (server-sent events, NDJSON) that went to the client as it flowed, and
+   * ended: the key is completed with a record that says so, and a repeat gets {@link
+   * HttpProblem#RESPONSE_STREAMED} instead of running the work again.
+   */
+  public static CapturedResponse streamed(int status) {
+    return new CapturedResponse(status, List.of(), new byte[0], null, true);
+  }
+
+  /** Whether the response was a stream passed through as it flowed ({@link #streamed}). */
+  public boolean isStreamed() {
+    return streamed;
   }
 
   public int status() {

@@ -411,6 +411,9 @@ public final class HttpIdempotency {
   }
 
   private HttpResult replay(byte[] recorded) {
+    if (RecordedResponse.isStreamed(recorded)) {
+      return HttpResult.problem(HttpProblem.RESPONSE_STREAMED, 0);
+    }
     try {
       return HttpResult.replay(RecordedResponse.decode(recorded));
     } catch (RuntimeException e) {
@@ -499,6 +502,16 @@ public final class HttpIdempotency {
       boolean serverError = response.status() >= 500;
       if (serverError && onServerError == OnAmbiguousFailure.BLOCK) {
         throw new AmbiguousResponse();
+      }
+      if (response.isStreamed()) {
+        if (serverError && onServerError == OnAmbiguousFailure.RECORD) {
+          throw new AmbiguousResponse();
+        }
+        if (response.status() >= rule.firstUnrecordedStatus()) {
+          throw new NotRecorded();
+        }
+        // the work ran and its response went out as it flowed: complete the key, replay nothing
+        return RecordedResponse.encodeStreamed(response.status());
       }
       if (response.unrecordable() != null) {
         if (serverError && onServerError == OnAmbiguousFailure.RECORD) {

@@ -2,6 +2,7 @@ package dev.idempotent.http;
 
 import dev.idempotent.DuplicateRequestException;
 import dev.idempotent.IdempotencyAmbiguousOutcomeException;
+import dev.idempotent.IdempotencyBlockedException;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyException;
 import dev.idempotent.IdempotencyInProgressException;
@@ -82,6 +83,27 @@ public enum HttpProblem {
       "An earlier request with this key failed in a way that may have taken effect, so it is not"
           + " processed again: check the state it would have changed before sending a new"
           + " request."),
+  BLOCKED(
+      409,
+      "request-blocked",
+      "Request blocked: outcome unknown",
+      "An earlier request with this key failed in a way that may have taken effect, so its outcome"
+          + " is unknown and it is not processed again; retrying does not help. Check the state it"
+          + " would have changed; an operator then deletes the record of this key, after which the"
+          + " request may be sent again."),
+  OUTCOME_PENDING(
+      503,
+      "outcome-pending",
+      "Outcome pending",
+      "The request timed out while its work went on, so its outcome is not known yet: retry with"
+          + " the same key after the Retry-After delay. A retry is answered 409 while the work runs"
+          + " and gets the recorded response once there is one."),
+  RESPONSE_STREAMED(
+      409,
+      "response-streamed",
+      "Response was a stream",
+      "A request with this key was already processed and its response was streamed, so it cannot"
+          + " be sent again: use a new key for a new request."),
   OUTCOME_UNREADABLE(
       500,
       "recorded-outcome-unreadable",
@@ -157,6 +179,9 @@ public enum HttpProblem {
     }
     if (e instanceof IdempotencyInProgressException) {
       return IN_PROGRESS;
+    }
+    if (e instanceof IdempotencyBlockedException) {
+      return BLOCKED;
     }
     if (e instanceof DuplicateRequestException) {
       return ALREADY_PROCESSED;

@@ -108,10 +108,12 @@ public final class IdempotencyRule {
   private final String scope;
   private final Key key;
   private final PathPatterns paths;
+  private final PathPatterns excludedPaths;
   private final Set<String> methods;
   private final Anonymous anonymous;
   private final IdempotencySettings settings;
   private final Duration retryAfter;
+  private final Duration maxHold;
   private final int maxRequestBodyBytes;
   private final int maxResponseBodyBytes;
   private final Set<String> replayedHeaders;
@@ -124,10 +126,12 @@ public final class IdempotencyRule {
     this.scope = b.scope;
     this.key = b.key;
     this.paths = b.paths;
+    this.excludedPaths = b.excludedPaths;
     this.methods = Collections.unmodifiableSet(new LinkedHashSet<>(b.methods));
     this.anonymous = b.anonymous;
     this.settings = b.buildSettings();
     this.retryAfter = b.retryAfter;
+    this.maxHold = b.maxHold;
     this.maxRequestBodyBytes = b.maxRequestBodyBytes;
     this.maxResponseBodyBytes = b.maxResponseBodyBytes;
     this.replayedHeaders = Collections.unmodifiableSet(caseInsensitive(b.replayedHeaders));
@@ -193,6 +197,22 @@ public final class IdempotencyRule {
     return retryAfter;
   }
 
+  /**
+   * The longest a request's work holds its key when the filter cannot see it end, or {@code null}
+   * for the instance's max-hold ({@link dev.idempotent.IdempotencyConfig#maxHold()}): the servlet
+   * filter stops holding the key of a timed-out request whose work never signals its end, and the
+   * WebFlux filter cancels a handler that has not completed, this long after the request started.
+   * The instance's max-hold still ends the lease renewal, so a longer value has no effect past it.
+   */
+  public Duration maxHold() {
+    return maxHold;
+  }
+
+  /** The paths left out of the rule although its {@link #paths()} cover them (e.g. streams). */
+  public List<String> excludedPaths() {
+    return excludedPaths == null ? List.of() : excludedPaths.patterns();
+  }
+
   public int maxRequestBodyBytes() {
     return maxRequestBodyBytes;
   }
@@ -229,7 +249,9 @@ public final class IdempotencyRule {
 
   /** Whether a request of {@code method} (upper case) on {@code path} falls under this rule. */
   public boolean matches(String method, String path) {
-    return methods.contains(method) && paths.matches(path);
+    return methods.contains(method)
+        && paths.matches(path)
+        && (excludedPaths == null || !excludedPaths.matches(path));
   }
 
   /** The first status that is sent but not recorded. */
@@ -269,6 +291,8 @@ public final class IdempotencyRule {
     private final Key initialKey;
     private Key key;
     private PathPatterns paths;
+    private PathPatterns excludedPaths;
+    private Duration maxHold;
     private Set<String> methods = new LinkedHashSet<>(DEFAULT_METHODS);
     private Anonymous anonymous = Anonymous.SHARED;
     private Duration retryAfter = DEFAULT_RETRY_AFTER;
@@ -320,6 +344,30 @@ public final class IdempotencyRule {
     public Builder paths(String... patterns) {
       Objects.requireNonNull(patterns, "paths must not be null");
       this.paths = PathPatterns.of(List.of(patterns), "paths");
+      return this;
+    }
+
+    /**
+     * Paths the rule leaves out although {@link #paths} cover them, as servlet URL patterns: a
+     * request on one passes through untouched (unprotected, unrecorded). For example the endpoints
+     * that stream (server-sent events, NDJSON), which a filter passes through unrecorded anyway.
+     */
+    public Builder excludePaths(String... patterns) {
+      Objects.requireNonNull(patterns, "excludePaths must not be null");
+      this.excludedPaths = PathPatterns.of(List.of(patterns), "exclude-paths");
+      return this;
+    }
+
+    /**
+     * The longest a request's work holds its key when the filter cannot see it end (default: the
+     * instance's max-hold, 15 minutes): see {@link IdempotencyRule#maxHold()}.
+     */
+    public Builder maxHold(Duration maxHold) {
+      Objects.requireNonNull(maxHold, "maxHold must not be null");
+      if (maxHold.isZero() || maxHold.isNegative()) {
+        throw new IllegalArgumentException("maxHold must be positive, was " + maxHold);
+      }
+      this.maxHold = maxHold;
       return this;
     }
 

@@ -17,6 +17,9 @@ import java.util.Map;
 public final class RecordedResponse {
   private static final int FORMAT = 'H' << 8 | 1;
 
+  /** The format of the record of a streamed response: its status only, nothing to replay. */
+  private static final int STREAMED = 'S' << 8 | 1;
+
   private final int status;
   private final List<Map.Entry<String, String>> headers;
 
@@ -94,6 +97,22 @@ public final class RecordedResponse {
     at = putShort(out, at, bodyLength);
     System.arraycopy(body, bodyOffset, out, at, bodyLength);
     return out;
+  }
+
+  /**
+   * The record of a response that was streamed to its client as it was written (server-sent events,
+   * NDJSON): it completes the key, so the work does not run again, but holds nothing to replay; a
+   * repeat is answered {@link HttpProblem#RESPONSE_STREAMED}.
+   */
+  public static byte[] encodeStreamed(int status) {
+    byte[] out = new byte[4];
+    putShort(out, putShort(out, 0, STREAMED), status);
+    return out;
+  }
+
+  /** Whether {@code bytes} are the record of a streamed response ({@link #encodeStreamed}). */
+  public static boolean isStreamed(byte[] bytes) {
+    return bytes.length == 4 && readShort(bytes, 0) == STREAMED;
   }
 
   /**

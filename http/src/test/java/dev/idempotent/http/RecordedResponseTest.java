@@ -16,6 +16,18 @@ import org.junit.jupiter.api.Test;
  * itself.
  */
 class RecordedResponseTest {
+  /** A streamed response's record completes its key but is never read as a response to replay. */
+  @Test
+  void theRecordOfAStreamIsTellableFromAResponse() {
+    byte[] streamed = RecordedResponse.encodeStreamed(200);
+    assertThat(RecordedResponse.isStreamed(streamed)).isTrue();
+    assertThat(
+            RecordedResponse.isStreamed(new RecordedResponse(200, List.of(), new byte[0]).encode()))
+        .isFalse();
+    assertThatThrownBy(() -> RecordedResponse.decode(streamed))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
   @Test
   void readsBackWhatWasRecorded() throws Exception {
     byte[] body = "{\"id\":42}".getBytes(StandardCharsets.UTF_8);

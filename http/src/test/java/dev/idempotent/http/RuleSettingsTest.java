@@ -51,6 +51,36 @@ class RuleSettingsTest {
     assertThat(p.problemTypeBase()).isEqualTo("https://example.com/p/");
   }
 
+  /** Streaming paths are left out of a rule explicitly; a rule's max-hold bounds its work. */
+  @Test
+  void excludedPathsPassThroughAndMaxHoldIsARuleSetting() {
+    HttpIdempotency p =
+        HttpIdempotency.builder()
+            .settings(
+                Map.of(
+                    "paths",
+                    "/api/*",
+                    "exclude-paths",
+                    "/api/events/*, *.ndjson",
+                    "max-hold",
+                    "2m"))
+            .build();
+    IdempotencyRule rule = p.rules().get(0);
+    assertThat(rule.excludedPaths()).containsExactly("/api/events/*", "*.ndjson");
+    assertThat(rule.maxHold()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(p.match("POST", "/api/orders")).isPresent();
+    assertThat(p.match("POST", "/api/events/live")).isEmpty();
+    assertThat(p.match("POST", "/api/feed.ndjson")).isEmpty();
+    assertThat(
+            p.admit("POST", "/api/events/live", h -> java.util.List.of("k"), null).passesThrough())
+        .isTrue();
+    assertThat(IdempotencyRule.builder("x").build().maxHold()).isNull();
+    assertThatThrownBy(() -> IdempotencyRule.builder("x").maxHold(Duration.ZERO))
+        .hasMessageContaining("maxHold must be positive");
+    assertThatThrownBy(() -> HttpIdempotency.builder().settings(Map.of("max-hold", "soon")).build())
+        .hasMessageContaining("max-hold");
+  }
+
   @Test
   void mistakesAreNamed() {
     assertThatThrownBy(() -> HttpIdempotency.builder().settings(Map.of("pathz", "/x")).build())

@@ -17,13 +17,15 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * Answers every {@link IdempotencyException} that escapes a Spring MVC handler with an RFC 9457
- * problem detail: 409 with {@code Retry-After} for a call still in progress, 422 for a key reused
- * with another payload, 400 when the key could not be derived, 503 with {@code Retry-After} when
- * the store fails. Titles and details are the library's own fixed texts ({@link HttpProblem}), the
- * same the idempotency filters answer with: an exception's message (a key resolver's or a getter's
- * text, a method signature, an expression) never reaches the client; it is logged, without the key.
- * It has the lowest precedence, so the application's own {@code @ExceptionHandler} for these
- * exceptions wins; {@code idempotent.problem-details.enabled=false} turns it off.
+ * problem detail: 409 with {@code Retry-After} for a call still in progress, 409 {@code
+ * request-blocked} without {@code Retry-After} for a blocked key (its outcome is unknown; an
+ * operator checks and deletes the record), 422 for a key reused with another payload, 400 when the
+ * key could not be derived, 503 with {@code Retry-After} when the store fails. Titles and details
+ * are the library's own fixed texts ({@link HttpProblem}), the same the idempotency filters answer
+ * with: an exception's message (a key resolver's or a getter's text, a method signature, an
+ * expression) never reaches the client; it is logged, without the key. It has the lowest
+ * precedence, so the application's own {@code @ExceptionHandler} for these exceptions wins; {@code
+ * idempotent.problem-details.enabled=false} turns it off.
  */
 @RestControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)

@@ -72,11 +72,12 @@ public class IdempotencyProperties {
 
   /**
    * The web rules of the idempotency filter (idempotent-web), by name: one rule with its settings
-   * at the top (paths, key, methods, scope, anonymous, store, ttl, lease, wait-timeout,
-   * on-in-progress, on-duplicate, retry-after, max-request-body, max-response-body,
-   * replayed-headers, record-client-errors, submit-token-field, submit-token-header), or rules
-   * (their names, in order) with each one's settings under rules.&lt;name&gt;.; and
-   * problem-type-base. The filter is registered when paths or rules is set (docs/web.md).
+   * at the top (paths, exclude-paths, key, methods, scope, anonymous, store, ttl, lease,
+   * wait-timeout, on-in-progress, on-duplicate, on-ambiguous-failure, max-hold, retry-after,
+   * max-request-body, max-response-body, replayed-headers, record-client-errors,
+   * submit-token-field, submit-token-header), or rules (their names, in order) with each one's
+   * settings under rules.&lt;name&gt;.; and problem-type-base. The filter is registered when paths
+   * or rules is set (docs/web.md).
    */
   private Map<String, String> web = new LinkedHashMap<>();
 

@@ -4,6 +4,7 @@ import dev.idempotent.http.CapturedResponse;
 import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.http.HttpProblem;
 import dev.idempotent.http.HttpResult;
+import dev.idempotent.http.IdempotencyRule;
 import dev.idempotent.http.RecordedResponse;
 import dev.idempotent.http.internal.RuleProperties;
 import dev.idempotent.web.internal.BufferedRequest;
@@ -22,6 +23,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpSession;
 import java.io.IOException;
 import java.security.Principal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -33,6 +35,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,8 +63,12 @@ import org.slf4j.LoggerFactory;
  * and the response is recorded and sent when the request completes, on the filter's last pass (an
  * {@code ASYNC} dispatch) or when the application calls {@code AsyncContext.complete()}. Register
  * the filter with async support and for the {@code ASYNC} dispatcher as well as {@code REQUEST}; an
- * asynchronous request that fails or times out is not recorded and its key is released. Forward,
- * include and error dispatches pass through untouched.
+ * asynchronous request that fails is not recorded and its key is released. One that times out keeps
+ * its key while its work may still run: it is answered 503 {@code outcome-pending} (or with the
+ * application's own timeout answer, unrecorded), and the key is settled by the work's end where the
+ * filter sees it, else at the rule's max-hold. A streaming response ({@code text/event-stream},
+ * NDJSON) goes to the client as it is flushed and completes its key unreplayable. Forward, include
+ * and error dispatches pass through untouched.
  *
  * <p>Immutable and thread-safe once built; the no-argument constructor (for {@code web.xml} and
  * containers) reads the protocol's settings from the filter's init-parameters over the {@code
@@ -286,13 +293,54 @@ public final class IdempotencyFilter implements Filter {
     response.getOutputStream().write(body);
   }
 
-  /** One protected request: runs the chain into a capturing response and sends the answer. */
-  private static final class Exchange implements AsyncListener {
+  /**
+   * One protected request: runs the chain into a capturing response and sends the answer.
+   *
+   * <p>An asynchronous request that times out keeps its claim (its work may still run, and a retry
+   * must not run it again). Its client is answered once: by the application's own timeout handling
+   * when that completes or dispatches the request with a response that is not a server error
+   * (passed on, never recorded), else by the filter with 503 {@link HttpProblem#OUTCOME_PENDING}.
+   * The key is then settled by the work's end when the filter sees it (the application calls {@code
+   * complete()} on its context: what the work wrote since is recorded), or else at the rule's
+   * max-hold after the request started, as an ambiguous failure (its on-ambiguous-failure).
+   */
+  private static final class Exchange implements AsyncListener, BufferedRequest.AsyncHooks {
     private final IdempotencyFilter filter;
     private final BufferedRequest request;
     private final HttpServletResponse response;
     private final HttpIdempotency.Admission admission;
     private CapturingResponse capture;
+
+    private final long startedNanos = System.nanoTime();
+
+    /** The container timed the asynchronous request out. */
+    private volatile boolean timedOut;
+
+    /** After the timeout, the application dispatched or completed the request. */
+    private volatile boolean handledAfterTimeout;
+
+    /** After the timeout, the client was answered (by the filter or the application). */
+    private boolean answered;
+
+    /** Marks the timeout before the application's listeners run. */
+    private final AsyncListener first =
+        new AsyncListener() {
+          @Override
+          public void onTimeout(AsyncEvent event) {
+            markTimedOut();
+          }
+
+          @Override
+          public void onStartAsync(AsyncEvent event) {
+            event.getAsyncContext().addListener(this);
+          }
+
+          @Override
+          public void onComplete(AsyncEvent event) {}
+
+          @Override
+          public void onError(AsyncEvent event) {}
+        };
 
     /**
      * Completed with the response when an asynchronous request completes; it may complete before
@@ -315,7 +363,7 @@ public final class IdempotencyFilter implements Filter {
     /** The protocol's application: the chain, into the capturing response. */
     CompletionStage<CapturedResponse> run(FilterChain chain) {
       capture = new CapturingResponse(response, admission.rule().maxResponseBodyBytes());
-      request.onAsync(capture, this::completedByApplication);
+      request.onAsync(capture, this);
       try {
         chain.doFilter(request, capture);
       } catch (IOException | ServletException e) {
@@ -341,8 +389,16 @@ public final class IdempotencyFilter implements Filter {
       try {
         chain.doFilter(req, res);
       } catch (IOException | ServletException | RuntimeException | Error e) {
-        asyncResponse.completeExceptionally(e);
+        if (!timedOut) {
+          asyncResponse.completeExceptionally(e);
+        }
         throw e;
+      }
+      if (timedOut) {
+        if (!req.isAsyncStarted()) {
+          answerAfterTimeout(); // the work goes on: its key stays claimed
+        }
+        return;
       }
       if (!req.isAsyncStarted()) {
         if (asyncResponse.isDone()) {
@@ -353,14 +409,121 @@ public final class IdempotencyFilter implements Filter {
       }
     }
 
-    /** The application called {@code AsyncContext.complete()}: record and send before it is. */
-    private void completedByApplication() {
+    @Override
+    public AsyncListener first() {
+      return first;
+    }
+
+    /** The application calls {@code AsyncContext.complete()}: record and send before it is. */
+    @Override
+    public boolean completing() {
+      if (!timedOut) {
+        asyncResponse.complete(captured());
+        return true;
+      }
+      synchronized (this) {
+        if (!answered) {
+          // the application's own timeout handling completes the request
+          handledAfterTimeout = true;
+          answerAfterTimeout();
+          return true;
+        }
+      }
+      // the work ends after its request was answered: what it wrote since is its outcome
       asyncResponse.complete(captured());
+      return false;
+    }
+
+    @Override
+    public void dispatching() {
+      if (timedOut) {
+        handledAfterTimeout = true;
+      }
+    }
+
+    /**
+     * Answers the client of a timed-out request once: the application's response, unrecorded, when
+     * it answered since the timeout with anything but a server error, else 503 outcome-pending;
+     * then detaches the capture, so the work that goes on writes there only.
+     */
+    private synchronized void answerAfterTimeout() {
+      if (answered) {
+        return;
+      }
+      answered = true;
+      try {
+        if (!capture.answeredSinceHold()
+            || capture.errorHeld()
+            || capture.passedThrough()
+            || capture.getStatus() >= 500) {
+          capture.detach(false);
+          answerPending();
+        } else {
+          capture.sendBuffered();
+          capture.detach(true);
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("could not answer a timed-out asynchronous request: {}", e.toString());
+      }
+    }
+
+    private void answerPending() throws IOException {
+      if (!response.isCommitted()) {
+        response.reset();
+      }
+      IdempotencyRule rule = admission.rule();
+      problem(
+          filter.protocol(),
+          response,
+          HttpProblem.OUTCOME_PENDING,
+          Math.max(1, (rule.retryAfter().toMillis() + 999) / 1000));
+    }
+
+    private synchronized void markTimedOut() {
+      if (timedOut) {
+        return;
+      }
+      timedOut = true;
+      capture.holdErrors();
+      settleAtMaxHold();
+    }
+
+    /**
+     * The bound of a claim whose work never signals its end: at the rule's max-hold after the
+     * request started (the instance's by default), its outcome still unknown, the key is settled as
+     * an ambiguous failure, as the rule's {@code on-ambiguous-failure} says (released by default).
+     */
+    private void settleAtMaxHold() {
+      Duration maxHold = admission.rule().maxHold();
+      if (maxHold == null) {
+        maxHold = filter.protocol().idempotency().config().maxHold();
+      }
+      Duration bound = maxHold;
+      long left = Math.max(0, maxHold.toNanos() - (System.nanoTime() - startedNanos));
+      CompletableFuture.delayedExecutor(left, TimeUnit.NANOSECONDS)
+          .execute(
+              () -> {
+                if (asyncResponse.complete(
+                    CapturedResponse.unrecordable(
+                        HttpServletResponse.SC_GATEWAY_TIMEOUT,
+                        "a timed-out request whose work did not signal its end"))) {
+                  LOG.warn(
+                      "the work of a timed-out asynchronous request to rule '{}' did not signal its"
+                          + " end within the max-hold ({}): its key is settled as an ambiguous"
+                          + " failure (on-ambiguous-failure={})",
+                      admission.rule().scope(),
+                      bound,
+                      admission.rule().settings().onAmbiguousFailure());
+                }
+              });
     }
 
     private CapturedResponse captured() {
       byte[] body = capture.finish();
       int status = capture.getStatus();
+      if (capture.streamed()) {
+        return CapturedResponse.streamed(status);
+      }
       if (capture.overflowed()) {
         return CapturedResponse.unrecordable(
             status, "larger than " + admission.rule().maxResponseBodyBytes() + " bytes");
@@ -372,6 +535,10 @@ public final class IdempotencyFilter implements Filter {
     }
 
     private List<Map.Entry<String, String>> headers() {
+      List<Map.Entry<String, String>> detached = capture.detachedHeaders();
+      if (detached != null) {
+        return detached;
+      }
       List<Map.Entry<String, String>> out = new ArrayList<>();
       String contentType = response.getContentType();
       if (contentType != null) {
@@ -430,6 +597,9 @@ public final class IdempotencyFilter implements Filter {
 
     /** Sends the result of a request that went asynchronous, on the thread that completed it. */
     void sendAfterAsync(CompletableFuture<HttpResult> done) {
+      if (timedOut) {
+        return; // the client was answered at the timeout; this settled the key
+      }
       if (done.isCompletedExceptionally()) {
         return; // the container answers the failure of the asynchronous request
       }
@@ -471,18 +641,39 @@ public final class IdempotencyFilter implements Filter {
 
     @Override
     public void onComplete(AsyncEvent event) {
-      asyncResponse.complete(captured()); // no effect when the last dispatch completed it first
+      if (!timedOut) {
+        asyncResponse.complete(captured()); // no effect when the last dispatch completed it first
+      }
     }
 
+    /**
+     * The last listener's view of a timeout: unless the application dispatched or completed the
+     * request, the filter answers 503 outcome-pending and completes it. The claim is kept.
+     */
     @Override
     public void onTimeout(AsyncEvent event) {
-      // whatever is answered after a timeout is not recorded: free the key before it is sent
-      asyncResponse.completeExceptionally(
-          new java.util.concurrent.TimeoutException("the asynchronous request timed out"));
+      markTimedOut();
+      if (handledAfterTimeout) {
+        return;
+      }
+      synchronized (this) {
+        if (answered) {
+          return;
+        }
+        answerAfterTimeout();
+      }
+      try {
+        event.getAsyncContext().complete();
+      } catch (IllegalStateException e) {
+        LOG.debug("a timed-out asynchronous request was completed already: {}", e.toString());
+      }
     }
 
     @Override
     public void onError(AsyncEvent event) {
+      if (timedOut) {
+        return; // the work may go on: its key stays claimed
+      }
       Throwable t = event.getThrowable();
       asyncResponse.completeExceptionally(
           t != null ? t : new IllegalStateException("the asynchronous request failed"));

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -239,7 +240,14 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                             request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE),
                             body,
                             () -> subject,
-                            () -> run(chain, buffered, response, context))
+                            () ->
+                                run(
+                                    chain,
+                                    buffered,
+                                    response,
+                                    context,
+                                    admission.rule(),
+                                    maxHold(admission.rule())))
                         .toCompletableFuture(),
                     true))
         .flatMap(result -> send(result, exchange.getResponse(), response));
@@ -247,18 +255,44 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
 
   /**
    * The protocol's application: the chain, subscribed now with the subscriber's context, its
-   * response captured when it completes. Cancelling the request does not cancel it.
+   * response captured when it completes. Cancelling the request does not cancel it; the bound does:
+   * a handler that has not completed {@code bound} after it started is cancelled, what it wrote is
+   * dropped, and its key is settled as an ambiguous failure (the rule's {@code
+   * on-ambiguous-failure}).
    */
   private static CompletionStage<CapturedResponse> run(
       WebFilterChain chain,
       BufferedExchange exchange,
       CapturingResponse response,
-      ContextView context) {
+      ContextView context,
+      IdempotencyRule rule,
+      Duration bound) {
     return chain
         .filter(exchange)
         .contextWrite(context)
         .then(Mono.fromSupplier(response::captured))
+        .timeout(
+            bound,
+            Mono.fromSupplier(
+                () -> {
+                  response.abandon();
+                  LOG.warn(
+                      "a handler of rule '{}' did not complete within its max-hold ({}): it was"
+                          + " cancelled, and its key is settled as an ambiguous failure"
+                          + " (on-ambiguous-failure={})",
+                      rule.scope(),
+                      bound,
+                      rule.settings().onAmbiguousFailure());
+                  return CapturedResponse.unrecordable(
+                      504, "a handler that did not complete within its max-hold");
+                }))
         .toFuture();
+  }
+
+  /** The bound of a handler's run: the rule's max-hold, else the instance's. */
+  private Duration maxHold(IdempotencyRule rule) {
+    Duration d = rule.maxHold();
+    return d != null ? d : protocol.idempotency().config().maxHold();
   }
 
   private Mono<Void> send(

@@ -38,6 +38,8 @@ public final class RuleProperties {
           "on-duplicate",
           "on-ambiguous-failure",
           "retry-after",
+          "max-hold",
+          "exclude-paths",
           "max-request-body",
           "max-response-body",
           "replayed-headers",
@@ -187,6 +189,8 @@ public final class RuleProperties {
       case "on-ambiguous-failure" ->
           b.onAmbiguousFailure(choice(OnAmbiguousFailure.class, name, v));
       case "retry-after" -> b.retryAfter(StoreSettings.parseDuration(v));
+      case "max-hold" -> b.maxHold(StoreSettings.parseDuration(v));
+      case "exclude-paths" -> b.excludePaths(list);
       case "max-request-body" -> b.maxRequestBodyBytes(size(v));
       case "max-response-body" -> b.maxResponseBodyBytes(size(v));
       case "replayed-headers" -> b.replayedHeaders(list);

@@ -310,12 +310,30 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
   }
 
   /**
-   * The response the application writes to, and what to do when it completes an asynchronous
-   * request itself ({@link AsyncContext#complete()} without a dispatch back through the filter).
+   * What the filter does around an asynchronous request the application starts: a listener added
+   * before any of the application's own, and what to do when the application completes the request
+   * itself ({@link AsyncContext#complete()} without a dispatch back through the filter) or
+   * dispatches it.
    */
-  public void onAsync(ServletResponse capture, Runnable beforeComplete) {
+  public interface AsyncHooks {
+    /** The listener to add when the application starts asynchronous processing, before its own. */
+    jakarta.servlet.AsyncListener first();
+
+    /**
+     * The application calls {@code complete()}: runs before the container completes the request.
+     *
+     * @return whether the container's context is to be completed (false when it was already)
+     */
+    boolean completing();
+
+    /** The application calls one of the {@code dispatch} methods. */
+    void dispatching();
+  }
+
+  /** The response the application writes to, and the filter's hooks around asynchronous work. */
+  public void onAsync(ServletResponse capture, AsyncHooks hooks) {
     this.capture = capture;
-    this.beforeComplete = beforeComplete;
+    this.hooks = hooks;
   }
 
   /**
@@ -334,30 +352,54 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
   @Override
   public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
     AsyncContext started = super.startAsync(request, response);
-    return beforeComplete == null ? started : new CompletingAsyncContext(started, beforeComplete);
+    if (hooks == null) {
+      return started;
+    }
+    started.addListener(hooks.first());
+    wrapped = new CompletingAsyncContext(started, hooks, request, response);
+    return wrapped;
   }
 
+  /** The context the application started, with the filter's hooks. */
+  @Override
+  public AsyncContext getAsyncContext() {
+    AsyncContext w = wrapped;
+    return w != null ? w : super.getAsyncContext();
+  }
+
+  private volatile AsyncContext wrapped;
+
   private ServletResponse capture;
-  private Runnable beforeComplete;
+  private AsyncHooks hooks;
 
   /** Runs the filter's completion of the exchange before the container completes the request. */
   private static final class CompletingAsyncContext implements AsyncContext {
     private final AsyncContext context;
-    private final Runnable beforeComplete;
+    private final AsyncHooks hooks;
+    private final ServletRequest request;
+    private final ServletResponse response;
 
-    CompletingAsyncContext(AsyncContext context, Runnable beforeComplete) {
+    CompletingAsyncContext(
+        AsyncContext context, AsyncHooks hooks, ServletRequest request, ServletResponse response) {
       this.context = context;
-      this.beforeComplete = beforeComplete;
+      this.hooks = hooks;
+      this.request = request;
+      this.response = response;
     }
 
+    /** The request given to {@code startAsync}, still there after a timeout completed it. */
     @Override
     public ServletRequest getRequest() {
-      return context.getRequest();
+      return request;
     }
 
+    /**
+     * The response given to {@code startAsync} (the capturing one): the work that goes on after a
+     * timeout writes its outcome there, although the container completed the request.
+     */
     @Override
     public ServletResponse getResponse() {
-      return context.getResponse();
+      return response;
     }
 
     @Override
@@ -367,25 +409,31 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
 
     @Override
     public void dispatch() {
+      hooks.dispatching();
       context.dispatch();
     }
 
     @Override
     public void dispatch(String path) {
+      hooks.dispatching();
       context.dispatch(path);
     }
 
     @Override
     public void dispatch(jakarta.servlet.ServletContext servletContext, String path) {
+      hooks.dispatching();
       context.dispatch(servletContext, path);
     }
 
     @Override
     public void complete() {
+      boolean completeContainer = true;
       try {
-        beforeComplete.run();
+        completeContainer = hooks.completing();
       } finally {
-        context.complete();
+        if (completeContainer) {
+          context.complete();
+        }
       }
     }
 

@@ -9,6 +9,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import reactor.core.publisher.Flux;
@@ -21,9 +22,10 @@ import reactor.core.publisher.Mono;
  * first, then the rest) and the response is not recorded.
  */
 public final class CapturingResponse extends ServerHttpResponseDecorator {
-  private final BoundedBytes held;
+  private volatile BoundedBytes held;
   private final int limit;
   private volatile boolean passedThrough;
+  private volatile boolean streamed;
 
   public CapturingResponse(ServerHttpResponse delegate, int limit) {
     super(delegate);
@@ -33,6 +35,10 @@ public final class CapturingResponse extends ServerHttpResponseDecorator {
 
   @Override
   public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+    if (isStreaming(getHeaders().getContentType())) {
+      streamed = true;
+      return getDelegate().writeWith(body);
+    }
     Flux<DataBuffer> overflow =
         Flux.<DataBuffer>from(body)
             .concatMapIterable(
@@ -53,9 +59,44 @@ public final class CapturingResponse extends ServerHttpResponseDecorator {
         .then();
   }
 
+  /**
+   * A write with flushes is a stream (Spring writes server-sent events and NDJSON so): it goes to
+   * the client as it flows, each flush at once, and is not recorded.
+   */
   @Override
   public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
-    return writeWith(Flux.from(body).concatMap(Flux::from));
+    streamed = true;
+    return getDelegate().writeAndFlushWith(body);
+  }
+
+  /** Whether {@code type} is that of a streaming response. */
+  static boolean isStreaming(MediaType type) {
+    return type != null
+        && (type.isCompatibleWith(MediaType.TEXT_EVENT_STREAM)
+            || type.isCompatibleWith(MediaType.APPLICATION_NDJSON)
+            || "stream+json".equals(type.getSubtype())
+            || "jsonl".equals(type.getSubtype()));
+  }
+
+  /** Whether the response was a stream that went to the client as it flowed. */
+  public boolean streamed() {
+    return streamed;
+  }
+
+  /** How many body bytes are held for recording. */
+  public int heldBytes() {
+    return held.size();
+  }
+
+  /**
+   * The handler was cancelled at its bound: what it wrote is dropped (the bytes freed), and a
+   * client still waiting gets 504 with no body.
+   */
+  public void abandon() {
+    held = new BoundedBytes(0);
+    if (!isCommitted() && !streamed && !passedThrough) {
+      getDelegate().setStatusCode(HttpStatusCode.valueOf(504));
+    }
   }
 
   /** The application's end of the response: held until the protocol has decided. */
@@ -67,6 +108,9 @@ public final class CapturingResponse extends ServerHttpResponseDecorator {
   /** What the application answered, for the protocol to record. */
   public CapturedResponse captured() {
     int status = status();
+    if (streamed) {
+      return CapturedResponse.streamed(status);
+    }
     if (passedThrough) {
       return CapturedResponse.unrecordable(status, "larger than " + limit + " bytes");
     }
@@ -75,7 +119,7 @@ public final class CapturingResponse extends ServerHttpResponseDecorator {
 
   /** Sends what the application answered, unless it went to the client already. */
   public Mono<Void> sendCaptured() {
-    if (passedThrough) {
+    if (passedThrough || streamed) {
       return Mono.empty();
     }
     byte[] body = held.toByteArray();

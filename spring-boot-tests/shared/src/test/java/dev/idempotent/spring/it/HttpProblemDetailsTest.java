@@ -102,6 +102,21 @@ class HttpProblemDetailsTest {
     assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
   }
 
+  /** Hardening item 14: a blocked key is its own answer, with no invitation to retry. */
+  @Test
+  void aBlockedKeyIs409BlockedWithoutRetryAfter() {
+    org.springframework.http.ResponseEntity<org.springframework.http.ProblemDetail> answer =
+        new dev.idempotent.spring.IdempotencyProblemDetails()
+            .handle(
+                new dev.idempotent.IdempotencyBlockedException(
+                    "orders", "key#0", Duration.ofHours(24), "java.net.SocketTimeoutException"));
+    assertThat(answer.getStatusCode().value()).isEqualTo(409);
+    assertThat(answer.getHeaders().getFirst("Retry-After")).isNull();
+    assertThat(answer.getBody().getType())
+        .isEqualTo(URI.create(HttpProblem.DEFAULT_TYPE_BASE + "request-blocked"));
+    assertThat(answer.getBody().getDetail()).isEqualTo(HttpProblem.BLOCKED.detail());
+  }
+
   @Test
   void theHealthComponentReportsEachStore() throws Exception {
     HttpResponse<String> health =

@@ -1,0 +1,13 @@
+package dev.idempotent.web;
+
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServlet;
+import java.util.List;
+
+/** Asynchronous requests that time out behind the filter on Tomcat 11. */
+class TomcatAsyncTimeoutTest extends AsyncTimeouts {
+  @Override
+  TestServer start(List<Filter> filters, HttpServlet app) throws Exception {
+    return TestServer.tomcat(filters, app);
+  }
+}
