@@ -7,6 +7,7 @@ import dev.idempotent.IdempotencyKeyException;
 import dev.idempotent.messaging.MessageClaim;
 import dev.idempotent.messaging.MessageHandler;
 import dev.idempotent.messaging.MessageIdempotency;
+import dev.idempotent.messaging.MessageInProgressException;
 import dev.idempotent.messaging.MessageKey;
 import dev.idempotent.messaging.MessageOutcome;
 import java.io.IOException;
@@ -27,6 +28,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
@@ -63,10 +65,11 @@ import org.springframework.amqp.support.AmqpHeaders;
  *       releases it). A replay is acknowledged, and a message in progress nacked with requeue, by
  *       the advice;
  *   <li>in progress in another delivery after the wait bound: the message is nacked with requeue
- *       (AUTO: through a {@link ListenerExecutionFailedException} caused by a {@link
- *       dev.idempotent.messaging.MessageInProgressException}, which {@link
- *       IdempotentRabbitErrorHandler} logs at DEBUG only and never rejects). The delivery stays
- *       unacknowledged during the wait, so a requeued message is never redelivered in a hot loop;
+ *       (AUTO: through a {@link ListenerExecutionFailedException} caused by an {@link
+ *       ImmediateRequeueAmqpException} around a {@link MessageInProgressException}, requeued even
+ *       with {@code defaultRequeueRejected=false}; {@link IdempotentRabbitErrorHandler} logs it at
+ *       DEBUG only and never rejects it). The delivery stays unacknowledged during the wait, so a
+ *       requeued message is never redelivered in a hot loop;
  *   <li>the listener failed: the claim is settled as the settings say (released by default) and the
  *       container's exception goes on unchanged, to its retries and dead-lettering. A failure is
  *       recorded when it or one of its causes is one of the settings' recorded failures (the
@@ -201,8 +204,13 @@ public final class IdempotentRabbitListenerAdvice implements MethodInterceptor {
       throw finalFailure(null, 0, e, message);
     }
     if (outcome == MessageOutcome.IN_PROGRESS) {
+      // requeued even where the container rejects failures without requeue
+      // (defaultRequeueRejected=false): a message in progress is never a dead letter
+      MessageInProgressException inProgress = idempotency.inProgress(key);
       throw new ListenerExecutionFailedException(
-          "message handed back to the broker", idempotency.inProgress(key), message);
+          "message handed back to the broker",
+          new ImmediateRequeueAmqpException(inProgress.getMessage(), inProgress),
+          message);
     }
     return null;
   }
