@@ -630,6 +630,71 @@ class IdempotentRabbitListenerAdviceTest {
     assertThat(queueDepth(queue)).isEqualTo(1); // nothing lost
   }
 
+  @Test
+  void aDuplicateInProgressIsRequeuedEvenWhenTheContainerRejectsFailuresWithoutRequeue()
+      throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    SimpleMessageListenerContainer container =
+        container(
+            2,
+            m -> {
+              runs.incrementAndGet();
+              sleep(1_500);
+            });
+    container.setDefaultRequeueRejected(false);
+    container.setAdviceChain(advice(Duration.ofMillis(300)));
+    container.afterPropertiesSet();
+    container.start();
+    send("slow", "m-requeue", null);
+    send("slow", "m-requeue", null);
+    await(
+        () ->
+            runs.get() == 1 && isCompleted("amqp-message-id:m-requeue") && queueDepth(queue) == 0);
+    sleep(500); // the duplicate's last wait ends in a replay
+    assertThat(runs).hasValue(1);
+    assertThat(queueDepth(deadLetters)).isZero(); // handed back, never a dead letter
+    assertAllAcknowledged();
+  }
+
+  @Test
+  void statefulRetriesClaimEachRedeliveryAfreshAndRunOnceWhenTheySucceed() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    SimpleMessageListenerContainer container =
+        container(
+            1,
+            m -> {
+              if (runs.incrementAndGet() < 3) {
+                throw new IllegalStateException("database busy");
+              }
+            });
+    container.setAdviceChain(
+        advice(Duration.ofSeconds(1)),
+        RetryInterceptorBuilder.stateful()
+            .maxRetries(4)
+            .backOffOptions(10, 1.0, 10)
+            .recoverer(new RejectAndDontRequeueRecoverer())
+            .build());
+    container.afterPropertiesSet();
+    container.start();
+    send("order", "m-stateful", null);
+    await(() -> isCompleted("amqp-message-id:m-stateful"));
+    send("again", "m-stateful", null);
+    sleep(300);
+    assertThat(runs)
+        .hasValue(3); // two failed attempts (each released), one success; the repeat replayed
+    assertAllAcknowledged();
+    assertThat(queueDepth(deadLetters)).isZero();
+  }
+
+  @Test
+  void aTextKeyTheContainerDecodedLossilyIsRefusedNotMerged() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    start(1, m -> runs.incrementAndGet(), advice(Duration.ofSeconds(1)));
+    send("lossy", null, "M\uFFFDller-7");
+    await(() -> queueDepth(deadLetters) == 1);
+    assertThat(runs).hasValue(0);
+  }
+
   private boolean isCompleted(String key) {
     return idempotency
         .inspect("", SCOPE, key)

@@ -170,13 +170,6 @@ class MessagingAutoConfigurationTest {
     return new Message(body.getBytes(StandardCharsets.UTF_8), properties);
   }
 
-  /** Boot's own Rabbit auto-configuration, whichever package this Boot line has it in. */
-  static Class<?> rabbitAutoConfiguration() {
-    return firstPresent(
-        "org.springframework.boot.autoconfigure.amqp.RabbitAutoConfiguration",
-        "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration");
-  }
-
   private static Class<?> firstPresent(String... names) {
     for (String name : names) {
       try {
