@@ -10,8 +10,10 @@ import java.util.List;
  * @param outcomes the outcome of each message before the stop index, in batch order
  * @param stopIndex the index of the first message not handled, or {@code -1} when every message was
  * @param stopCause why it was not: a {@link MessageInProgressException} (another delivery still
- *     runs it) or the recorded failure of an earlier delivery, replayed; {@code null} without a
- *     stop
+ *     runs it: hand the rest back), or a final failure ({@link
+ *     MessageIdempotency#isRecordedFailure} is true for it): the recorded failure of an earlier
+ *     delivery, replayed, or the {@link dev.idempotent.IdempotencyBlockedException} of a blocked
+ *     key; {@code null} without a stop
  */
 public record MessageBatchOutcome(
     List<MessageOutcome> outcomes, int stopIndex, Exception stopCause) {

@@ -2,6 +2,7 @@ package dev.idempotent.messaging;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyAmbiguousOutcomeException;
+import dev.idempotent.IdempotencyBlockedException;
 import dev.idempotent.IdempotencyClaim;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyPolicy;
@@ -50,6 +51,12 @@ import org.slf4j.LoggerFactory;
  *       retry recoverer's rejection) before an adapter sees it, so a failure is recorded when it or
  *       one of its causes is one of the recorded failures: that cause is what is recorded and
  *       replayed, and the exception as thrown is what this delivery rethrows.
+ *   <li>A delivery whose key is blocked ({@code onAmbiguousFailure = BLOCK} after an earlier
+ *       delivery failed ambiguously): the handler does not run and {@link
+ *       dev.idempotent.IdempotencyBlockedException} is thrown at once, without a wait. It is a
+ *       final failure like a replayed recorded one ({@link #isRecordedFailure} is true for it): no
+ *       delivery will ever finish the key, so the adapter hands the message to dead-lettering or
+ *       its error handler, never back to the broker for another delivery.
  * </ul>
  *
  * Records are filed under the scope the application names (its consumer, queue or group), never
@@ -176,8 +183,11 @@ public final class MessageIdempotency {
    * in progress in another delivery or whose recorded failure replays: from it on nothing is
    * handled (claims taken there are released), and {@link MessageBatchOutcome#stopIndex()} tells
    * the adapter where to hand the batch back. Before it, the messages whose keys were claimed go to
-   * {@code handler} in one call; replayed ones are left out. When the handler returns, their
-   * outcomes are recorded before this returns (so the acknowledgement follows the record).
+   * {@code handler} in one call; replayed ones are left out. A blocked key stops the batch like a
+   * replayed recorded failure: its stop cause is the {@link IdempotencyBlockedException}, a final
+   * failure ({@link #isRecordedFailure} is true for it), never an in-progress one. When the handler
+   * returns, their outcomes are recorded before this returns (so the acknowledgement follows the
+   * record).
    *
    * <p>When the handler throws, {@code failedIndex} says where: the index of the message the
    * exception names (the messages run before it completed and are recorded; the ones after it are
@@ -296,6 +306,53 @@ public final class MessageIdempotency {
     return new MessageBatchOutcome(outcomes, stop, stopCause);
   }
 
+  /**
+   * The protocol of {@link #handle} for a delivery whose outcome is known only after the handler
+   * returns: a listener that acknowledges the message itself, later (a manual acknowledgement).
+   * Claims {@code key} (a key in progress is waited for up to {@link #inProgressWait()}); when
+   * {@link MessageClaim#runs()}, the caller runs the work and settles the claim with exactly one of
+   * {@link MessageClaim#complete()} (the message is acknowledged: its outcome is recorded), {@link
+   * MessageClaim#fail} or {@link MessageClaim#release()}. Until then the claim is held and its
+   * lease renewed (at most the settings' {@code maxHold}).
+   *
+   * @throws Exception a recorded failure of an earlier delivery, replayed, or a blocked key ({@link
+   *     #isRecordedFailure} is true for both), or an {@code IdempotencyException} when the store
+   *     fails
+   */
+  public MessageClaim claim(MessageKey key) throws Exception {
+    Objects.requireNonNull(key, "key");
+    IdempotencyClaim claim;
+    try {
+      claim = await(idempotency().claim(policy, key.value()));
+    } catch (IdempotencyInProgressException e) {
+      return new MessageClaim(null, MessageOutcome.IN_PROGRESS, this);
+    }
+    if (claim.replaysFailure()) {
+      Throwable recorded = claim.replayedFailure();
+      throw recorded instanceof Exception exception
+          ? exception
+          : new IllegalStateException("the recorded failure of this message", recorded);
+    }
+    return claim.runs()
+        ? new MessageClaim(claim, MessageOutcome.PROCESSED, this)
+        : new MessageClaim(null, MessageOutcome.REPLAYED, this);
+  }
+
+  /** Settles {@code claim} for a handler that threw {@code e}; returns what to rethrow. */
+  Exception settleFailure(IdempotencyClaim claim, Exception e) throws Exception {
+    Exception recorded = recordedCause(e);
+    Exception settleWith = recorded != null ? recorded : e;
+    Throwable rethrown = await(claim.fail(settleWith));
+    if (rethrown != settleWith && rethrown instanceof Exception storeFailure) {
+      return storeFailure; // the store must fail the call; the failure is suppressed in it
+    }
+    return e;
+  }
+
+  static <T> T awaitStage(CompletionStage<T> stage) throws Exception {
+    return await(stage);
+  }
+
   /** Settles the claims of a batch whose handler threw {@code e}; returns what to rethrow. */
   private Exception settleFailedBatch(
       IdempotencyClaim[] claims, List<Integer> run, Exception e, int failed) throws Exception {
@@ -332,12 +389,14 @@ public final class MessageIdempotency {
   /**
    * Whether {@code failure}, thrown by {@link #handle} without the handler running on this
    * delivery, is the recorded failure of an earlier delivery replayed: one of the settings'
-   * recorded failures, or the ambiguous outcome {@code onAmbiguousFailure = RECORD} keeps. An
-   * adapter hands such a repeat to the broker as a final failure (its retries and dead-lettering
-   * already ran on the first delivery) instead of as one to retry.
+   * recorded failures, the ambiguous outcome {@code onAmbiguousFailure = RECORD} keeps, or a key
+   * blocked by {@code onAmbiguousFailure = BLOCK} ({@link IdempotencyBlockedException}: no delivery
+   * will ever finish it). An adapter hands such a repeat to the broker as a final failure (its
+   * retries and dead-lettering already ran on the first delivery) instead of as one to retry.
    */
   public boolean isRecordedFailure(Throwable failure) {
     return failure instanceof IdempotencyAmbiguousOutcomeException
+        || failure instanceof IdempotencyBlockedException
         || policy.settings().records(failure);
   }
 

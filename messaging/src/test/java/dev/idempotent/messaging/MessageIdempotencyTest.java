@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.idempotent.Idempotency;
+import dev.idempotent.IdempotencyBlockedException;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyKeyException;
 import dev.idempotent.IdempotencySettings;
+import dev.idempotent.OnAmbiguousFailure;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import java.io.IOException;
 import java.time.Duration;
@@ -288,6 +290,82 @@ class MessageIdempotencyTest {
                       throw own;
                     }))
         .isSameAs(own);
+  }
+
+  private MessageIdempotency blocking() {
+    return MessageIdempotency.builder("orders.blocking")
+        .idempotency(idempotency)
+        .settings(
+            IdempotencySettings.builder().onAmbiguousFailure(OnAmbiguousFailure.BLOCK).build())
+        .inProgressWait(Duration.ofSeconds(5))
+        .build();
+  }
+
+  private void block(MessageIdempotency blocking, MessageKey key) {
+    IOException ambiguous = new IOException("connection reset after the charge was sent");
+    assertThatThrownBy(
+            () ->
+                blocking.handle(
+                    key,
+                    () -> {
+                      runs.incrementAndGet();
+                      throw ambiguous;
+                    }))
+        .isSameAs(ambiguous);
+  }
+
+  @Test
+  void aBlockedKeyIsAFinalFailureAtOnceNeverInProgress() throws Exception {
+    MessageIdempotency blocking = blocking();
+    MessageKey key = MessageKey.fromHeader("order-blocked", blocking.scope());
+    block(blocking, key);
+    long start = System.nanoTime();
+    Throwable repeat = catchThrowable(() -> blocking.handle(key, runs::incrementAndGet));
+    // no wait for a run that will never finish it: well under the 5 s in-progress wait
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+    assertThat(repeat).isInstanceOf(IdempotencyBlockedException.class);
+    assertThat(blocking.isRecordedFailure(repeat)).isTrue();
+    assertThat(runs).hasValue(1);
+    assertThatThrownBy(() -> blocking.claim(key)).isInstanceOf(IdempotencyBlockedException.class);
+  }
+
+  @Test
+  void aBatchStopsAtABlockedKeyWithTheBlockedExceptionAsAFinalFailure() throws Exception {
+    MessageIdempotency blocking = blocking();
+    block(blocking, MessageKey.fromHeader("b", blocking.scope()));
+    List<List<Integer>> calls = new ArrayList<>();
+    MessageBatchOutcome outcome =
+        blocking.handleBatch(
+            List.of(
+                MessageKey.fromHeader("a", blocking.scope()),
+                MessageKey.fromHeader("b", blocking.scope()),
+                MessageKey.fromHeader("c", blocking.scope())),
+            calls::add,
+            e -> -1);
+    assertThat(calls).containsExactly(List.of(0));
+    assertThat(outcome.stopIndex()).isEqualTo(1);
+    assertThat(outcome.stopCause()).isInstanceOf(IdempotencyBlockedException.class);
+    assertThat(blocking.isRecordedFailure(outcome.stopCause())).isTrue();
+    assertThat(idempotency.inspect("", "orders.blocking", "idempotency-key:c")).isEmpty();
+  }
+
+  @Test
+  void aClaimSettledLaterRecordsOnlyOnCompleteAndReleasesOnRelease() throws Exception {
+    MessageKey key = MessageKey.fromHeader("manual-1", consumer.scope());
+    MessageClaim first = consumer.claim(key);
+    assertThat(first.runs()).isTrue();
+    assertThat(idempotency.inspect("", "orders.consumer", key.value()))
+        .hasValueSatisfying(r -> assertThat(r.status().name()).isEqualTo("IN_PROGRESS"));
+    assertThat(consumer.claim(key).outcome()).isEqualTo(MessageOutcome.IN_PROGRESS);
+    first.release();
+    first.complete(); // settled already: does nothing
+    assertThat(idempotency.inspect("", "orders.consumer", key.value())).isEmpty();
+    MessageClaim second = consumer.claim(key);
+    assertThat(second.runs()).isTrue();
+    second.complete();
+    MessageClaim third = consumer.claim(key);
+    assertThat(third.runs()).isFalse();
+    assertThat(third.outcome()).isEqualTo(MessageOutcome.REPLAYED);
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.idempotent.messaging.amqp;
 import dev.idempotent.messaging.MessageInProgressException;
 import org.springframework.amqp.rabbit.listener.ConditionalRejectingErrorHandler;
 import org.springframework.amqp.rabbit.listener.FatalExceptionStrategy;
+import org.springframework.util.ErrorHandler;
 
 /**
  * The container's {@link ConditionalRejectingErrorHandler} for listeners under {@link
@@ -20,6 +21,39 @@ public class IdempotentRabbitErrorHandler extends ConditionalRejectingErrorHandl
   /** With the given strategy for every failure but a message in progress. */
   public IdempotentRabbitErrorHandler(FatalExceptionStrategy exceptionStrategy) {
     super(t -> !inProgress(t) && exceptionStrategy.isFatal(t));
+  }
+
+  /**
+   * The application's own error handler, with a message in progress handed back quietly (logged at
+   * DEBUG, never passed to {@code delegate}, so never rejected); every other failure reaches {@code
+   * delegate} unchanged. What a container keeps when it has an error handler of its own.
+   */
+  public static ErrorHandler around(ErrorHandler delegate) {
+    return new Around(java.util.Objects.requireNonNull(delegate, "delegate"));
+  }
+
+  private static final class Around implements ErrorHandler {
+    private static final org.slf4j.Logger LOG =
+        org.slf4j.LoggerFactory.getLogger(IdempotentRabbitErrorHandler.class);
+    private final ErrorHandler delegate;
+
+    Around(ErrorHandler delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public void handleError(Throwable t) {
+      if (inProgress(t)) {
+        LOG.debug("Message handed back to the broker: {}", causeMessage(t));
+        return;
+      }
+      delegate.handleError(t);
+    }
+
+    @Override
+    public String toString() {
+      return "IdempotentRabbitErrorHandler.around(" + delegate + ")";
+    }
   }
 
   @Override
