@@ -105,6 +105,16 @@ public final class MessageIdempotency {
     return policy.scope();
   }
 
+  /**
+   * The policy every call of this consumer runs under: its scope and settings, a repeat of a
+   * completed key replayed, a key in progress waited for up to {@link #inProgressWait()}, no
+   * result, no {@link dev.idempotent.ReplayHook}. For an adapter that claims through {@link
+   * Idempotency#claim} itself and settles the claim when its framework says how the delivery ended.
+   */
+  public IdempotencyPolicy policy() {
+    return policy;
+  }
+
   /** The store name, durations and failure handling the calls use. */
   public IdempotencySettings settings() {
     return policy.settings();

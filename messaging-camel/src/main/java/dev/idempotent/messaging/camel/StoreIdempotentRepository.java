@@ -5,8 +5,6 @@ import dev.idempotent.IdempotencyClaim;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyPolicy;
-import dev.idempotent.OnDuplicate;
-import dev.idempotent.OnInProgress;
 import dev.idempotent.messaging.MessageIdempotency;
 import dev.idempotent.messaging.MessageInProgressException;
 import dev.idempotent.spi.RecordKey;
@@ -112,14 +110,7 @@ public final class StoreIdempotentRepository extends ServiceSupport
   private StoreIdempotentRepository(Builder b) {
     this.messages = b.messages;
     this.maxInFlight = b.maxInFlight;
-    this.policy =
-        IdempotencyPolicy.builder(messages.scope())
-            .settings(messages.settings())
-            .onDuplicate(OnDuplicate.REPLAY)
-            .onInProgress(OnInProgress.WAIT)
-            .waitTimeout(messages.inProgressWait())
-            .resultType(Void.class)
-            .build();
+    this.policy = messages.policy();
     this.claimProperty = "dev.idempotent.claim:" + messages.scope();
   }
 

@@ -1,8 +1,6 @@
 package dev.idempotent.messaging.kafka;
 
 import dev.idempotent.IdempotencyPolicy;
-import dev.idempotent.OnDuplicate;
-import dev.idempotent.OnInProgress;
 import dev.idempotent.messaging.MessageIdempotency;
 import java.util.Map;
 import java.util.Objects;
@@ -34,14 +32,6 @@ final class TopicScopes {
     MessageIdempotency idempotency =
         Objects.requireNonNull(
             idempotencyOfTopic.apply(topic), () -> "no MessageIdempotency for topic " + topic);
-    IdempotencyPolicy policy =
-        IdempotencyPolicy.builder(idempotency.scope())
-            .settings(idempotency.settings())
-            .onDuplicate(OnDuplicate.REPLAY)
-            .onInProgress(OnInProgress.WAIT)
-            .waitTimeout(idempotency.inProgressWait())
-            .resultType(Void.class)
-            .build();
-    return new Scope(idempotency, policy);
+    return new Scope(idempotency, idempotency.policy());
   }
 }
