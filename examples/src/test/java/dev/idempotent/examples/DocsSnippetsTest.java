@@ -368,8 +368,8 @@ class DocsSnippetsTest {
     }
     assertThat(unknown)
         .as(
-            "properties that no code reads (neither a literal in a main source, nor a key of a main "
-                + "resource, nor a name in the starter's configuration metadata)")
+            "properties that no code reads (neither a literal in a main source, nor a key of a main"
+                + " resource, nor a name in the starter's configuration metadata)")
         .isEmpty();
     assertThat(checked).isPositive();
   }

@@ -123,7 +123,9 @@ class DocsTablesTest {
         missing.add(key);
       }
     }
-    assertThat(missing).as("keys of idempotent.properties missing in docs/configuration.md").isEmpty();
+    assertThat(missing)
+        .as("keys of idempotent.properties missing in docs/configuration.md")
+        .isEmpty();
   }
 
   @Test
@@ -151,7 +153,12 @@ class DocsTablesTest {
       String parent = name.substring(0, name.lastIndexOf('.'));
       boolean listed =
           table.contains("`" + name + "`")
-              || Pattern.compile("(?m)^\\| `" + Pattern.quote(parent) + "\\.[^|]*`" + Pattern.quote(last) + "`")
+              || Pattern.compile(
+                      "(?m)^\\| `"
+                          + Pattern.quote(parent)
+                          + "\\.[^|]*`"
+                          + Pattern.quote(last)
+                          + "`")
                   .matcher(table)
                   .find();
       if (!listed) {
@@ -159,6 +166,8 @@ class DocsTablesTest {
       }
     }
     assertThat(names).isNotEmpty();
-    assertThat(missing).as("keys of the starter's metadata missing in docs/spring-boot.md").isEmpty();
+    assertThat(missing)
+        .as("keys of the starter's metadata missing in docs/spring-boot.md")
+        .isEmpty();
   }
 }

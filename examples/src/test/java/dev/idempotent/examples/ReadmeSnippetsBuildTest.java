@@ -344,7 +344,8 @@ class ReadmeSnippetsBuildTest {
 
   /** The marker of the README's run command and of its output, the two blocks after it. */
   private static final String RUN_MARKER =
-      "<!-- tested-by: examples/src/test/java/dev/idempotent/examples/ReadmeSnippetsBuildTest.java -->";
+      "<!-- tested-by: examples/src/test/java/dev/idempotent/examples/ReadmeSnippetsBuildTest.java"
+          + " -->";
 
   /** The README's run command and the output it shows, in that order. */
   private static List<String> runBlocks() throws IOException {
@@ -356,7 +357,9 @@ class ReadmeSnippetsBuildTest {
     while (m.find()) {
       found.add(m.group(1));
     }
-    assertThat(found).as("the README's run command and its output, marked %s", RUN_MARKER).hasSize(2);
+    assertThat(found)
+        .as("the README's run command and its output, marked %s", RUN_MARKER)
+        .hasSize(2);
     return found;
   }
 
@@ -399,8 +402,7 @@ class ReadmeSnippetsBuildTest {
     List<String> plugins = new ArrayList<>();
     for (String block : block("consumer", "plugins")) {
       String without =
-          block.replaceAll(
-              "(?s)<plugin>\\s*<groupId>dev\\.aspectj</groupId>.*?</plugin>", "");
+          block.replaceAll("(?s)<plugin>\\s*<groupId>dev\\.aspectj</groupId>.*?</plugin>", "");
       assertThat(without).as("the README's plugins name aspectj-maven-plugin").isNotEqualTo(block);
       plugins.add(without);
     }
@@ -441,7 +443,8 @@ class ReadmeSnippetsBuildTest {
           + " 1)\");\n"
           + "    expect(callbacks.capture(\"pay-1\", 1200), \"captured pay-1, 1200 cents (capture"
           + " 1)\");\n"
-          + "    expect(callbacks.capture(\"pay-2\", 5), \"captured pay-2, 5 cents (capture 2)\");\n"
+          + "    expect(callbacks.capture(\"pay-2\", 5), \"captured pay-2, 5 cents (capture"
+          + " 2)\");\n"
           + "    com.example.orders.OrderEndpoint orders = new"
           + " com.example.orders.OrderEndpoint();\n"
           + "    var request = new com.example.orders.OrderEndpoint.OrderRequest(\"book\", 1);\n"

@@ -60,13 +60,12 @@ import javax.tools.StandardLocation;
  * the method's signature, which a rename or a new parameter changes, orphaning its records.
  *
  * <p>It warns when a method's result (or the value of its {@code CompletionStage}, {@code Mono} or
- * {@code Flux}, or a type argument of it) is a concrete class that does not
- * implement {@code java.io.Serializable}, a {@code record} for example: the default codec, Java
- * serialization, cannot record it, and the first call would fail. The warning names both fixes
- * (implement {@code Serializable}, or configure the Jackson codec). The codec is chosen at run time,
- * so this is a warning, not an error; {@code -Aidempotent.codec=jackson} (any codec but {@code
- * java}) turns it off for the compilation, {@code @SuppressWarnings("idempotent.codec")} for a
- * method or class.
+ * {@code Flux}, or a type argument of it) is a concrete class that does not implement {@code
+ * java.io.Serializable}, a {@code record} for example: the default codec, Java serialization,
+ * cannot record it, and the first call would fail. The warning names both fixes (implement {@code
+ * Serializable}, or configure the Jackson codec). The codec is chosen at run time, so this is a
+ * warning, not an error; {@code -Aidempotent.codec=jackson} (any codec but {@code java}) turns it
+ * off for the compilation, {@code @SuppressWarnings("idempotent.codec")} for a method or class.
  *
  * <p>{@code @SuppressWarnings("idempotent")} on a method or class turns the expression checks off
  * there (the runtime still checks on the first call). It claims no annotation, so other processors
