@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -144,11 +145,15 @@ public final class WovenMethods {
    *
    * @throws IllegalStateException listing the unwoven methods
    */
-  public static void main(String[] args) throws IOException {
+  public static void main(String[] args) {
     ClassLoader loader = loader();
     Set<String> unwoven = new LinkedHashSet<>(unwoven(loader));
     for (String directory : args) {
-      unwoven.addAll(unwovenIn(Path.of(directory), loader, unwoven));
+      try {
+        unwoven.addAll(unwovenIn(Path.of(directory), loader, unwoven));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the classes of " + directory, e);
+      }
     }
     if (!unwoven.isEmpty()) {
       throw new IllegalStateException(

@@ -300,10 +300,11 @@ class ReadmeSnippetsBuildTest {
   }
 
   private static void run(Path dir, Path jdk, Path log, String... command) throws Exception {
-    if (exitOf(dir, jdk, log, command) != 0) {
+    int exit = exitOf(dir, jdk, log, command);
+    if (exit != 0) {
       fail(
           "exit "
-              + process.exitValue()
+              + exit
               + " on "
               + jdk
               + ": "
