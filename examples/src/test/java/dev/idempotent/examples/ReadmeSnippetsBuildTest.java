@@ -391,10 +391,12 @@ class ReadmeSnippetsBuildTest {
     command.addAll(words.subList(1, words.size()));
     Path log = project.resolve("readme-run-" + jdk.getFileName() + ".log");
     run(project, jdk, log, command.toArray(String[]::new));
-    // the program's own lines; the library's log lines (slf4j-simple: "[thread] LEVEL ...") are
-    // allowed around them, the README shows what the program prints
+    // the program's own lines, without the terminal's colour codes; around them the library's log
+    // lines (slf4j-simple: "[thread] LEVEL ...") and, on a new JDK, the JVM's warnings about
+    // Maven's own libraries are allowed: the README shows what the program prints
     return Files.readAllLines(log).stream()
-        .filter(line -> !line.matches("\\[[^\\]]*\\] (TRACE|DEBUG|INFO|WARN|ERROR) .*"))
+        .map(line -> line.replaceAll("\u001B\\[[0-9;]*m", "").stripTrailing())
+        .filter(line -> !line.isEmpty())
         .collect(java.util.stream.Collectors.joining("\n"));
   }
 
@@ -486,7 +488,7 @@ class ReadmeSnippetsBuildTest {
   void theReadmeSetupBuildsWeavesAndRunsOnJava17() throws Exception {
     Path project = readmeProject(jdk17());
     assertThat(buildAndRun(project, jdk17())).contains("CHECK OK");
-    assertThat(runTheReadmeCommand(project, jdk17()).strip()).isEqualTo(runBlocks().get(1).strip());
+    assertThat(runTheReadmeCommand(project, jdk17())).contains(runBlocks().get(1).strip());
   }
 
   @Test
@@ -494,7 +496,7 @@ class ReadmeSnippetsBuildTest {
     Path jdk = jdk25();
     Path project = readmeProject(jdk);
     assertThat(buildAndRun(project, jdk)).contains("CHECK OK");
-    assertThat(runTheReadmeCommand(project, jdk).strip()).isEqualTo(runBlocks().get(1).strip());
+    assertThat(runTheReadmeCommand(project, jdk)).contains(runBlocks().get(1).strip());
   }
 
   @Test
