@@ -1,20 +1,27 @@
 package dev.idempotent.internal;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -130,10 +137,24 @@ public final class WovenMethods {
    * example with {@code exec-maven-plugin}'s {@code java} goal in the {@code process-classes} phase
    * (see docs/weaving.md).
    *
+   * <p>Each argument names a class output directory (the module's {@code
+   * ${project.build.outputDirectory}}) whose classes are read as well: every class file that
+   * carries {@code @Idempotent} is checked whether or not the annotation processor ran, so a build
+   * without ajc is caught even where javac ran no processor (JDK 23 and later run none found on the
+   * class path unless asked to).
+   *
    * @throws IllegalStateException listing the unwoven methods
    */
   public static void main(String[] args) {
-    List<String> unwoven = unwoven(loader());
+    ClassLoader loader = loader();
+    Set<String> unwoven = new LinkedHashSet<>(unwoven(loader));
+    for (String directory : args) {
+      try {
+        unwoven.addAll(unwovenIn(Path.of(directory), loader, unwoven));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the classes of " + directory, e);
+      }
+    }
     if (!unwoven.isEmpty()) {
       throw new IllegalStateException(
           unwoven.size()
@@ -144,6 +165,86 @@ public final class WovenMethods {
     }
     // A check that passes says nothing (a build with -q prints nothing of it) and so starts no
     // logging.
+  }
+
+  /**
+   * The unwoven {@code @Idempotent} methods of the class files under {@code directory}, skipping
+   * those {@code known} already names (by class and method).
+   */
+  static List<String> unwovenIn(Path directory, ClassLoader loader, Set<String> known)
+      throws IOException {
+    List<String> unwoven = new ArrayList<>();
+    if (!Files.isDirectory(directory)) {
+      return unwoven;
+    }
+    Set<String> knownMethods = new HashSet<>();
+    for (String description : known) {
+      int paren = description.indexOf('(');
+      knownMethods.add(paren < 0 ? description : description.substring(0, paren));
+    }
+    byte[] annotation = ANNOTATION_DESCRIPTOR.getBytes(StandardCharsets.UTF_8);
+    List<Path> classFiles;
+    try (Stream<Path> files = Files.walk(directory)) {
+      classFiles =
+          files.filter(f -> f.toString().endsWith(".class")).sorted().collect(Collectors.toList());
+    }
+    for (Path file : classFiles) {
+      if (!contains(Files.readAllBytes(file), annotation)) {
+        continue;
+      }
+      String relative = directory.relativize(file).toString().replace(File.separatorChar, '/');
+      String className = relative.substring(0, relative.length() - ".class".length());
+      Class<?> type;
+      try {
+        type = Class.forName(className.replace('/', '.'), false, loader);
+      } catch (ClassNotFoundException | LinkageError e) {
+        Log.LOG.debug("cannot check whether {} is woven: {}", className, e.toString());
+        continue;
+      }
+      Method[] methods;
+      try {
+        methods = type.getDeclaredMethods();
+      } catch (LinkageError | SecurityException e) {
+        continue;
+      }
+      for (Method m : methods) {
+        if (!annotated(m)
+            || knownMethods.contains(type.getName() + "." + m.getName())
+            || !Boolean.FALSE.equals(isWoven(type, m.getName()))) {
+          continue;
+        }
+        List<String> parameters = new ArrayList<>();
+        for (Class<?> parameter : m.getParameterTypes()) {
+          parameters.add(parameter.getTypeName());
+        }
+        unwoven.add(type.getName() + "." + m.getName() + "(" + String.join(", ", parameters) + ")");
+      }
+    }
+    return unwoven;
+  }
+
+  private static final String ANNOTATION_DESCRIPTOR = "Ldev/idempotent/Idempotent;";
+
+  private static boolean annotated(Method method) {
+    for (java.lang.annotation.Annotation a : method.getDeclaredAnnotations()) {
+      if (a.annotationType().getName().equals("dev.idempotent.Idempotent")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean contains(byte[] bytes, byte[] wanted) {
+    outer:
+    for (int i = 0; i <= bytes.length - wanted.length; i++) {
+      for (int j = 0; j < wanted.length; j++) {
+        if (bytes[i + j] != wanted[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
   }
 
   /** What to do about an unwoven method, for messages. */

@@ -101,6 +101,6 @@ class DocsLinksTest {
   void anchorsAreGithubs() throws IOException {
     Path readme = DocsSnippetsTest.ROOT.resolve("README.md");
     assertThat(anchors(readme))
-        .contains("idempotent-reference", "spring-boot-35-and-40", "maven-setup");
+        .contains("idempotent-reference", "spring-boot-35-and-40", "quick-start");
   }
 }

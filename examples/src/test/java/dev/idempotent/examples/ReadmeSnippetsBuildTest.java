@@ -271,16 +271,11 @@ class ReadmeSnippetsBuildTest {
    */
   private static String buildAndRun(Path project, Path jdk) throws Exception {
     Path log = project.resolve("build-" + jdk.getFileName() + ".log");
-    String mavenHome = System.getenv("MAVEN_HOME");
-    String mvn =
-        mavenHome != null && Files.isExecutable(Path.of(mavenHome, "bin", "mvn"))
-            ? Path.of(mavenHome, "bin", "mvn").toString()
-            : "mvn";
     run(
         project,
         jdk,
         log,
-        mvn,
+        mvn(),
         "-B",
         "-q",
         "-nsu",
@@ -305,22 +300,11 @@ class ReadmeSnippetsBuildTest {
   }
 
   private static void run(Path dir, Path jdk, Path log, String... command) throws Exception {
-    ProcessBuilder builder =
-        new ProcessBuilder(command)
-            .directory(dir.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
-    builder.environment().put("JAVA_HOME", jdk.toString());
-    builder.environment().remove("MAVEN_ARGS");
-    Process process = builder.start();
-    if (!process.waitFor(5, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-      fail("timed out: " + String.join(" ", command) + "\n" + Files.readString(log));
-    }
-    if (process.exitValue() != 0) {
+    int exit = exitOf(dir, jdk, log, command);
+    if (exit != 0) {
       fail(
           "exit "
-              + process.exitValue()
+              + exit
               + " on "
               + jdk
               + ": "
@@ -332,15 +316,138 @@ class ReadmeSnippetsBuildTest {
     }
   }
 
+  /** Runs the command on the JDK (its {@code java} first on the PATH); returns its exit value. */
+  private static int exitOf(Path dir, Path jdk, Path log, String... command) throws Exception {
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    builder.environment().put("JAVA_HOME", jdk.toString());
+    builder
+        .environment()
+        .put("PATH", jdk.resolve("bin") + File.pathSeparator + System.getenv("PATH"));
+    builder.environment().remove("MAVEN_ARGS");
+    Process process = builder.start();
+    if (!process.waitFor(5, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      fail("timed out: " + String.join(" ", command) + "\n" + Files.readString(log));
+    }
+    return process.exitValue();
+  }
+
+  private static String mvn() {
+    String mavenHome = System.getenv("MAVEN_HOME");
+    return mavenHome != null && Files.isExecutable(Path.of(mavenHome, "bin", "mvn"))
+        ? Path.of(mavenHome, "bin", "mvn").toString()
+        : "mvn";
+  }
+
+  /** The marker of the README's run command and of its output, the two blocks after it. */
+  private static final String RUN_MARKER =
+      "<!-- tested-by: examples/src/test/java/dev/idempotent/examples/ReadmeSnippetsBuildTest.java"
+          + " -->";
+
+  /** The README's run command and the output it shows, in that order. */
+  private static List<String> runBlocks() throws IOException {
+    String readme = Files.readString(ROOT.resolve("README.md")).replace("\r\n", "\n");
+    Matcher m =
+        Pattern.compile(Pattern.quote(RUN_MARKER) + "\\n```\\n(.*?)\\n```", Pattern.DOTALL)
+            .matcher(readme);
+    List<String> found = new ArrayList<>();
+    while (m.find()) {
+      found.add(m.group(1));
+    }
+    assertThat(found)
+        .as("the README's run command and its output, marked %s", RUN_MARKER)
+        .hasSize(2);
+    return found;
+  }
+
+  /** Splits a shell command line on blanks, keeping double-quoted words together. */
+  private static List<String> words(String commandLine) {
+    List<String> words = new ArrayList<>();
+    Matcher m = Pattern.compile("([^\\s\"]*\"[^\"]*\"[^\\s\"]*|\\S+)").matcher(commandLine);
+    while (m.find()) {
+      words.add(m.group(1).replace("\"", ""));
+    }
+    return words;
+  }
+
+  /**
+   * Runs the README's run command in the built project, as a user would type it (with the test's
+   * settings and local repository), and returns what it printed.
+   */
+  private static String runTheReadmeCommand(Path project, Path jdk) throws Exception {
+    List<String> words = words(runBlocks().get(0).strip());
+    assertThat(words.get(0)).isEqualTo("mvn");
+    List<String> command = new ArrayList<>();
+    command.add(mvn());
+    command.add("-B");
+    command.add("-nsu");
+    command.add("-s");
+    command.add(work.resolve("settings.xml").toString());
+    command.add("-Dmaven.repo.local=" + work.resolve("repo"));
+    command.addAll(words.subList(1, words.size()));
+    Path log = project.resolve("readme-run-" + jdk.getFileName() + ".log");
+    run(project, jdk, log, command.toArray(String[]::new));
+    // the program's own lines, without the terminal's colour codes; around them the library's log
+    // lines (slf4j-simple: "[thread] LEVEL ...") and, on a new JDK, the JVM's warnings about
+    // Maven's own libraries are allowed: the README shows what the program prints
+    return Files.readAllLines(log).stream()
+        .map(line -> line.replaceAll("\u001B\\[[0-9;]*m", "").stripTrailing())
+        .filter(line -> !line.isEmpty())
+        .collect(java.util.stream.Collectors.joining("\n"));
+  }
+
+  /** The README's plugins without aspectj-maven-plugin: a build that forgot to weave. */
+  private static List<String> pluginsWithoutWeaving() {
+    List<String> plugins = new ArrayList<>();
+    for (String block : block("consumer", "plugins")) {
+      String without =
+          block.replaceAll("(?s)<plugin>\\s*<groupId>dev\\.aspectj</groupId>.*?</plugin>", "");
+      assertThat(without).as("the README's plugins name aspectj-maven-plugin").isNotEqualTo(block);
+      plugins.add(without);
+    }
+    return plugins;
+  }
+
+  /** Builds the README's project without the weaving plugin; returns the failed build's log. */
+  private static String buildWithoutWeaving(Path jdk) throws Exception {
+    Path project =
+        project(
+            "readme-unwoven-" + jdk.getFileName(),
+            block("consumer", "dependencies"),
+            pluginsWithoutWeaving(),
+            sources("consumer"),
+            README_CHECK);
+    Path log = project.resolve("build-" + jdk.getFileName() + ".log");
+    int exit =
+        exitOf(
+            project,
+            jdk,
+            log,
+            mvn(),
+            "-B",
+            "-q",
+            "-nsu",
+            "-s",
+            work.resolve("settings.xml").toString(),
+            "-Dmaven.repo.local=" + work.resolve("repo"),
+            "verify");
+    String output = Files.readString(log);
+    assertThat(exit).as("a build without weaving fails:\n%s", output).isNotZero();
+    return output;
+  }
+
   private static final String README_CHECK =
-      "    com.example.payments.Payments payments = new com.example.payments.Payments();\n"
-          + "    var callback = new com.example.payments.Payments.PaymentCallback(\"pay-1\","
-          + " 1200);\n"
-          + "    expect(payments.onCallback(callback), \"captured pay-1 (1)\");\n"
-          + "    expect(payments.onCallback(callback), \"captured pay-1 (1)\");\n"
-          + "    expect(payments.onCallback(new"
-          + " com.example.payments.Payments.PaymentCallback(\"pay-2\", 5)), \"captured pay-2"
-          + " (2)\");\n"
+      "    var callbacks = new com.example.quickstart.PaymentCallbacks();\n"
+          + "    expect(callbacks.capture(\"pay-1\", 1200), \"captured pay-1, 1200 cents (capture"
+          + " 1)\");\n"
+          + "    expect(callbacks.capture(\"pay-1\", 1200), \"captured pay-1, 1200 cents (capture"
+          + " 1)\");\n"
+          + "    expect(callbacks.capture(\"pay-2\", 5), \"captured pay-2, 5 cents (capture"
+          + " 2)\");\n"
           + "    com.example.orders.OrderEndpoint orders = new"
           + " com.example.orders.OrderEndpoint();\n"
           + "    var request = new com.example.orders.OrderEndpoint.OrderRequest(\"book\", 1);\n"
@@ -379,13 +486,32 @@ class ReadmeSnippetsBuildTest {
 
   @Test
   void theReadmeSetupBuildsWeavesAndRunsOnJava17() throws Exception {
-    assertThat(buildAndRun(readmeProject(jdk17()), jdk17())).contains("CHECK OK");
+    Path project = readmeProject(jdk17());
+    assertThat(buildAndRun(project, jdk17())).contains("CHECK OK");
+    assertThat(runTheReadmeCommand(project, jdk17())).contains(runBlocks().get(1).strip());
   }
 
   @Test
   void theReadmeSetupBuildsWeavesAndRunsOnJava25() throws Exception {
     Path jdk = jdk25();
-    assertThat(buildAndRun(readmeProject(jdk), jdk)).contains("CHECK OK");
+    Path project = readmeProject(jdk);
+    assertThat(buildAndRun(project, jdk)).contains("CHECK OK");
+    assertThat(runTheReadmeCommand(project, jdk)).contains(runBlocks().get(1).strip());
+  }
+
+  @Test
+  void theReadmeSetupWithoutTheWeavingPluginFailsTheBuildOnJava17() throws Exception {
+    assertThat(buildWithoutWeaving(jdk17()))
+        .contains("@Idempotent method(s) not woven")
+        .contains("com.example.quickstart.PaymentCallbacks.capture(");
+  }
+
+  @Test
+  void theReadmeSetupWithoutTheWeavingPluginFailsTheBuildOnJava25() throws Exception {
+    // javac 23 and later run no processor found on the class path: the check reads the classes
+    assertThat(buildWithoutWeaving(jdk25()))
+        .contains("@Idempotent method(s) not woven")
+        .contains("com.example.quickstart.PaymentCallbacks.capture(");
   }
 
   @Test

@@ -167,6 +167,7 @@ public class WovenFeatures {
     public final String value = "x";
   }
 
+  @SuppressWarnings("idempotent.codec") // on purpose: the first call's refusal is tested
   @Idempotent(key = "#id")
   public Plain notSerializable(String id) {
     runs.incrementAndGet();

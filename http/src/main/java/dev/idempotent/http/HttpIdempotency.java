@@ -116,8 +116,8 @@ public final class HttpIdempotency {
   }
 
   /**
-   * The protocol the {@code idempotent.web.*} properties describe (see {@link #fromSettings(Map)}),
-   * over {@link Idempotency#global()}.
+   * The protocol the {@code idempotent.web.*} properties describe (see {@link
+   * Builder#settings(Map)}), over {@link Idempotency#global()}.
    *
    * @throws IllegalArgumentException naming an unknown setting or a bad value
    */

@@ -59,12 +59,20 @@ import javax.tools.StandardLocation;
  * {@code @Idempotent} without an explicit {@code scope}, naming the method: the default scope is
  * the method's signature, which a rename or a new parameter changes, orphaning its records.
  *
+ * <p>It warns when a method's result (or the value of its {@code CompletionStage}, {@code Mono} or
+ * {@code Flux}, or a type argument of it) is a concrete class that does not implement {@code
+ * java.io.Serializable}, a {@code record} for example: the default codec, Java serialization,
+ * cannot record it, and the first call would fail. The warning names both fixes (implement {@code
+ * Serializable}, or configure the Jackson codec). The codec is chosen at run time, so this is a
+ * warning, not an error; {@code -Aidempotent.codec=jackson} (any codec but {@code java}) turns it
+ * off for the compilation, {@code @SuppressWarnings("idempotent.codec")} for a method or class.
+ *
  * <p>{@code @SuppressWarnings("idempotent")} on a method or class turns the expression checks off
  * there (the runtime still checks on the first call). It claims no annotation, so other processors
  * still see {@code @Idempotent}.
  */
 @SupportedAnnotationTypes(IdempotentProcessor.ANNOTATION)
-@SupportedOptions(IdempotentProcessor.REQUIRE_SCOPE)
+@SupportedOptions({IdempotentProcessor.REQUIRE_SCOPE, IdempotentProcessor.CODEC})
 public final class IdempotentProcessor extends AbstractProcessor {
   static final String ANNOTATION = "dev.idempotent.Idempotent";
 
@@ -73,6 +81,27 @@ public final class IdempotentProcessor extends AbstractProcessor {
    * a build error, so that no record's scope depends on a method's name and parameters.
    */
   static final String REQUIRE_SCOPE = "idempotent.requireScope";
+
+  /**
+   * The option ({@code -Aidempotent.codec=jackson}) saying which codec the application records
+   * results with, as the property {@code idempotent.codec} does at run time: any value but {@code
+   * java} turns the check for results Java serialization cannot record off.
+   */
+  static final String CODEC = "idempotent.codec";
+
+  /**
+   * The {@code @SuppressWarnings} name that turns the check for results Java serialization cannot
+   * record off for a method or class (its results are recorded by another codec).
+   */
+  static final String CODEC_SUPPRESSION = "idempotent.codec";
+
+  /** The result wrappers whose type arguments are what is recorded. */
+  private static final Set<String> WRAPPERS =
+      Set.of(
+          "java.util.concurrent.CompletionStage",
+          "java.util.concurrent.CompletableFuture",
+          "reactor.core.publisher.Mono",
+          "reactor.core.publisher.Flux");
 
   private static final String KEY_RESOLVER = "dev.idempotent.KeyResolver";
 
@@ -134,6 +163,9 @@ public final class IdempotentProcessor extends AbstractProcessor {
           method,
           annotation);
     }
+    if (refusal == null && checksCodec(method)) {
+      checkSerializableResult(method, owner, annotation);
+    }
     Map<? extends ExecutableElement, ? extends AnnotationValue> values =
         annotation.getElementValues();
     AnnotationValue key = value(values, "key");
@@ -161,7 +193,7 @@ public final class IdempotentProcessor extends AbstractProcessor {
     }
     boolean expressionKey =
         resolver == null || isNamed((TypeMirror) resolver.getValue(), KEY_RESOLVER);
-    boolean checked = !suppressed(method);
+    boolean checked = !suppressed(method, SUPPRESSION);
     if (checked && key != null && expressionKey) {
       checkExpression(method, annotation, key, "key");
     }
@@ -173,6 +205,78 @@ public final class IdempotentProcessor extends AbstractProcessor {
             processingEnv.getElementUtils().getBinaryName(owner).toString(),
             method.getSimpleName().toString(),
             parameterTypes(method)));
+  }
+
+  private boolean checksCodec(ExecutableElement method) {
+    String codec = processingEnv.getOptions().get(CODEC);
+    return (codec == null || codec.isBlank() || "java".equalsIgnoreCase(codec.strip()))
+        && !suppressed(method, CODEC_SUPPRESSION);
+  }
+
+  /**
+   * Warns when the recorded result holds a concrete class that is not {@code Serializable}: the
+   * default codec refuses it at the first call.
+   */
+  private void checkSerializableResult(
+      ExecutableElement method, TypeElement owner, AnnotationMirror annotation) {
+    Set<String> offending = new TreeSet<>();
+    notSerializable(method.getReturnType(), offending, 0);
+    if (offending.isEmpty()) {
+      return;
+    }
+    processingEnv
+        .getMessager()
+        .printMessage(
+            Diagnostic.Kind.WARNING,
+            "@Idempotent on "
+                + owner.getQualifiedName()
+                + "."
+                + method.getSimpleName()
+                + ": its result holds "
+                + String.join(", ", offending)
+                + ", which the default codec (Java serialization) cannot record: the first call"
+                + " would fail. Implement java.io.Serializable, or configure the Jackson codec"
+                + " (idempotent.codec=jackson, or IdempotencyConfig.builder().codec("
+                + "ResultCodec.jackson())) and tell this check with -A"
+                + CODEC
+                + "=jackson or @SuppressWarnings(\""
+                + CODEC_SUPPRESSION
+                + "\")",
+            method,
+            annotation);
+  }
+
+  private void notSerializable(TypeMirror type, Set<String> offending, int depth) {
+    if (depth > 4) {
+      return;
+    }
+    if (type instanceof javax.lang.model.type.ArrayType array) {
+      notSerializable(array.getComponentType(), offending, depth + 1);
+      return;
+    }
+    if (!(type instanceof DeclaredType declared)
+        || !(declared.asElement() instanceof TypeElement element)) {
+      return;
+    }
+    String name = element.getQualifiedName().toString();
+    if (!WRAPPERS.contains(name)) {
+      ElementKind kind = element.getKind();
+      boolean concrete =
+          (kind == ElementKind.CLASS || kind == ElementKind.RECORD)
+              && !element.getModifiers().contains(Modifier.ABSTRACT);
+      TypeMirror serializable =
+          processingEnv.getElementUtils().getTypeElement("java.io.Serializable").asType();
+      if (concrete
+          && !name.equals("java.lang.Object")
+          && !processingEnv
+              .getTypeUtils()
+              .isAssignable(processingEnv.getTypeUtils().erasure(declared), serializable)) {
+        offending.add(name);
+      }
+    }
+    for (TypeMirror argument : declared.getTypeArguments()) {
+      notSerializable(argument, offending, depth + 1);
+    }
   }
 
   /** Why the method's result type cannot be recorded ({@link DeferredTypes}), or null. */
@@ -280,10 +384,10 @@ public final class IdempotentProcessor extends AbstractProcessor {
    * {@code @SuppressWarnings("idempotent")} on the method or a class around it turns the expression
    * checks off.
    */
-  private static boolean suppressed(Element element) {
+  private static boolean suppressed(Element element, String name) {
     for (Element e = element; e != null; e = e.getEnclosingElement()) {
       SuppressWarnings suppress = e.getAnnotation(SuppressWarnings.class);
-      if (suppress != null && Arrays.asList(suppress.value()).contains(SUPPRESSION)) {
+      if (suppress != null && Arrays.asList(suppress.value()).contains(name)) {
         return true;
       }
     }

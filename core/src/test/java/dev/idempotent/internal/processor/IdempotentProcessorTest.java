@@ -256,6 +256,80 @@ class IdempotentProcessorTest {
   }
 
   @Test
+  void aRecordResultIsAWarningNamingBothFixes() throws IOException {
+    Compilation c =
+        compile(
+            """
+              public record Receipt(String id) {}
+
+              @Idempotent(key = "#id")
+              public Receipt submit(String id) { return new Receipt(id); }
+
+              @Idempotent(key = "#id")
+              public java.util.concurrent.CompletionStage<java.util.List<Customer>> later(String id) {
+                return null;
+              }
+
+              @Idempotent(key = "#id")
+              public String fine(String id) { return id; }
+
+              @Idempotent(key = "#id")
+              public java.util.List<String> alsoFine(String id) { return null; }
+            """);
+
+    assertThat(c.success).as(c.toString()).isTrue();
+    assertThat(c.warnings()).as(c.toString()).hasSize(2);
+    assertThat(message(c.warnings().get(0)))
+        .contains(
+            "demo.Orders.submit",
+            "demo.Orders.Receipt",
+            "cannot record",
+            "Implement java.io.Serializable",
+            "idempotent.codec=jackson",
+            "@SuppressWarnings(\"idempotent.codec\")");
+    assertThat(message(c.warnings().get(1))).contains("demo.Orders.later", "demo.Types.Customer");
+  }
+
+  @Test
+  void theCodecOptionOrASuppressionSilencesTheSerializableCheck() throws IOException {
+    String method =
+        """
+          public record Receipt(String id) {}
+
+          @Idempotent(key = "#id")
+          public Receipt submit(String id) { return new Receipt(id); }
+        """;
+    String orders =
+        """
+        package demo;
+
+        import dev.idempotent.Idempotent;
+
+        public class Orders {
+        %s
+        }
+        """;
+    Compilation withOption =
+        Compilation.of(
+            out.resolve("option"),
+            new IdempotentProcessor(),
+            Map.of("demo.Orders", orders.formatted(method)),
+            List.of("-Aidempotent.codec=jackson"));
+    assertThat(withOption.diagnostics).as(withOption.toString()).isEmpty();
+
+    Compilation suppressed =
+        Compilation.of(
+            out.resolve("suppressed"),
+            new IdempotentProcessor(),
+            Map.of(
+                "demo.Orders",
+                orders.formatted(
+                    method.replace(
+                        "@Idempotent", "@SuppressWarnings(\"idempotent.codec\") @Idempotent"))));
+    assertThat(suppressed.diagnostics).as(suppressed.toString()).isEmpty();
+  }
+
+  @Test
   void correctExpressionsCompileWithoutDiagnostics() throws IOException {
     Compilation c =
         compile(
