@@ -3,6 +3,7 @@ package dev.idempotent.internal;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.HeldClaim;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
@@ -228,6 +229,11 @@ public final class AsyncStores {
     @Override
     public CompletionStage<Boolean> renewAsync(RecordKey key, String ownerToken, Duration lease) {
       return run(key, "renew", () -> store().renew(key, ownerToken, lease));
+    }
+
+    @Override
+    public CompletionStage<boolean[]> renewAllAsync(List<HeldClaim> claims, Duration lease) {
+      return run(claims.get(0).key(), "renew", () -> store().renewAll(claims, lease));
     }
 
     @Override

@@ -297,6 +297,7 @@ public final class DeferredCalls {
       this.lease =
           executor.renewer.start(
               call.plan.store,
+              call.plan.settings.store(),
               call.key,
               owner,
               call.plan.lease,
