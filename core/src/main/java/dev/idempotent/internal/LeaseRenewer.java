@@ -37,12 +37,13 @@ import org.slf4j.LoggerFactory;
  * third of its lease has passed since its last renewal. Each pass, per store, it orders the due
  * claims by deadline (the end of their lease), earliest first, cuts them into batches of at most
  * {@value #BATCH_SIZE} claims of one lease and sends up to {@value #MAX_BATCHES_IN_FLIGHT} batches
- * per store at once, each with one call of {@link AsyncIdempotencyStore#renewAllAsync} on the
- * store's non-blocking face (a store without one is run on its bounded offload threads, see {@link
- * AsyncStores}). So the renewer never blocks on a store, one round trip renews hundreds of claims,
- * and a store whose renewals hang holds back only its own claims, never another store's. A batch
- * that has not answered within its lease frees its place (its claims are due again at once); the
- * answers are handled on the renewer's own worker threads, never on a store client's thread.
+ * per store at once (the next as soon as one answers), each with one call of {@link
+ * AsyncIdempotencyStore#renewAllAsync} on the store's non-blocking face (a store without one is run
+ * on its bounded offload threads, see {@link AsyncStores}). So the renewer never blocks on a store,
+ * one round trip renews hundreds of claims, and a store whose renewals hang holds back only its own
+ * claims, never another store's. A batch that has not answered within its lease frees its place
+ * (its claims are due again at once); the answers are handled on the renewer's own worker threads,
+ * never on a store client's thread.
  *
  * <p>Nothing a renewal throws, {@link Error}s included, stops the renewals: it is logged once per
  * batch and emitted per claim as {@link IdempotencyEvent.Type#RENEWAL_FAILED}, and the claims are
@@ -89,8 +90,12 @@ public final class LeaseRenewer {
   private final List<Consumer<String>> storeObservers = new CopyOnWriteArrayList<>();
 
   private volatile boolean running;
-  private ScheduledThreadPoolExecutor scheduler;
-  private ThreadPoolExecutor workers;
+  private volatile ScheduledThreadPoolExecutor scheduler;
+  private volatile ThreadPoolExecutor workers;
+
+  /** Whether a pass out of turn is already queued (after a batch answered). */
+  private final java.util.concurrent.atomic.AtomicBoolean passQueued =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   public static LeaseRenewer shared() {
     return SHARED;
@@ -575,6 +580,28 @@ public final class LeaseRenewer {
         c.renewing = false;
       }
       lane.inFlight.decrementAndGet();
+      passNow();
+    }
+  }
+
+  /**
+   * Queues a pass out of turn, so that claims waiting for a place in flight are sent as soon as a
+   * batch has answered rather than on the next tick.
+   */
+  private void passNow() {
+    ScheduledThreadPoolExecutor s = scheduler;
+    ThreadPoolExecutor w = workers;
+    if (s == null || w == null || !passQueued.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      s.execute(
+          () -> {
+            passQueued.set(false);
+            tick(w);
+          });
+    } catch (RuntimeException stopped) {
+      passQueued.set(false);
     }
   }
 
