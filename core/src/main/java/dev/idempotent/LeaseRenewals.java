@@ -12,8 +12,9 @@ import java.util.function.Consumer;
  *
  * <p>A store is named as {@link Idempotent#store()} names it ({@code default} for the default
  * store); two different store objects under one name are told apart as {@code name#2}, {@code
- * name#3}. The figures are refreshed every 50 ms by the renewer and are zero for a store that holds
- * no claim. The {@code idempotent-micrometer} module binds them as gauges ({@code
+ * name#3}; a store object registered under several names shows under the one its first claim used.
+ * The figures are refreshed every 50 ms by the renewer and are zero for a store that holds no
+ * claim. The {@code idempotent-micrometer} module binds them as gauges ({@code
  * idempotent.lease.renewal.lag} and {@code idempotent.lease.held}, tagged {@code store}).
  */
 public final class LeaseRenewals {

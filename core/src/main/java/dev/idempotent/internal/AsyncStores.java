@@ -62,6 +62,22 @@ public final class AsyncStores {
   }
 
   /**
+   * Whether {@code store}'s non-blocking face is its own (the backend's asynchronous client), seen
+   * through the library's own wrappers, rather than its blocking operations run on the offload
+   * threads this class adapts it with.
+   */
+  static boolean nonBlockingOfItsOwn(IdempotencyStore store) {
+    if (store instanceof NearCacheStore cache) {
+      return nonBlockingOfItsOwn(cache.delegate());
+    }
+    if (store instanceof DeferredStore deferred) {
+      IdempotencyStore real = deferred.created();
+      return real != null && nonBlockingOfItsOwn(real);
+    }
+    return store instanceof AsyncIdempotencyStore;
+  }
+
+  /**
    * Runs a blocking step that belongs to no store yet (creating a store from properties) on the
    * library's shared offload threads; fails like an adapted store's operation when they are busy.
    */

@@ -67,6 +67,11 @@ public final class DeferredStore
     this.settings = settings;
   }
 
+  /** The real store when it has been created, else {@code null}; never creates it. */
+  IdempotencyStore created() {
+    return store;
+  }
+
   /** The provider's name: the value of {@code idempotent.store}. */
   public String name() {
     return provider.name();

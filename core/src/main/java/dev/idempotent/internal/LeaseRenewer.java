@@ -37,10 +37,12 @@ import org.slf4j.LoggerFactory;
  * third of its lease has passed since its last renewal. Each pass, per store, it orders the due
  * claims by deadline (the end of their lease), earliest first, cuts them into batches of at most
  * {@value #BATCH_SIZE} claims of one lease and sends up to {@value #MAX_BATCHES_IN_FLIGHT} batches
- * per store at once (the next as soon as one answers), each with one call of {@link
- * AsyncIdempotencyStore#renewAllAsync} on the store's non-blocking face (a store without one is run
- * on its bounded offload threads, see {@link AsyncStores}). So the renewer never blocks on a store,
- * one round trip renews hundreds of claims, and a store whose renewals hang holds back only its own
+ * per store at once (the next as soon as one answers), each with one call: {@link
+ * AsyncIdempotencyStore#renewAllAsync} when the store has a non-blocking face of its own (its
+ * client's), else {@link IdempotencyStore#renewAll} on the renewer's own worker threads (at most
+ * {@value #MAX_WORKERS}; not on the offload threads where callers' deferred operations queue, so
+ * that a burst of calls never delays the renewals). So the scheduler never blocks on a store, one
+ * round trip renews hundreds of claims, and a store whose renewals hang holds back only its own
  * claims, never another store's. A batch that has not answered within its lease frees its place
  * (its claims are due again at once); the answers are handled on the renewer's own worker threads,
  * never on a store client's thread.
@@ -68,7 +70,7 @@ public final class LeaseRenewer {
   static final long TICK_MILLIS = 50;
   static final int BATCH_SIZE = 256;
   static final int MAX_BATCHES_IN_FLIGHT = 4;
-  static final int MAX_WORKERS = 4;
+  static final int MAX_WORKERS = 16;
   static final long LAG_WARN_EVERY_SECONDS = 10;
 
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent.lease");
@@ -511,7 +513,10 @@ public final class LeaseRenewer {
     long sent = System.nanoTime();
     CompletableFuture<boolean[]> answer = new CompletableFuture<>();
     try {
-      CompletionStage<boolean[]> stage = AsyncStores.of(lane.store).renewAllAsync(held, lease);
+      CompletionStage<boolean[]> stage =
+          AsyncStores.nonBlockingOfItsOwn(lane.store)
+              ? AsyncStores.of(lane.store).renewAllAsync(held, lease)
+              : CompletableFuture.supplyAsync(() -> lane.store.renewAll(held, lease), pool);
       stage.whenComplete(
           (renewed, error) -> {
             if (error != null) {

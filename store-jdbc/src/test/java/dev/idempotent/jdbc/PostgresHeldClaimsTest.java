@@ -16,7 +16,9 @@ class PostgresHeldClaimsTest {
       throws Exception {
     JdbcIdempotencyStore store =
         JdbcIdempotencyStore.builder(TestDatabases.postgres()).createTable(true).build();
-    HeldClaimsRun.Result result = HeldClaimsRun.run(store, claims, lease, hold);
+    HeldClaimsRun.Result result =
+        HeldClaimsRun.run(
+            store, "postgres-held-" + java.util.UUID.randomUUID(), claims, lease, hold);
     System.out.println("PostgresHeldClaimsTest: " + result);
     return result;
   }

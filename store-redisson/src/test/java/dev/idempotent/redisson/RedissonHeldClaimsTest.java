@@ -33,7 +33,8 @@ class RedissonHeldClaimsTest {
       throws Exception {
     RedissonIdempotencyStore store =
         RedissonIdempotencyStore.builder(client).keyPrefix("idem-held:").build();
-    HeldClaimsRun.Result result = HeldClaimsRun.run(store, claims, lease, hold);
+    HeldClaimsRun.Result result =
+        HeldClaimsRun.run(store, "redis-held-" + java.util.UUID.randomUUID(), claims, lease, hold);
     System.out.println("RedissonHeldClaimsTest: " + result);
     return result;
   }

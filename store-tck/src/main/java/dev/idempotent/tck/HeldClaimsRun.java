@@ -69,14 +69,16 @@ public final class HeldClaimsRun {
    * Runs once; the store is left open.
    *
    * @param store the store under test
+   * @param storeName its name in the run's configuration, the name its renewal lag is read under
+   *     ({@link LeaseRenewals}); one name per store object, the same in every run of that store
    * @param claims how many claims to hold at once
    * @param lease their lease
    * @param hold how long to hold them (and compete) once all are claimed
    */
-  public static Result run(IdempotencyStore store, int claims, Duration lease, Duration hold)
+  public static Result run(
+      IdempotencyStore store, String storeName, int claims, Duration lease, Duration hold)
       throws Exception {
     String run = UUID.randomUUID().toString().substring(0, 8);
-    String storeName = "held-claims-" + run;
     String scope = "held-" + run;
     AtomicLong fenced = new AtomicLong();
     AtomicLong late = new AtomicLong();
