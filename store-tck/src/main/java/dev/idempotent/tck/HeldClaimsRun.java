@@ -31,8 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>For {@code hold}, a competitor sweeps over all keys, claiming each with the store's
  *       non-blocking {@code claimAsync} under an owner token of its own, {@value #WINDOW} in flight
  *       at a time: every attempt must be refused. One that acquires or takes a key over is a
- *       takeover (the holder's lease ended while it still ran); its claim is released at once.
- *       Meanwhile the store's renewal lag ({@link LeaseRenewals#lag}) is sampled.
+ *       takeover (the holder's lease ended while it still ran); its claim is released at once. The
+ *       store's renewal lag ({@link LeaseRenewals#lag}) is sampled from the first claim on.
  *   <li>Reads every record: it must be the holder's claim, in progress (not the competitor's, not
  *       missing). Then releases every claim.
  * </ol>
@@ -102,6 +102,22 @@ public final class HeldClaimsRun {
     IdempotencyPolicy policy =
         IdempotencyPolicy.builder(scope).store(storeName).lease(lease).build();
 
+    AtomicLong maxLag = new AtomicLong();
+    Thread sampler =
+        new Thread(
+            () -> {
+              while (!Thread.currentThread().isInterrupted()) {
+                maxLag.accumulateAndGet(LeaseRenewals.lag(storeName).toNanos(), Math::max);
+                try {
+                  Thread.sleep(20);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "held-claims-lag-sampler");
+    sampler.setDaemon(true);
+    sampler.start();
     List<IdempotencyClaim> held = new ArrayList<>(claims);
     try {
       for (int from = 0; from < claims; from += WINDOW) {
@@ -126,22 +142,6 @@ public final class HeldClaimsRun {
       String competitor = "competitor-" + run;
       long attempts = 0;
       AtomicLong takeovers = new AtomicLong();
-      AtomicLong maxLag = new AtomicLong();
-      Thread sampler =
-          new Thread(
-              () -> {
-                while (!Thread.currentThread().isInterrupted()) {
-                  maxLag.accumulateAndGet(LeaseRenewals.lag(storeName).toNanos(), Math::max);
-                  try {
-                    Thread.sleep(20);
-                  } catch (InterruptedException e) {
-                    return;
-                  }
-                }
-              },
-              "held-claims-lag-sampler");
-      sampler.setDaemon(true);
-      sampler.start();
       long end = System.nanoTime() + hold.toNanos();
       while (System.nanoTime() < end) {
         for (int from = 0; from < claims && System.nanoTime() < end; from += WINDOW) {
@@ -199,6 +199,7 @@ public final class HeldClaimsRun {
           notHolders,
           Duration.ofNanos(maxLag.get()));
     } finally {
+      sampler.interrupt();
       List<CompletableFuture<Void>> releases = new ArrayList<>();
       for (IdempotencyClaim claim : held) {
         releases.add(claim.release().toCompletableFuture().exceptionally(e -> null));
