@@ -65,9 +65,9 @@ import java.util.Optional;
  *   <li>keeps, per store, the claims whose renewal is due (a third of the lease after the last one)
  *       ordered by deadline (the end of their lease), earliest first;
  *   <li>hands them to {@link #renewAll} (or {@link AsyncIdempotencyStore#renewAllAsync} when the
- *       store has a non-blocking face) in batches of up to a few hundred claims of one lease, with
- *       a bounded number of batches in flight per store; a batch that does not answer within a
- *       lease frees its place and its claims are renewed again in another batch, so a hung round
+ *       store's non-blocking face is its own) in batches of up to a few hundred claims of one
+ *       lease, with a bounded number of batches in flight per store; a batch that does not answer
+ *       within a lease frees its place and its claims are retried in another batch, so a hung round
  *       trip holds back no other batch;
  *   <li>measures the store's renewal lag, how late its most overdue renewal is, and logs a WARN (at
  *       most every ten seconds per store) once a claim has gone half its lease unrenewed, well
