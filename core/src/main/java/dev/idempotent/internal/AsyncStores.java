@@ -3,6 +3,7 @@ package dev.idempotent.internal;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.HeldClaim;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
@@ -58,6 +59,22 @@ public final class AsyncStores {
       return async;
     }
     return ADAPTED.computeIfAbsent(store, Offloading::new);
+  }
+
+  /**
+   * Whether {@code store}'s non-blocking face is its own (the backend's asynchronous client), seen
+   * through the library's own wrappers, rather than its blocking operations run on the offload
+   * threads this class adapts it with.
+   */
+  static boolean nonBlockingOfItsOwn(IdempotencyStore store) {
+    if (store instanceof NearCacheStore cache) {
+      return nonBlockingOfItsOwn(cache.delegate());
+    }
+    if (store instanceof DeferredStore deferred) {
+      IdempotencyStore real = deferred.created();
+      return real != null && nonBlockingOfItsOwn(real);
+    }
+    return store instanceof AsyncIdempotencyStore;
   }
 
   /**
@@ -228,6 +245,11 @@ public final class AsyncStores {
     @Override
     public CompletionStage<Boolean> renewAsync(RecordKey key, String ownerToken, Duration lease) {
       return run(key, "renew", () -> store().renew(key, ownerToken, lease));
+    }
+
+    @Override
+    public CompletionStage<boolean[]> renewAllAsync(List<HeldClaim> claims, Duration lease) {
+      return run(claims.get(0).key(), "renew", () -> store().renewAll(claims, lease));
     }
 
     @Override

@@ -300,6 +300,7 @@ public final class DeferredCalls {
       this.lease =
           executor.renewer.start(
               call.plan.store,
+              call.plan.settings.store(),
               call.key,
               owner,
               call.plan.lease,

@@ -5,6 +5,7 @@ import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.DeleteAnnouncingStore;
+import dev.idempotent.spi.HeldClaim;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.IdempotencyStoreProvider;
@@ -64,6 +65,11 @@ public final class DeferredStore
   DeferredStore(IdempotencyStoreProvider provider, StoreSettings settings) {
     this.provider = provider;
     this.settings = settings;
+  }
+
+  /** The real store when it has been created, else {@code null}; never creates it. */
+  IdempotencyStore created() {
+    return store;
   }
 
   /** The provider's name: the value of {@code idempotent.store}. */
@@ -319,6 +325,27 @@ public final class DeferredStore
   public boolean renew(RecordKey key, String ownerToken, Duration lease) {
     IdempotencyStore s = storeFor(key);
     return s.renew(key.fittedTo(s.maxKeyLength()), ownerToken, lease);
+  }
+
+  @Override
+  public boolean[] renewAll(List<HeldClaim> claims, Duration lease) {
+    IdempotencyStore s = storeFor(claims.get(0).key());
+    return s.renewAll(fitted(claims, s), lease);
+  }
+
+  @Override
+  public CompletionStage<boolean[]> renewAllAsync(List<HeldClaim> claims, Duration lease) {
+    return storeForAsync(claims.get(0).key())
+        .thenCompose(s -> AsyncStores.of(s).renewAllAsync(fitted(claims, s), lease));
+  }
+
+  private static List<HeldClaim> fitted(List<HeldClaim> claims, IdempotencyStore s) {
+    int max = s.maxKeyLength();
+    List<HeldClaim> fitted = new ArrayList<>(claims.size());
+    for (HeldClaim c : claims) {
+      fitted.add(new HeldClaim(c.key().fittedTo(max), c.ownerToken()));
+    }
+    return fitted;
   }
 
   @Override

@@ -382,6 +382,7 @@ public final class IdempotencyExecutor {
     LeaseRenewer.ActiveClaim lease =
         renewer.start(
             plan.store,
+            plan.settings.store(),
             key,
             owner,
             plan.lease,

@@ -4,11 +4,13 @@ import dev.idempotent.TimeSource;
 import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.DeleteAnnouncingStore;
+import dev.idempotent.spi.HeldClaim;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -340,6 +342,16 @@ public final class NearCacheStore implements IdempotencyStore, AsyncIdempotencyS
   @Override
   public boolean renew(RecordKey key, String ownerToken, Duration lease) {
     return delegate.renew(key, ownerToken, lease);
+  }
+
+  @Override
+  public boolean[] renewAll(List<HeldClaim> claims, Duration lease) {
+    return delegate.renewAll(claims, lease);
+  }
+
+  @Override
+  public CompletionStage<boolean[]> renewAllAsync(List<HeldClaim> claims, Duration lease) {
+    return AsyncStores.of(delegate).renewAllAsync(claims, lease);
   }
 
   /**

@@ -1,7 +1,9 @@
 package dev.idempotent.spi;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -48,6 +50,26 @@ public interface AsyncIdempotencyStore {
 
   /** {@link IdempotencyStore#renew}, without blocking. */
   CompletionStage<Boolean> renewAsync(RecordKey key, String ownerToken, Duration lease);
+
+  /**
+   * {@link IdempotencyStore#renewAll}, without blocking: the renewer's call when the store has this
+   * face. The default calls {@link #renewAsync} for every claim at once and completes when all have
+   * answered, exceptionally when one of them failed (the renewer then retries them all). Stores
+   * override it with one round trip per batch.
+   */
+  default CompletionStage<boolean[]> renewAllAsync(List<HeldClaim> claims, Duration lease) {
+    boolean[] renewed = new boolean[claims.size()];
+    CompletableFuture<?>[] each = new CompletableFuture<?>[renewed.length];
+    for (int i = 0; i < renewed.length; i++) {
+      int at = i;
+      HeldClaim c = claims.get(i);
+      each[i] =
+          renewAsync(c.key(), c.ownerToken(), lease)
+              .toCompletableFuture()
+              .thenAccept(r -> renewed[at] = r);
+    }
+    return CompletableFuture.allOf(each).thenApply(done -> renewed);
+  }
 
   /** {@link IdempotencyStore#read}, without blocking. */
   CompletionStage<Optional<IdempotencyRecord>> readAsync(RecordKey key);

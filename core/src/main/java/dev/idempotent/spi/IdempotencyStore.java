@@ -1,6 +1,7 @@
 package dev.idempotent.spi;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -23,9 +24,10 @@ import java.util.Optional;
  *             (takeover; the old owner token is now fenced): {@link ClaimResult#tookOver()};
  *         <li>or writes nothing and returns the live record: {@link ClaimResult#existing}.
  *       </ul>
- *   <li>Acquired: runs the method. While it runs, one shared scheduler calls {@link #renew} every
- *       third of the lease, so a long call keeps its claim and a dead holder's claim frees itself
- *       after the lease.
+ *   <li>Acquired: runs the method. While it runs, one shared renewer extends the claim every third
+ *       of the lease, so a long call keeps its claim and a dead holder's claim frees itself after
+ *       the lease. The renewer gathers the claims of a store that are due into batches and calls
+ *       {@link #renewAll} once per batch (see <i>Renewal</i> below).
  *   <li>Returned, or threw a failure the call records: {@link #complete} stores the encoded outcome
  *       as {@code COMPLETED}, expiring after {@code ttl}. Threw anything else: {@link #release}
  *       deletes the claim so that a retry can run.
@@ -52,6 +54,41 @@ import java.util.Optional;
  * a complete or release it already applied (the Redis store does, because Redisson may send a
  * command again when its reply was lost); it never answers {@code true} to another owner, and a
  * repeat changes nothing.
+ *
+ * <h2>Renewal</h2>
+ *
+ * A process may hold thousands of claims in one store at once (long calls, slow consumers), and
+ * every one must be renewed before its lease ends, or another caller takes its key over while the
+ * holder still runs. So the renewer, once per JVM:
+ *
+ * <ul>
+ *   <li>keeps, per store, the claims whose renewal is due (a third of the lease after the last one)
+ *       ordered by deadline (the end of their lease), earliest first;
+ *   <li>hands them to {@link #renewAll} (or {@link AsyncIdempotencyStore#renewAllAsync} when the
+ *       store's non-blocking face is its own) in batches of up to a few hundred claims of one
+ *       lease, with a bounded number of batches in flight per store; a batch that does not answer
+ *       within a lease frees its place and its claims are retried in another batch, so a hung round
+ *       trip holds back no other batch;
+ *   <li>measures the store's renewal lag, how late its most overdue renewal is, and logs a WARN (at
+ *       most every ten seconds per store) once a claim has gone half its lease unrenewed, well
+ *       before any lease can end ({@code dev.idempotent.LeaseRenewals}).
+ * </ul>
+ *
+ * {@link #renewAll} is {@link #renew} for every claim of the batch: each claim is owner-checked
+ * (fenced) on its own, and the answer says per claim whether it was renewed or lost; a claim lost
+ * (taken over, released, completed, deleted or expired) changes nothing and holds back none of the
+ * others. A store makes the batch as few round trips as its backend allows (a pipeline of scripts,
+ * one JDBC batch); the default renews the claims one by one. A failure of the batch as a whole is
+ * thrown, and the renewer retries every claim of it.
+ *
+ * <p>A renewal does not wait for replicas (Redis {@code WAIT}), even in a store that waits after
+ * every other write: it changes no owner and no outcome, only an expiry, and it is sent every third
+ * of the lease. A renewal that a failover loses leaves the record with the expiry of the renewal
+ * before it, at least two thirds of a lease after that lost one was sent, and the next renewal, a
+ * third of a lease later, extends it again on the new primary. Waiting instead would make every
+ * renewal as slow as the slowest replica, and a replica that does not answer would hold every
+ * renewal for the {@code WAIT} timeout: the renewals would fall behind and the leases of running
+ * calls would end, which is the loss the wait was meant to prevent.
  *
  * <h2>Time</h2>
  *
@@ -110,6 +147,32 @@ public interface IdempotencyStore extends AutoCloseable {
    * the record is not {@code IN_PROGRESS} under {@code ownerToken} (fenced, or already expired).
    */
   boolean renew(RecordKey key, String ownerToken, Duration lease);
+
+  /**
+   * Renews every claim of {@code claims} to end {@code lease} from now, in as few round trips as
+   * the backend allows: element {@code i} of the answer is what {@link #renew} would have answered
+   * for {@code claims.get(i)}, {@code true} renewed, {@code false} lost (fenced, or already
+   * expired) with nothing changed. Each claim is owner-checked on its own, atomically; a lost claim
+   * holds back none of the others. The batch need not be atomic as a whole. Thrown: a failure of
+   * the batch (the backend is slow or down); then the renewer retries every claim of it, so a
+   * renewal applied before the failure is simply applied again.
+   *
+   * <p>The default calls {@link #renew} for each claim in turn. Stores override it with one round
+   * trip per batch: the Redis store pipelines one script per claim, the JDBC store sends one JDBC
+   * batch.
+   *
+   * @param claims at least one claim, keys fitted to {@link #maxKeyLength()}, no key twice
+   * @param lease how long each renewed claim holds from now; positive
+   * @return one answer per claim, in the order of {@code claims}
+   */
+  default boolean[] renewAll(List<HeldClaim> claims, Duration lease) {
+    boolean[] renewed = new boolean[claims.size()];
+    for (int i = 0; i < renewed.length; i++) {
+      HeldClaim c = claims.get(i);
+      renewed[i] = renew(c.key(), c.ownerToken(), lease);
+    }
+    return renewed;
+  }
 
   /**
    * Deletes the record for {@code key} whatever its state ({@code IN_PROGRESS} or {@code

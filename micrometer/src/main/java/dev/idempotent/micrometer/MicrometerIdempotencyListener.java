@@ -2,16 +2,22 @@ package dev.idempotent.micrometer;
 
 import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyListener;
+import dev.idempotent.LeaseRenewals;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
+import java.lang.ref.WeakReference;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +38,17 @@ import org.slf4j.LoggerFactory;
  *       that never happened reads 0 rather than missing.
  *   <li>{@value #EXECUTIONS} (timer), tag {@code scope}: the time from the start of each call that
  *       ran the method to its recorded outcome ({@code EXECUTED} events).
+ *   <li>{@value #RENEWAL_LAG} (time gauge), tag {@code store}: how late the most overdue lease
+ *       renewal of the store is ({@link LeaseRenewals#lag}); zero while the renewals keep up. A
+ *       claim's lease ends under its running call when its lag reaches two thirds of the lease (20
+ *       s at the default lease of 30 s): alert well before, for example above a sixth of the lease
+ *       (5 s), where the library also logs a WARN.
+ *   <li>{@value #HELD_CLAIMS} (gauge), tag {@code store}: the claims of running calls this JVM
+ *       holds, and renews, in the store ({@link LeaseRenewals#heldClaims}).
  * </ul>
+ *
+ * The {@code store} tag is the store's name in the configuration ({@code default} for the default
+ * store). Both gauges are registered for every store as soon as it holds its first claim.
  *
  * <p>Tags never carry a key. Scopes are normally one per annotated method, but a scope can be made
  * per request (a web path, a caller identity); to keep cardinality bounded, only the first {@link
@@ -45,6 +61,12 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
 
   /** Name of the timer of executions. */
   public static final String EXECUTIONS = "idempotent.executions";
+
+  /** Name of the gauge of each store's lease renewal lag. */
+  public static final String RENEWAL_LAG = "idempotent.lease.renewal.lag";
+
+  /** Name of the gauge of each store's held claims. */
+  public static final String HELD_CLAIMS = "idempotent.lease.held";
 
   /** The {@code scope} tag of scopes beyond {@link Builder#maxScopes}. */
   public static final String OTHER_SCOPE = "_other";
@@ -66,6 +88,43 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     this.registry = b.registry;
     this.commonTags = b.tags;
     this.maxScopes = b.maxScopes;
+    bindRenewalGauges(new WeakReference<>(b.registry), b.tags);
+  }
+
+  /**
+   * Registers the renewal gauges of every store, now and as stores appear. The registry is held
+   * weakly: a registry nobody uses any more is not kept alive by the library's renewer.
+   */
+  private static void bindRenewalGauges(WeakReference<MeterRegistry> registry, Tags tags) {
+    AtomicReference<AutoCloseable> subscription = new AtomicReference<>();
+    subscription.set(
+        LeaseRenewals.onStore(
+            store -> {
+              MeterRegistry r = registry.get();
+              if (r == null) {
+                AutoCloseable s = subscription.get();
+                if (s != null) {
+                  try {
+                    s.close();
+                  } catch (Exception ignored) {
+                    // removing an observer from a list does not fail
+                  }
+                }
+                return;
+              }
+              Tags storeTags = tags.and("store", store);
+              TimeGauge.builder(
+                      RENEWAL_LAG, () -> LeaseRenewals.lag(store).toNanos(), TimeUnit.NANOSECONDS)
+                  .description(
+                      "How late the store's most overdue lease renewal is; a lease ends at two"
+                          + " thirds of the lease")
+                  .tags(storeTags)
+                  .register(r);
+              Gauge.builder(HELD_CLAIMS, () -> LeaseRenewals.heldClaims(store))
+                  .description("Claims of running calls held, and renewed, in the store")
+                  .tags(storeTags)
+                  .register(r);
+            }));
   }
 
   /** A listener with the default settings. */
@@ -165,7 +224,9 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     public Builder tags(Iterable<Tag> tags) {
       Objects.requireNonNull(tags, "tags");
       for (Tag t : tags) {
-        if (t.getKey().equals("scope") || t.getKey().equals("outcome")) {
+        if (t.getKey().equals("scope")
+            || t.getKey().equals("outcome")
+            || t.getKey().equals("store")) {
           throw new IllegalArgumentException(
               "tag '" + t.getKey() + "' is set by the listener itself; use another name");
         }

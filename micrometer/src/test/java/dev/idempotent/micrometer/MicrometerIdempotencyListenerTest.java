@@ -183,4 +183,108 @@ class MicrometerIdempotencyListenerTest {
         .counter()
         .count();
   }
+
+  @Test
+  void bindsEachStoresRenewalLagAndHeldClaimsAsGauges() throws Exception {
+    String storeName = "stalling-" + java.util.UUID.randomUUID();
+    CountDownLatch unstall = new CountDownLatch(1);
+    StallingStore stalling = new StallingStore(CaffeineIdempotencyStore.builder().build(), unstall);
+    Idempotency idem =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(stalling)
+                .store(storeName, stalling)
+                .listener(MicrometerIdempotencyListener.builder(registry).build())
+                .build());
+    Duration lease = Duration.ofMillis(600);
+    try {
+      dev.idempotent.IdempotencyClaim claim =
+          idem.claim(IdempotencyPolicy.builder("held").store(storeName).lease(lease).build(), "k")
+              .toCompletableFuture()
+              .get(10, TimeUnit.SECONDS);
+      assertThat(claim.runs()).isTrue();
+
+      long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (System.nanoTime() < giveUp
+          && (registry
+                      .find(MicrometerIdempotencyListener.RENEWAL_LAG)
+                      .tag("store", storeName)
+                      .timeGauge()
+                  == null
+              || registry
+                      .get(MicrometerIdempotencyListener.RENEWAL_LAG)
+                      .tag("store", storeName)
+                      .timeGauge()
+                      .value(TimeUnit.MILLISECONDS)
+                  < 100)) {
+        Thread.sleep(10);
+      }
+      assertThat(
+              registry
+                  .get(MicrometerIdempotencyListener.RENEWAL_LAG)
+                  .tag("store", storeName)
+                  .timeGauge()
+                  .value(TimeUnit.MILLISECONDS))
+          .as("renewal lag of the store whose renewals stall")
+          .isGreaterThanOrEqualTo(100);
+      assertThat(
+              registry
+                  .get(MicrometerIdempotencyListener.HELD_CLAIMS)
+                  .tag("store", storeName)
+                  .gauge()
+                  .value())
+          .isEqualTo(1);
+      unstall.countDown();
+      claim.release().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } finally {
+      unstall.countDown();
+    }
+  }
+
+  /** The memory store, whose renewals wait for a latch. */
+  private static final class StallingStore implements dev.idempotent.spi.IdempotencyStore {
+    private final CaffeineIdempotencyStore inner;
+    private final CountDownLatch unstall;
+
+    StallingStore(CaffeineIdempotencyStore inner, CountDownLatch unstall) {
+      this.inner = inner;
+      this.unstall = unstall;
+    }
+
+    @Override
+    public dev.idempotent.spi.ClaimResult claim(
+        RecordKey key, String ownerToken, String fingerprint, Duration lease) {
+      return inner.claim(key, ownerToken, fingerprint, lease);
+    }
+
+    @Override
+    public boolean complete(RecordKey key, String ownerToken, byte[] outcome, Duration ttl) {
+      return inner.complete(key, ownerToken, outcome, ttl);
+    }
+
+    @Override
+    public boolean release(RecordKey key, String ownerToken) {
+      return inner.release(key, ownerToken);
+    }
+
+    @Override
+    public boolean renew(RecordKey key, String ownerToken, Duration lease) {
+      try {
+        unstall.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return inner.renew(key, ownerToken, lease);
+    }
+
+    @Override
+    public boolean delete(RecordKey key) {
+      return inner.delete(key);
+    }
+
+    @Override
+    public java.util.Optional<dev.idempotent.spi.IdempotencyRecord> read(RecordKey key) {
+      return inner.read(key);
+    }
+  }
 }

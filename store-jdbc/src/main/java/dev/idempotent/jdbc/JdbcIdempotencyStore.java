@@ -17,6 +17,7 @@ import dev.idempotent.jdbc.internal.StoredRow;
 import dev.idempotent.jdbc.internal.TableFormat;
 import dev.idempotent.jdbc.internal.Values;
 import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.HeldClaim;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.OutcomeNotRecordedException;
@@ -24,7 +25,12 @@ import dev.idempotent.spi.RecordKey;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -311,6 +317,49 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(ownerToken, "ownerToken");
     Values renewal = Values.claim(key, ownerToken, null, micros(lease, "lease"));
     return run("renew", key, (c, t) -> db.update(c, t, sql.renew(), renewal) == 1);
+  }
+
+  /**
+   * Renews every claim with the renew statement (each owner-checked on its row), sent as one JDBC
+   * batch on one connection: one round trip on PostgreSQL, whose driver pipelines a batch. The rows
+   * are renewed in key order, so two batches never wait for each other's rows in opposite orders. A
+   * row count the driver does not report is asked again with a single renew.
+   */
+  @Override
+  public boolean[] renewAll(List<HeldClaim> claims, Duration lease) {
+    Objects.requireNonNull(claims, "claims");
+    long leaseMicros = micros(lease, "lease");
+    if (claims.isEmpty()) {
+      return new boolean[0];
+    }
+    Integer[] order = new Integer[claims.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(
+        order,
+        Comparator.<Integer>comparingLong(i -> claims.get(i).key().scopeId())
+            .thenComparing(i -> claims.get(i).key().key()));
+    List<Values> renewals = new ArrayList<>(order.length);
+    for (Integer i : order) {
+      HeldClaim claim = claims.get(i);
+      renewals.add(Values.claim(claim.key(), claim.ownerToken(), null, leaseMicros));
+    }
+    return run(
+        "renew",
+        claims.get(0).key(),
+        (c, t) -> {
+          int[] counts = db.updateEach(c, t, sql.renew(), renewals);
+          boolean[] renewed = new boolean[order.length];
+          for (int j = 0; j < order.length; j++) {
+            int count = j < counts.length ? counts[j] : Statement.SUCCESS_NO_INFO;
+            renewed[order[j]] =
+                count == Statement.SUCCESS_NO_INFO
+                    ? db.update(c, t, sql.renew(), renewals.get(j)) == 1
+                    : count == 1;
+          }
+          return renewed;
+        });
   }
 
   /**

@@ -9,11 +9,13 @@ import dev.idempotent.redisson.internal.ScriptRunner;
 import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.DeleteAnnouncingStore;
+import dev.idempotent.spi.HeldClaim;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -106,7 +108,14 @@ import org.redisson.api.RedissonClient;
  * the same connection, so the call returns only once that many replicas acknowledged it, or the
  * timeout passed (then a warning is logged and the call still succeeds: {@code WAIT} does not make
  * Redis strongly consistent, it only makes the loss much less likely). It costs one replica round
- * trip of latency per write, on the blocking and the non-blocking face alike.
+ * trip of latency per write, on the blocking and the non-blocking face alike. Renewals are the
+ * exception: they never wait for replicas ({@link #renewAllAsync} says why).
+ *
+ * <h2>Renewal</h2>
+ *
+ * The core's renewer renews the claims of running calls in batches: {@link #renewAllAsync} sends
+ * one renew script per claim, pipelined, so a batch of hundreds of claims costs one round trip per
+ * Redis node.
  *
  * <p>Thread-safe. The non-blocking methods never block: their stages complete on Redisson's threads
  * (or, for the end of a wait by time, on one timer thread of the store's own). {@link #close()}
@@ -208,6 +217,15 @@ public final class RedissonIdempotencyStore
     String name = names.recordName(key);
     Long done = scripts.run(RecordScript.RENEW, key, name, List.of(name), owner, leaseMs);
     return done == 1;
+  }
+
+  /**
+   * Renews every claim with the renew script, all pipelined in one round trip per Redis node (see
+   * {@link #renewAllAsync}), and waits for the answers.
+   */
+  @Override
+  public boolean[] renewAll(List<HeldClaim> claims, Duration lease) {
+    return ScriptRunner.await(renewAllAsync(claims, lease).toCompletableFuture());
   }
 
   /**
@@ -322,6 +340,35 @@ public final class RedissonIdempotencyStore
         RedissonIdempotencyStore::applied,
         owner,
         leaseMs);
+  }
+
+  /**
+   * One renew script per claim, each owner-checked on the server, pipelined in one Redisson batch:
+   * one round trip per Redis node for the whole batch, never followed by {@code WAIT}, even with
+   * {@link Builder#syncReplicas}: a renewal only moves an expiry, every third of the lease, and the
+   * next one makes good a renewal a failover lost.
+   */
+  @Override
+  public CompletableFuture<boolean[]> renewAllAsync(List<HeldClaim> claims, Duration lease) {
+    byte[] leaseMs = millis("lease", lease);
+    List<RecordKey> keys = new ArrayList<>(claims.size());
+    List<String> recordNames = new ArrayList<>(claims.size());
+    List<Object[]> args = new ArrayList<>(claims.size());
+    for (HeldClaim c : claims) {
+      keys.add(c.key());
+      recordNames.add(names.recordName(c.key()));
+      args.add(new Object[] {RecordFormat.ownerPart(c.ownerToken()), leaseMs});
+    }
+    return scripts
+        .runEachAsync(RecordScript.RENEW, keys, recordNames, args)
+        .thenApply(
+            replies -> {
+              boolean[] renewed = new boolean[replies.size()];
+              for (int i = 0; i < renewed.length; i++) {
+                renewed[i] = Long.valueOf(1).equals(replies.get(i));
+              }
+              return renewed;
+            });
   }
 
   @Override
@@ -477,9 +524,10 @@ public final class RedissonIdempotencyStore
     }
 
     /**
-     * After each write (claim, complete, release, renew, delete), waits with Redis {@code WAIT}
-     * until {@code count} replicas acknowledged it or {@code timeout} passed; see the class javadoc
-     * for what this protects against. Off by default.
+     * After each write (claim, complete, release, delete; not a lease renewal, see {@link
+     * RedissonIdempotencyStore#renewAllAsync}), waits with Redis {@code WAIT} until {@code count}
+     * replicas acknowledged it or {@code timeout} passed; see the class javadoc for what this
+     * protects against. Off by default.
      *
      * @param count at least 1
      * @param timeout positive; when it passes first, a warning is logged and the call still

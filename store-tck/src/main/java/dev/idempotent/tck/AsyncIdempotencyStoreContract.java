@@ -3,10 +3,12 @@ package dev.idempotent.tck;
 import dev.idempotent.Idempotency;
 import dev.idempotent.spi.AsyncIdempotencyStore;
 import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.HeldClaim;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -17,10 +19,10 @@ import java.util.concurrent.TimeoutException;
 /**
  * The whole contract again, through the store's non-blocking face ({@link Idempotency#nonBlocking}:
  * the store's own when it implements {@link AsyncIdempotencyStore}, else the core's adapter): every
- * claim, complete, release, renew, read and wait of the kit goes through the asynchronous method
- * and waits for its stage (at most a minute, so a stage that never completes fails the check). The
- * administrative delete, which has no non-blocking form, is the store's own. Extend it as {@link
- * IdempotencyStoreContract}:
+ * claim, complete, release, renew (batch renewal included), read and wait of the kit goes through
+ * the asynchronous method and waits for its stage (at most a minute, so a stage that never
+ * completes fails the check). The administrative delete, which has no non-blocking form, is the
+ * store's own. Extend it as {@link IdempotencyStoreContract}:
  *
  * <pre>{@code
  * class MyStoreAsyncContractTest extends AsyncIdempotencyStoreContract {
@@ -65,6 +67,11 @@ public abstract class AsyncIdempotencyStoreContract extends IdempotencyStoreCont
     @Override
     public boolean renew(RecordKey key, String ownerToken, Duration lease) {
       return join(async.renewAsync(key, ownerToken, lease));
+    }
+
+    @Override
+    public boolean[] renewAll(List<HeldClaim> claims, Duration lease) {
+      return join(async.renewAllAsync(claims, lease));
     }
 
     @Override

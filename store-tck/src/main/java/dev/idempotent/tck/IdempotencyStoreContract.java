@@ -11,10 +11,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * The contract every {@link IdempotencyStore} passes: claim, complete, release, renew and read with
- * their fencing rules, the administrative delete, lease and ttl expiry, binary-safe outcomes,
- * unicode, long and ill-formed keys (fitted as the executor fits them), change notification and
- * claim races. It checks the protocol written in the javadoc of {@link IdempotencyStore}.
+ * The contract every {@link IdempotencyStore} passes: claim, complete, release, renew (one claim
+ * and a batch) and read with their fencing rules, the administrative delete, lease and ttl expiry,
+ * binary-safe outcomes, unicode, long and ill-formed keys (fitted as the executor fits them),
+ * change notification and claim races. It checks the protocol written in the javadoc of {@link
+ * IdempotencyStore}.
  *
  * <h2>Use</h2>
  *
@@ -47,16 +48,18 @@ import org.junit.jupiter.api.BeforeEach;
  *
  * The checks come in groups, one interface each, whose default methods are the tests: claim,
  * release and fencing ({@code ClaimContract}); completion, replay and read ({@code
- * CompletionContract}); expiry and time ({@code ExpiryContract}); the administrative delete ({@code
- * DeleteContract}); hostile keys and scopes ({@code HostileInputContract}); waiting ({@code
- * WaitingContract}); and claim races ({@code ConcurrencyContract}). This class implements them all
- * and gives each the running test's {@link ContractFixture}, which {@link #openStore} makes before
- * each test: the one place where the kit obtains the store it exercises.
+ * CompletionContract}); expiry and time ({@code ExpiryContract}); batch renewal ({@code
+ * RenewalContract}); the administrative delete ({@code DeleteContract}); hostile keys and scopes
+ * ({@code HostileInputContract}); waiting ({@code WaitingContract}); and claim races ({@code
+ * ConcurrencyContract}). This class implements them all and gives each the running test's {@link
+ * ContractFixture}, which {@link #openStore} makes before each test: the one place where the kit
+ * obtains the store it exercises.
  */
 public abstract class IdempotencyStoreContract
     implements ClaimContract,
         CompletionContract,
         ExpiryContract,
+        RenewalContract,
         DeleteContract,
         HostileInputContract,
         WaitingContract,

@@ -55,7 +55,16 @@ class ContractCatchesFlawsTest {
               ReferenceStore.Flaw.DELETE_LEAVES_OWNER,
               List.of("deleteOfInProgressRecordFencesHolder")),
           Map.entry(
-              ReferenceStore.Flaw.DELETE_WITHOUT_NOTIFY, List.of("awaitChangeReturnsAfterDelete")));
+              ReferenceStore.Flaw.DELETE_WITHOUT_NOTIFY, List.of("awaitChangeReturnsAfterDelete")),
+          Map.entry(
+              ReferenceStore.Flaw.RENEW_ALL_UNFENCED,
+              List.of("renewAllFencesEachClaimOnItsOwn", "renewAllAnswersInOrder")),
+          Map.entry(
+              ReferenceStore.Flaw.RENEW_ALL_REVIVES_EXPIRED,
+              List.of("renewAllOfExpiredClaimIsLost")),
+          Map.entry(
+              ReferenceStore.Flaw.RENEW_ALL_OUT_OF_ORDER,
+              List.of("renewAllFencesEachClaimOnItsOwn", "renewAllAnswersInOrder")));
 
   @ParameterizedTest
   @EnumSource(ReferenceStore.Flaw.class)

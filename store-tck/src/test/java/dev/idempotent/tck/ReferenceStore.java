@@ -1,6 +1,7 @@
 package dev.idempotent.tck;
 
 import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.HeldClaim;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
@@ -8,6 +9,7 @@ import dev.idempotent.spi.RecordStatus;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,7 +46,13 @@ class ReferenceStore implements IdempotencyStore {
     /** Remembers the owner of a deleted claim and lets it complete the free key afterwards. */
     DELETE_LEAVES_OWNER,
     /** Deletes without waking the key's waiters. */
-    DELETE_WITHOUT_NOTIFY
+    DELETE_WITHOUT_NOTIFY,
+    /** Renews a batch without checking owners: any live record is extended. */
+    RENEW_ALL_UNFENCED,
+    /** Renews a batch of claims whose leases ended, bringing them back. */
+    RENEW_ALL_REVIVES_EXPIRED,
+    /** Answers a batch with the renewed claims first, not in the order asked. */
+    RENEW_ALL_OUT_OF_ORDER
   }
 
   private record Entry(
@@ -169,6 +177,39 @@ class ReferenceStore implements IdempotencyStore {
     entries.put(
         stored(key), new Entry(e.status, e.owner, e.fingerprint, e.outcome, deadline(lease)));
     return true;
+  }
+
+  @Override
+  public synchronized boolean[] renewAll(List<HeldClaim> claims, Duration lease) {
+    boolean[] renewed = new boolean[claims.size()];
+    int trues = 0;
+    for (int i = 0; i < renewed.length; i++) {
+      HeldClaim c = claims.get(i);
+      Entry e = entries.get(stored(c.key()));
+      if (flaw == Flaw.RENEW_ALL_UNFENCED && live(c.key()) != null) {
+        entries.put(
+            stored(c.key()),
+            new Entry(e.status, e.owner, e.fingerprint, e.outcome, deadline(lease)));
+        renewed[i] = true;
+      } else if (flaw == Flaw.RENEW_ALL_REVIVES_EXPIRED
+          && e != null
+          && e.status == RecordStatus.IN_PROGRESS
+          && c.ownerToken().equals(e.owner)) {
+        entries.put(
+            stored(c.key()),
+            new Entry(e.status, e.owner, e.fingerprint, e.outcome, deadline(lease)));
+        renewed[i] = true;
+      } else {
+        renewed[i] = renew(c.key(), c.ownerToken(), lease);
+      }
+      trues += renewed[i] ? 1 : 0;
+    }
+    if (flaw == Flaw.RENEW_ALL_OUT_OF_ORDER) {
+      for (int i = 0; i < renewed.length; i++) {
+        renewed[i] = i < trues;
+      }
+    }
+    return renewed;
   }
 
   @Override

@@ -43,6 +43,25 @@ public final class SqlAccessor {
     }
   }
 
+  /**
+   * Runs one update once per element of {@code values} as one JDBC batch (one round trip where the
+   * driver pipelines batches, as PostgreSQL's does) and returns the row count of each, in order; a
+   * count may be {@link Statement#SUCCESS_NO_INFO} when the driver does not say.
+   */
+  public int[] updateEach(Connection c, int timeout, Sql statement, List<Values> values)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statement.text())) {
+      if (timeout > 0) {
+        ps.setQueryTimeout(timeout);
+      }
+      for (Values v : values) {
+        bind(ps, statement, v);
+        ps.addBatch();
+      }
+      return ps.executeBatch();
+    }
+  }
+
   /** Runs an update and returns its row count and the code it returned as its generated key. */
   public Counted updateWithCode(Connection c, int timeout, Sql statement, Values values)
       throws SQLException {

@@ -217,12 +217,15 @@ public enum RecordScript {
   }
 
   /**
-   * Whether the script changes a record's state or expiry, and so is followed by {@code WAIT} when
-   * replica acknowledgements are asked. The waiters flag set by {@link #WATCH} is not worth a
-   * replica round trip: a waiter whose flag a failover lost waits until its bounded timeout.
+   * Whether the script changes a record's state, and so is followed by {@code WAIT} when replica
+   * acknowledgements are asked. The waiters flag set by {@link #WATCH} is not worth a replica round
+   * trip: a waiter whose flag a failover lost waits until its bounded timeout. Nor is a renewal
+   * ({@link #RENEW}): it only moves an expiry, every third of the lease, and one a failover loses
+   * is made good by the next one, while waiting would hold every renewal for a slow replica (see
+   * the {@code IdempotencyStore} javadoc, <i>Renewal</i>).
    */
   public boolean waitsForReplicas() {
-    return this != READ && this != WATCH;
+    return this != READ && this != WATCH && this != RENEW;
   }
 
   /** Whether the reply is a list (a record reply) rather than a number. */

@@ -148,6 +148,82 @@ public final class ScriptRunner {
         });
   }
 
+  /**
+   * Runs {@code s} once per record of {@code names} (each record its own key, {@code args.get(i)}
+   * its arguments), pipelined in one Redisson batch: one round trip per Redis node, never {@code
+   * WAIT}. The stage completes with the replies in the order of {@code names}, or exceptionally
+   * with a {@link RedactedFailure} naming the first record (the batch failed as a whole). After a
+   * {@code NOSCRIPT} answer the script is loaded and the batch sent once more.
+   */
+  public CompletableFuture<List<Object>> runEachAsync(
+      RecordScript s, List<RecordKey> keys, List<String> names, List<Object[]> args) {
+    CompletableFuture<List<Object>> result = new CompletableFuture<>();
+    deliverEach(result, s, keys, names, args, false);
+    return result;
+  }
+
+  private void deliverEach(
+      CompletableFuture<List<Object>> result,
+      RecordScript s,
+      List<RecordKey> keys,
+      List<String> names,
+      List<Object[]> args,
+      boolean reloaded) {
+    CompletableFuture<List<Object>> sent;
+    try {
+      sent = sendEach(s, names, args);
+    } catch (RuntimeException e) {
+      result.completeExceptionally(failureOfEach(s, keys, names, e));
+      return;
+    }
+    sent.whenComplete(
+        (replies, error) -> {
+          if (error == null) {
+            result.complete(replies);
+          } else if (!reloaded && isNoScript(error)) {
+            logReload(s);
+            load(s)
+                .whenComplete(
+                    (sha, loadError) -> {
+                      if (loadError == null) {
+                        deliverEach(result, s, keys, names, args, true);
+                      } else {
+                        result.completeExceptionally(failureOfEach(s, keys, names, loadError));
+                      }
+                    });
+          } else {
+            result.completeExceptionally(failureOfEach(s, keys, names, error));
+          }
+        });
+  }
+
+  private CompletableFuture<List<Object>> sendEach(
+      RecordScript s, List<String> names, List<Object[]> args) {
+    RScript.ReturnType type =
+        s.repliesWithList() ? RScript.ReturnType.LIST : RScript.ReturnType.LONG;
+    RBatch batch = redisson.createBatch(BatchOptions.defaults());
+    org.redisson.api.RScriptAsync batched = batch.getScript(ByteArrayCodec.INSTANCE);
+    for (int i = 0; i < names.size(); i++) {
+      String name = names.get(i);
+      batched.evalShaAsync(
+          name, RScript.Mode.READ_WRITE, s.sha(), type, List.of(name), args.get(i));
+    }
+    return batch
+        .executeAsync()
+        .toCompletableFuture()
+        .thenApply(r -> List.<Object>copyOf(r.getResponses()));
+  }
+
+  private static RuntimeException failureOfEach(
+      RecordScript s, List<RecordKey> keys, List<String> names, Throwable error) {
+    List<String> sent = new java.util.ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      sent.addAll(RecordNames.sent(keys.get(i), names.get(i)));
+    }
+    return RedactedFailure.of(
+        s.name() + " of " + names.size() + " records", keys.get(0), sent, error);
+  }
+
   /** Sends {@code s} once; the future fails with Redisson's own exception. */
   @SuppressWarnings("unchecked")
   private <R> CompletableFuture<R> send(
