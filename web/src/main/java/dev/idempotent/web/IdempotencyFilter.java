@@ -1,6 +1,6 @@
 package dev.idempotent.web;
 
-import dev.idempotent.http.CapturedResponse;
+import dev.idempotent.http.ApplicationResponse;
 import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.http.HttpProblem;
 import dev.idempotent.http.HttpResult;
@@ -8,7 +8,7 @@ import dev.idempotent.http.IdempotencyRule;
 import dev.idempotent.http.RecordedResponse;
 import dev.idempotent.http.internal.RuleProperties;
 import dev.idempotent.web.internal.BufferedRequest;
-import dev.idempotent.web.internal.CapturingResponse;
+import dev.idempotent.web.internal.ServletResponseCapture;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
@@ -309,7 +309,7 @@ public final class IdempotencyFilter implements Filter {
     private final BufferedRequest request;
     private final HttpServletResponse response;
     private final HttpIdempotency.Admission admission;
-    private CapturingResponse capture;
+    private ServletResponseCapture capture;
 
     private final long startedNanos = System.nanoTime();
 
@@ -347,7 +347,7 @@ public final class IdempotencyFilter implements Filter {
      * the dispatch that started it returns (the application's thread calls {@code complete()}
      * first), and the container completes the request only after that dispatch returns.
      */
-    private final CompletableFuture<CapturedResponse> asyncResponse = new CompletableFuture<>();
+    private final CompletableFuture<ApplicationResponse> asyncResponse = new CompletableFuture<>();
 
     Exchange(
         IdempotencyFilter filter,
@@ -361,8 +361,8 @@ public final class IdempotencyFilter implements Filter {
     }
 
     /** The protocol's application: the chain, into the capturing response. */
-    CompletionStage<CapturedResponse> run(FilterChain chain) {
-      capture = new CapturingResponse(response, admission.rule().maxResponseBodyBytes());
+    CompletionStage<ApplicationResponse> run(FilterChain chain) {
+      capture = new ServletResponseCapture(response, admission.rule().maxResponseBodyBytes());
       request.onAsync(capture, this);
       try {
         chain.doFilter(request, capture);
@@ -504,7 +504,7 @@ public final class IdempotencyFilter implements Filter {
           .execute(
               () -> {
                 if (asyncResponse.complete(
-                    CapturedResponse.unrecordable(
+                    ApplicationResponse.unrecordable(
                         HttpServletResponse.SC_GATEWAY_TIMEOUT,
                         "a timed-out request whose work did not signal its end"))) {
                   LOG.warn(
@@ -518,20 +518,20 @@ public final class IdempotencyFilter implements Filter {
               });
     }
 
-    private CapturedResponse captured() {
+    private ApplicationResponse captured() {
       byte[] body = capture.finish();
       int status = capture.getStatus();
       if (capture.streamed()) {
-        return CapturedResponse.streamed(status);
+        return ApplicationResponse.streamed(status);
       }
       if (capture.overflowed()) {
-        return CapturedResponse.unrecordable(
+        return ApplicationResponse.unrecordable(
             status, "larger than " + admission.rule().maxResponseBodyBytes() + " bytes");
       }
       if (capture.passedThrough()) {
-        return CapturedResponse.unrecordable(status, "an error sent through the container");
+        return ApplicationResponse.unrecordable(status, "an error sent through the container");
       }
-      return CapturedResponse.of(status, headers(), body);
+      return ApplicationResponse.of(status, headers(), body);
     }
 
     private List<Map.Entry<String, String>> headers() {

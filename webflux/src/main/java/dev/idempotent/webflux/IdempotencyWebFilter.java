@@ -1,13 +1,13 @@
 package dev.idempotent.webflux;
 
-import dev.idempotent.http.CapturedResponse;
+import dev.idempotent.http.ApplicationResponse;
 import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.http.HttpProblem;
 import dev.idempotent.http.HttpResult;
 import dev.idempotent.http.IdempotencyRule;
 import dev.idempotent.http.RecordedResponse;
 import dev.idempotent.webflux.internal.BufferedExchange;
-import dev.idempotent.webflux.internal.CapturingResponse;
+import dev.idempotent.webflux.internal.ExchangeResponseCapture;
 import dev.idempotent.webflux.internal.RequestBody;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -225,8 +225,9 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
       byte[] body,
       String subject) {
     ServerHttpRequest request = exchange.getRequest();
-    CapturingResponse response =
-        new CapturingResponse(exchange.getResponse(), admission.rule().maxResponseBodyBytes());
+    ExchangeResponseCapture response =
+        new ExchangeResponseCapture(
+            exchange.getResponse(), admission.rule().maxResponseBodyBytes());
     BufferedExchange buffered = new BufferedExchange(exchange, body, response, codecs);
     return Mono.deferContextual(
             context ->
@@ -260,10 +261,10 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
    * dropped, and its key is settled as an ambiguous failure (the rule's {@code
    * on-ambiguous-failure}).
    */
-  private static CompletionStage<CapturedResponse> run(
+  private static CompletionStage<ApplicationResponse> run(
       WebFilterChain chain,
       BufferedExchange exchange,
-      CapturingResponse response,
+      ExchangeResponseCapture response,
       ContextView context,
       IdempotencyRule rule,
       Duration bound) {
@@ -283,7 +284,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                       rule.scope(),
                       bound,
                       rule.settings().onAmbiguousFailure());
-                  return CapturedResponse.unrecordable(
+                  return ApplicationResponse.unrecordable(
                       504, "a handler that did not complete within its max-hold");
                 }))
         .toFuture();
@@ -296,7 +297,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
   }
 
   private Mono<Void> send(
-      HttpResult result, ServerHttpResponse response, CapturingResponse captured) {
+      HttpResult result, ServerHttpResponse response, ExchangeResponseCapture captured) {
     return switch (result.kind()) {
       case SEND_CAPTURED -> captured.sendCaptured();
       case REPLAY -> replay(response, result.replayed());
