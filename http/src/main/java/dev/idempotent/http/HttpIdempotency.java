@@ -410,6 +410,15 @@ public final class HttpIdempotency {
     return t.byRule.get(rule);
   }
 
+  /**
+   * The answer to the client of an asynchronous request that timed out while its work goes on: 503
+   * {@link HttpProblem#OUTCOME_PENDING} with the rule's {@code Retry-After}. Its key stays claimed.
+   */
+  public HttpResult outcomePending(IdempotencyRule rule) {
+    return HttpResult.problem(
+        HttpProblem.OUTCOME_PENDING, retryAfterSeconds(rule.retryAfter(), null));
+  }
+
   private HttpResult replay(byte[] recorded) {
     if (RecordedResponse.isStreamed(recorded)) {
       return HttpResult.problem(HttpProblem.RESPONSE_STREAMED, 0);

@@ -136,7 +136,7 @@ public final class ExchangeResponseCapture extends ServerHttpResponseDecorator {
   }
 
   /** Every header, each name once whatever its case, {@code Content-Type} included. */
-  static List<Map.Entry<String, String>> headers(HttpHeaders headers) {
+  public static List<Map.Entry<String, String>> headers(HttpHeaders headers) {
     List<Map.Entry<String, String>> out = new ArrayList<>();
     List<String> seen = new ArrayList<>(8);
     headers.forEach(
