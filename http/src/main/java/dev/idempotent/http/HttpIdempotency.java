@@ -234,7 +234,7 @@ public final class HttpIdempotency {
       String contentType,
       byte[] body,
       Supplier<String> subject,
-      Supplier<? extends CompletionStage<CapturedResponse>> application) {
+      Supplier<? extends CompletionStage<ApplicationResponse>> application) {
     return run(admission, query, contentType, body, subject, application, false);
   }
 
@@ -250,7 +250,7 @@ public final class HttpIdempotency {
       String contentType,
       byte[] body,
       Supplier<String> subject,
-      Supplier<? extends CompletionStage<CapturedResponse>> application) {
+      Supplier<? extends CompletionStage<ApplicationResponse>> application) {
     return run(admission, query, contentType, body, subject, application, true);
   }
 
@@ -260,22 +260,22 @@ public final class HttpIdempotency {
       String contentType,
       byte[] body,
       Supplier<String> subject,
-      Supplier<? extends CompletionStage<CapturedResponse>> application,
+      Supplier<? extends CompletionStage<ApplicationResponse>> application,
       boolean deferred) {
     if (!admission.isProtected()) {
       throw new IllegalArgumentException("execute needs a protected admission, was " + admission);
     }
     IdempotencyRule rule = admission.rule;
-    Capture capture = new Capture(rule, admission);
+    ApplicationRun applicationRun = new ApplicationRun(rule, admission);
     Supplier<CompletionStage<byte[]>> run =
         () -> {
-          CompletionStage<CapturedResponse> responded;
+          CompletionStage<ApplicationResponse> responded;
           try {
             responded = application.get();
           } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
           }
-          return responded.thenApply(capture::record);
+          return responded.thenApply(applicationRun::record);
         };
     Idempotency instance;
     CompletionStage<byte[]> outcome;
@@ -322,7 +322,7 @@ public final class HttpIdempotency {
     return outcome.handle(
         (recorded, failure) -> {
           if (failure == null) {
-            return capture.ran ? HttpResult.sendCaptured() : replay(recorded);
+            return applicationRun.ran ? HttpResult.sendCaptured() : replay(recorded);
           }
           Throwable cause = unwrap(failure);
           if (cause instanceof NotRecorded || cause instanceof AmbiguousResponse) {
@@ -410,6 +410,15 @@ public final class HttpIdempotency {
     return t.byRule.get(rule);
   }
 
+  /**
+   * The answer to the client of an asynchronous request that timed out while its work goes on: 503
+   * {@link HttpProblem#OUTCOME_PENDING} with the rule's {@code Retry-After}. Its key stays claimed.
+   */
+  public HttpResult outcomePending(IdempotencyRule rule) {
+    return HttpResult.problem(
+        HttpProblem.OUTCOME_PENDING, retryAfterSeconds(rule.retryAfter(), null));
+  }
+
   private HttpResult replay(byte[] recorded) {
     if (RecordedResponse.isStreamed(recorded)) {
       return HttpResult.problem(HttpProblem.RESPONSE_STREAMED, 0);
@@ -485,18 +494,21 @@ public final class HttpIdempotency {
     }
   }
 
-  /** One request's run of the application: whether it ran, and what is recorded of it. */
-  private static final class Capture {
+  /**
+   * One request's run of the application, in flight: whether it ran, and what of its {@link
+   * ApplicationResponse} is recorded.
+   */
+  private static final class ApplicationRun {
     private final IdempotencyRule rule;
     private final Admission admission;
     private volatile boolean ran;
 
-    Capture(IdempotencyRule rule, Admission admission) {
+    ApplicationRun(IdempotencyRule rule, Admission admission) {
       this.rule = rule;
       this.admission = admission;
     }
 
-    byte[] record(CapturedResponse response) {
+    byte[] record(ApplicationResponse response) {
       ran = true;
       OnAmbiguousFailure onServerError = rule.settings().onAmbiguousFailure();
       boolean serverError = response.status() >= 500;

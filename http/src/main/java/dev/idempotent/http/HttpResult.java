@@ -1,5 +1,9 @@
 package dev.idempotent.http;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
 /**
  * What an adapter sends for a protected request, once the protocol has decided: the response the
  * application just made (held by the adapter), a recorded response replayed, or a problem.
@@ -43,6 +47,14 @@ public final class HttpResult {
     return new HttpResult(Kind.REPLAY, response, null, 0);
   }
 
+  /**
+   * A problem the adapter answers before the protocol runs (a refused admission, a body over the
+   * limit), without {@code Retry-After}.
+   */
+  public static HttpResult problem(HttpProblem problem) {
+    return problem(java.util.Objects.requireNonNull(problem, "problem"), 0);
+  }
+
   static HttpResult problem(HttpProblem problem, long retryAfterSeconds) {
     return new HttpResult(Kind.PROBLEM, null, problem, retryAfterSeconds);
   }
@@ -64,6 +76,77 @@ public final class HttpResult {
   /** The {@code Retry-After} seconds of a problem, {@code 0} for none. */
   public long retryAfterSeconds() {
     return retryAfterSeconds;
+  }
+
+  /**
+   * The final headers of a {@link Kind#REPLAY} or a {@link Kind#PROBLEM}, in order (a name may
+   * repeat): the headers the response already has ({@code responseHeaders}, set by the
+   * application's outer filters), except those of a name the answer sets, followed by the answer's
+   * own. Names compare without case.
+   *
+   * <ul>
+   *   <li>A replay sets the recorded headers (never one of {@link IdempotencyRule#NEVER_REPLAYED},
+   *       even when a record holds one), {@code Idempotent-Replayed: true} and the body's {@code
+   *       Content-Length}.
+   *   <li>A problem sets {@code Content-Type: application/problem+json}, {@code Cache-Control:
+   *       no-store}, {@code Retry-After} when {@link #retryAfterSeconds()} > 0, and the {@code
+   *       Content-Length} of {@link HttpProblem#body} under {@code problemTypeBase}.
+   * </ul>
+   *
+   * Every header of {@code responseHeaders} is either in the list or replaced by it, so an adapter
+   * copies the list onto its response by setting each name's first value and adding the rest, and
+   * decides nothing.
+   *
+   * @param responseHeaders the headers the response has now, in order, {@code Content-Type}
+   *     included
+   * @param problemTypeBase the prefix of the problem's {@code type} URI, as its body is written
+   * @throws IllegalStateException for {@link Kind#SEND_CAPTURED}, whose headers are on the response
+   *     already
+   */
+  public List<Map.Entry<String, String>> headers(
+      List<Map.Entry<String, String>> responseHeaders, String problemTypeBase) {
+    List<Map.Entry<String, String>> set = new ArrayList<>();
+    switch (kind) {
+      case SEND_CAPTURED ->
+          throw new IllegalStateException(
+              "the headers of a captured response are on the response already");
+      case REPLAY -> {
+        for (Map.Entry<String, String> h : replayed.headers()) {
+          if (!IdempotencyRule.NEVER_REPLAYED.contains(h.getKey())) {
+            set.add(h);
+          }
+        }
+        set.add(Map.entry(HttpIdempotency.REPLAYED_HEADER, "true"));
+        set.add(Map.entry(CONTENT_LENGTH, Integer.toString(replayed.bodyLength())));
+      }
+      case PROBLEM -> {
+        set.add(Map.entry("Content-Type", HttpProblem.MEDIA_TYPE));
+        set.add(Map.entry("Cache-Control", "no-store"));
+        if (retryAfterSeconds > 0) {
+          set.add(Map.entry("Retry-After", Long.toString(retryAfterSeconds)));
+        }
+        set.add(Map.entry(CONTENT_LENGTH, Integer.toString(problem.body(problemTypeBase).length)));
+      }
+    }
+    List<Map.Entry<String, String>> out = new ArrayList<>(responseHeaders.size() + set.size());
+    for (Map.Entry<String, String> h : responseHeaders) {
+      if (!named(set, h.getKey())) {
+        out.add(Map.entry(h.getKey(), h.getValue()));
+      }
+    }
+    out.addAll(set);
+    return List.copyOf(out);
+  }
+
+  private static final String CONTENT_LENGTH = "Content-Length";
+
+  private static boolean named(List<Map.Entry<String, String>> headers, String name) {
+    for (Map.Entry<String, String> h : headers) {
+      if (h.getKey().equalsIgnoreCase(name)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

@@ -89,7 +89,7 @@ class BoundedScopesTest {
                   () -> null,
                   () ->
                       CompletableFuture.completedFuture(
-                          CapturedResponse.of(
+                          ApplicationResponse.of(
                               404, List.of(Map.entry("Content-Type", "text/plain")), new byte[0])))
               .toCompletableFuture()
               .join();

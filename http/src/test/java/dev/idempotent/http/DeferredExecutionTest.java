@@ -42,7 +42,7 @@ class DeferredExecutionTest {
             () -> null,
             () ->
                 CompletableFuture.completedFuture(
-                    CapturedResponse.of(
+                    ApplicationResponse.of(
                         201,
                         List.of(Map.entry("Content-Type", "text/plain")),
                         ("run " + runs.incrementAndGet()).getBytes(StandardCharsets.UTF_8))))

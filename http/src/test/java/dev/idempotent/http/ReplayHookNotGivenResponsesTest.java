@@ -49,10 +49,10 @@ class ReplayHookNotGivenResponsesTest {
                     : name.equals("Submit-Token") && token != null ? List.of(token) : List.of(),
             null);
     byte[] body = "order".getBytes(StandardCharsets.UTF_8);
-    java.util.function.Supplier<CompletableFuture<CapturedResponse>> app =
+    java.util.function.Supplier<CompletableFuture<ApplicationResponse>> app =
         () ->
             CompletableFuture.completedFuture(
-                CapturedResponse.of(
+                ApplicationResponse.of(
                     201,
                     List.of(Map.entry("Content-Type", "text/plain")),
                     ("run " + runs.incrementAndGet()).getBytes(StandardCharsets.UTF_8)));

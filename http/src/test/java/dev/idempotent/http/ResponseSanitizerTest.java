@@ -52,7 +52,7 @@ class ResponseSanitizerTest {
             () -> null,
             () ->
                 CompletableFuture.completedFuture(
-                    CapturedResponse.of(
+                    ApplicationResponse.of(
                         201,
                         List.of(
                             Map.entry("Content-Type", "text/plain"),

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
-import dev.idempotent.http.CapturedResponse;
+import dev.idempotent.http.ApplicationResponse;
 import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.http.HttpResult;
 import dev.idempotent.http.IdempotencyRule;
@@ -70,7 +70,7 @@ class ClientChosenPathsTest {
                     () -> null,
                     () ->
                         CompletableFuture.completedFuture(
-                            CapturedResponse.of(
+                            ApplicationResponse.of(
                                 404,
                                 List.of(Map.entry("Content-Type", "text/plain")),
                                 "no such thing".getBytes(StandardCharsets.UTF_8))))

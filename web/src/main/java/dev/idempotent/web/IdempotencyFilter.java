@@ -1,14 +1,13 @@
 package dev.idempotent.web;
 
-import dev.idempotent.http.CapturedResponse;
+import dev.idempotent.http.ApplicationResponse;
 import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.http.HttpProblem;
 import dev.idempotent.http.HttpResult;
-import dev.idempotent.http.IdempotencyRule;
 import dev.idempotent.http.RecordedResponse;
 import dev.idempotent.http.internal.RuleProperties;
 import dev.idempotent.web.internal.BufferedRequest;
-import dev.idempotent.web.internal.CapturingResponse;
+import dev.idempotent.web.internal.ServletResponseCapture;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
@@ -226,14 +225,14 @@ public final class IdempotencyFilter implements Filter {
       return;
     }
     if (admission.problem() != null) {
-      problem(p, response, admission.problem(), 0);
+      answer(p, response, HttpResult.problem(admission.problem()));
       return;
     }
     BufferedRequest buffered;
     try {
       buffered = BufferedRequest.read(request, admission.rule().maxRequestBodyBytes());
     } catch (BufferedRequest.TooLarge e) {
-      problem(p, response, HttpProblem.BODY_TOO_LARGE, 0);
+      answer(p, response, HttpResult.problem(HttpProblem.BODY_TOO_LARGE));
       return;
     }
     Exchange exchange = new Exchange(this, buffered, response, admission);
@@ -274,23 +273,78 @@ public final class IdempotencyFilter implements Filter {
     return path.isEmpty() ? "/" : path;
   }
 
-  private static void problem(
-      HttpIdempotency protocol, HttpServletResponse response, HttpProblem p, long retryAfter)
+  /**
+   * Sends a replay or a problem: its status, the protocol's final header list copied onto the
+   * response, and its body.
+   */
+  private static void answer(
+      HttpIdempotency protocol, HttpServletResponse response, HttpResult result)
       throws IOException {
-    if (response.isCommitted()) {
+    HttpProblem p = result.problem();
+    if (p != null && response.isCommitted()) {
       LOG.warn("could not answer {} {}: the response was already committed", p.status(), p.title());
       return;
     }
-    byte[] body = p.body(protocol.problemTypeBase());
+    List<Map.Entry<String, String>> headers =
+        result.headers(headersOf(response), protocol.problemTypeBase());
     response.resetBuffer();
-    response.setStatus(p.status());
-    response.setContentType(HttpProblem.MEDIA_TYPE);
-    response.setHeader("Cache-Control", "no-store");
-    if (retryAfter > 0) {
-      response.setHeader("Retry-After", Long.toString(retryAfter));
+    if (p != null) {
+      response.setStatus(p.status());
+      copy(headers, response);
+      response.getOutputStream().write(p.body(protocol.problemTypeBase()));
+      return;
     }
-    response.setContentLength(body.length);
-    response.getOutputStream().write(body);
+    RecordedResponse recorded = result.replayed();
+    response.setStatus(recorded.status());
+    copy(headers, response);
+    if (recorded.bodyLength() > 0) {
+      recorded.writeBodyTo(response.getOutputStream());
+    }
+  }
+
+  /**
+   * Copies a final header list onto {@code response}: each name's first value set, the rest added.
+   */
+  private static void copy(List<Map.Entry<String, String>> headers, HttpServletResponse response) {
+    List<String> set = new ArrayList<>(headers.size());
+    for (Map.Entry<String, String> h : headers) {
+      if (containsIgnoringCase(set, h.getKey())) {
+        response.addHeader(h.getKey(), h.getValue());
+      } else {
+        set.add(h.getKey());
+        response.setHeader(h.getKey(), h.getValue());
+      }
+    }
+  }
+
+  /** Every header of {@code response}, in order, {@code Content-Type} first when there is one. */
+  private static List<Map.Entry<String, String>> headersOf(HttpServletResponse response) {
+    List<Map.Entry<String, String>> out = new ArrayList<>();
+    String contentType = response.getContentType();
+    if (contentType != null) {
+      out.add(Map.entry("Content-Type", contentType));
+    }
+    // a container may name a header once per value, in any case: each name once
+    List<String> seen = new ArrayList<>(8);
+    for (String name : response.getHeaderNames()) {
+      if (name.equalsIgnoreCase("Content-Type") || containsIgnoringCase(seen, name)) {
+        continue;
+      }
+      seen.add(name);
+      for (String value : response.getHeaders(name)) {
+        out.add(Map.entry(name, value));
+      }
+    }
+    return out;
+  }
+
+  private static boolean containsIgnoringCase(List<String> names, String name) {
+    for (String n : names) {
+      if (n.equalsIgnoreCase(name)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -309,7 +363,7 @@ public final class IdempotencyFilter implements Filter {
     private final BufferedRequest request;
     private final HttpServletResponse response;
     private final HttpIdempotency.Admission admission;
-    private CapturingResponse capture;
+    private ServletResponseCapture capture;
 
     private final long startedNanos = System.nanoTime();
 
@@ -347,7 +401,7 @@ public final class IdempotencyFilter implements Filter {
      * the dispatch that started it returns (the application's thread calls {@code complete()}
      * first), and the container completes the request only after that dispatch returns.
      */
-    private final CompletableFuture<CapturedResponse> asyncResponse = new CompletableFuture<>();
+    private final CompletableFuture<ApplicationResponse> asyncResponse = new CompletableFuture<>();
 
     Exchange(
         IdempotencyFilter filter,
@@ -361,8 +415,8 @@ public final class IdempotencyFilter implements Filter {
     }
 
     /** The protocol's application: the chain, into the capturing response. */
-    CompletionStage<CapturedResponse> run(FilterChain chain) {
-      capture = new CapturingResponse(response, admission.rule().maxResponseBodyBytes());
+    CompletionStage<ApplicationResponse> run(FilterChain chain) {
+      capture = new ServletResponseCapture(response, admission.rule().maxResponseBodyBytes());
       request.onAsync(capture, this);
       try {
         chain.doFilter(request, capture);
@@ -471,12 +525,8 @@ public final class IdempotencyFilter implements Filter {
       if (!response.isCommitted()) {
         response.reset();
       }
-      IdempotencyRule rule = admission.rule();
-      problem(
-          filter.protocol(),
-          response,
-          HttpProblem.OUTCOME_PENDING,
-          Math.max(1, (rule.retryAfter().toMillis() + 999) / 1000));
+      HttpIdempotency protocol = filter.protocol();
+      answer(protocol, response, protocol.outcomePending(admission.rule()));
     }
 
     private synchronized void markTimedOut() {
@@ -504,7 +554,7 @@ public final class IdempotencyFilter implements Filter {
           .execute(
               () -> {
                 if (asyncResponse.complete(
-                    CapturedResponse.unrecordable(
+                    ApplicationResponse.unrecordable(
                         HttpServletResponse.SC_GATEWAY_TIMEOUT,
                         "a timed-out request whose work did not signal its end"))) {
                   LOG.warn(
@@ -518,53 +568,25 @@ public final class IdempotencyFilter implements Filter {
               });
     }
 
-    private CapturedResponse captured() {
+    private ApplicationResponse captured() {
       byte[] body = capture.finish();
       int status = capture.getStatus();
       if (capture.streamed()) {
-        return CapturedResponse.streamed(status);
+        return ApplicationResponse.streamed(status);
       }
       if (capture.overflowed()) {
-        return CapturedResponse.unrecordable(
+        return ApplicationResponse.unrecordable(
             status, "larger than " + admission.rule().maxResponseBodyBytes() + " bytes");
       }
       if (capture.passedThrough()) {
-        return CapturedResponse.unrecordable(status, "an error sent through the container");
+        return ApplicationResponse.unrecordable(status, "an error sent through the container");
       }
-      return CapturedResponse.of(status, headers(), body);
+      return ApplicationResponse.of(status, headers(), body);
     }
 
     private List<Map.Entry<String, String>> headers() {
       List<Map.Entry<String, String>> detached = capture.detachedHeaders();
-      if (detached != null) {
-        return detached;
-      }
-      List<Map.Entry<String, String>> out = new ArrayList<>();
-      String contentType = response.getContentType();
-      if (contentType != null) {
-        out.add(Map.entry("Content-Type", contentType));
-      }
-      // a container may name a header once per value, in any case: each name once
-      List<String> seen = new ArrayList<>(8);
-      for (String name : response.getHeaderNames()) {
-        if (name.equalsIgnoreCase("Content-Type") || containsIgnoringCase(seen, name)) {
-          continue;
-        }
-        seen.add(name);
-        for (String value : response.getHeaders(name)) {
-          out.add(Map.entry(name, value));
-        }
-      }
-      return out;
-    }
-
-    private static boolean containsIgnoringCase(List<String> names, String name) {
-      for (String n : names) {
-        if (n.equalsIgnoreCase(name)) {
-          return true;
-        }
-      }
-      return false;
+      return detached != null ? detached : headersOf(response);
     }
 
     /** Sends a result that is known at once (the request did not go asynchronous). */
@@ -611,31 +633,10 @@ public final class IdempotencyFilter implements Filter {
     }
 
     private void write(HttpResult result) throws IOException {
-      switch (result.kind()) {
-        case SEND_CAPTURED -> capture.sendBuffered();
-        case REPLAY -> replay(result.replayed());
-        case PROBLEM ->
-            problem(filter.protocol(), response, result.problem(), result.retryAfterSeconds());
-      }
-    }
-
-    private void replay(RecordedResponse recorded) throws IOException {
-      response.resetBuffer();
-      response.setStatus(recorded.status());
-      List<Map.Entry<String, String>> headers = recorded.headers();
-      List<String> set = new ArrayList<>(headers.size());
-      for (Map.Entry<String, String> h : headers) {
-        if (containsIgnoringCase(set, h.getKey())) {
-          response.addHeader(h.getKey(), h.getValue());
-        } else {
-          set.add(h.getKey());
-          response.setHeader(h.getKey(), h.getValue());
-        }
-      }
-      response.setHeader(HttpIdempotency.REPLAYED_HEADER, "true");
-      response.setContentLength(recorded.bodyLength());
-      if (recorded.bodyLength() > 0) {
-        recorded.writeBodyTo(response.getOutputStream());
+      if (result.kind() == HttpResult.Kind.SEND_CAPTURED) {
+        capture.sendBuffered();
+      } else {
+        answer(filter.protocol(), response, result);
       }
     }
 

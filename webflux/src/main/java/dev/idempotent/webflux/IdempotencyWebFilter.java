@@ -1,13 +1,13 @@
 package dev.idempotent.webflux;
 
-import dev.idempotent.http.CapturedResponse;
+import dev.idempotent.http.ApplicationResponse;
 import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.http.HttpProblem;
 import dev.idempotent.http.HttpResult;
 import dev.idempotent.http.IdempotencyRule;
 import dev.idempotent.http.RecordedResponse;
 import dev.idempotent.webflux.internal.BufferedExchange;
-import dev.idempotent.webflux.internal.CapturingResponse;
+import dev.idempotent.webflux.internal.ExchangeResponseCapture;
 import dev.idempotent.webflux.internal.RequestBody;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -199,7 +199,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
       return chain.filter(exchange);
     }
     if (admission.problem() != null) {
-      return problem(exchange.getResponse(), admission.problem(), 0);
+      return answer(exchange.getResponse(), HttpResult.problem(admission.problem()));
     }
     IdempotencyRule rule = admission.rule();
     return RequestBody.read(exchange.getRequest(), rule.maxRequestBodyBytes())
@@ -207,7 +207,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         .flatMap(
             body -> {
               if (body == TOO_LARGE) {
-                return problem(exchange.getResponse(), HttpProblem.BODY_TOO_LARGE, 0);
+                return answer(
+                    exchange.getResponse(), HttpResult.problem(HttpProblem.BODY_TOO_LARGE));
               }
               Mono<Optional<String>> subject =
                   rule.key() == IdempotencyRule.Key.SUBMIT_TOKEN
@@ -225,8 +226,9 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
       byte[] body,
       String subject) {
     ServerHttpRequest request = exchange.getRequest();
-    CapturingResponse response =
-        new CapturingResponse(exchange.getResponse(), admission.rule().maxResponseBodyBytes());
+    ExchangeResponseCapture response =
+        new ExchangeResponseCapture(
+            exchange.getResponse(), admission.rule().maxResponseBodyBytes());
     BufferedExchange buffered = new BufferedExchange(exchange, body, response, codecs);
     return Mono.deferContextual(
             context ->
@@ -260,10 +262,10 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
    * dropped, and its key is settled as an ambiguous failure (the rule's {@code
    * on-ambiguous-failure}).
    */
-  private static CompletionStage<CapturedResponse> run(
+  private static CompletionStage<ApplicationResponse> run(
       WebFilterChain chain,
       BufferedExchange exchange,
-      CapturingResponse response,
+      ExchangeResponseCapture response,
       ContextView context,
       IdempotencyRule rule,
       Duration bound) {
@@ -283,7 +285,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                       rule.scope(),
                       bound,
                       rule.settings().onAmbiguousFailure());
-                  return CapturedResponse.unrecordable(
+                  return ApplicationResponse.unrecordable(
                       504, "a handler that did not complete within its max-hold");
                 }))
         .toFuture();
@@ -296,28 +298,34 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
   }
 
   private Mono<Void> send(
-      HttpResult result, ServerHttpResponse response, CapturingResponse captured) {
-    return switch (result.kind()) {
-      case SEND_CAPTURED -> captured.sendCaptured();
-      case REPLAY -> replay(response, result.replayed());
-      case PROBLEM -> problem(response, result.problem(), result.retryAfterSeconds());
-    };
+      HttpResult result, ServerHttpResponse response, ExchangeResponseCapture captured) {
+    return result.kind() == HttpResult.Kind.SEND_CAPTURED
+        ? captured.sendCaptured()
+        : answer(response, result);
   }
 
-  private static Mono<Void> replay(ServerHttpResponse response, RecordedResponse recorded) {
-    response.setStatusCode(HttpStatusCode.valueOf(recorded.status()));
-    HttpHeaders headers = response.getHeaders();
-    List<String> set = new ArrayList<>();
-    for (Map.Entry<String, String> h : recorded.headers()) {
-      if (containsIgnoringCase(set, h.getKey())) {
-        headers.add(h.getKey(), h.getValue());
-      } else {
-        set.add(h.getKey());
-        headers.set(h.getKey(), h.getValue());
-      }
+  /**
+   * Sends a replay or a problem: its status, the protocol's final header list copied onto the
+   * response, and its body.
+   */
+  private Mono<Void> answer(ServerHttpResponse response, HttpResult result) {
+    HttpProblem p = result.problem();
+    if (p != null && response.isCommitted()) {
+      LOG.warn("could not answer {} {}: the response was already committed", p.status(), p.title());
+      return Mono.empty();
     }
-    headers.set(HttpIdempotency.REPLAYED_HEADER, "true");
-    headers.setContentLength(recorded.bodyLength());
+    List<Map.Entry<String, String>> headers =
+        result.headers(
+            ExchangeResponseCapture.headers(response.getHeaders()), protocol.problemTypeBase());
+    if (p != null) {
+      response.setStatusCode(HttpStatusCode.valueOf(p.status()));
+      copy(headers, response.getHeaders());
+      byte[] body = p.body(protocol.problemTypeBase());
+      return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+    }
+    RecordedResponse recorded = result.replayed();
+    response.setStatusCode(HttpStatusCode.valueOf(recorded.status()));
+    copy(headers, response.getHeaders());
     if (recorded.bodyLength() == 0) {
       return response.setComplete();
     }
@@ -330,21 +338,19 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     return response.writeWith(Mono.just(response.bufferFactory().wrap(body.toByteArray())));
   }
 
-  private Mono<Void> problem(ServerHttpResponse response, HttpProblem p, long retryAfter) {
-    if (response.isCommitted()) {
-      LOG.warn("could not answer {} {}: the response was already committed", p.status(), p.title());
-      return Mono.empty();
+  /**
+   * Copies a final header list onto {@code headers}: each name's first value set, the rest added.
+   */
+  private static void copy(List<Map.Entry<String, String>> list, HttpHeaders headers) {
+    List<String> set = new ArrayList<>(list.size());
+    for (Map.Entry<String, String> h : list) {
+      if (containsIgnoringCase(set, h.getKey())) {
+        headers.add(h.getKey(), h.getValue());
+      } else {
+        set.add(h.getKey());
+        headers.set(h.getKey(), h.getValue());
+      }
     }
-    byte[] body = p.body(protocol.problemTypeBase());
-    response.setStatusCode(HttpStatusCode.valueOf(p.status()));
-    HttpHeaders headers = response.getHeaders();
-    headers.set(HttpHeaders.CONTENT_TYPE, HttpProblem.MEDIA_TYPE);
-    headers.set(HttpHeaders.CACHE_CONTROL, "no-store");
-    if (retryAfter > 0) {
-      headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfter));
-    }
-    headers.setContentLength(body.length);
-    return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
   }
 
   /** The path within the application, decoded, as the servlet filter sees it. */

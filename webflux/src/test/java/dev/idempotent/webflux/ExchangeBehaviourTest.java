@@ -10,7 +10,7 @@ import dev.idempotent.http.IdempotencyRule;
 import dev.idempotent.http.conformance.HttpConformanceSuite;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
-import dev.idempotent.webflux.internal.CapturingResponse;
+import dev.idempotent.webflux.internal.ExchangeResponseCapture;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,7 +55,7 @@ class ExchangeBehaviourTest {
   private final AtomicInteger neverRuns = new AtomicInteger();
   private final CountDownLatch neverStarted = new CountDownLatch(1);
   private final CountDownLatch neverCancelled = new CountDownLatch(1);
-  private volatile CapturingResponse neverResponse;
+  private volatile ExchangeResponseCapture neverResponse;
   private final AtomicInteger streamRuns = new AtomicInteger();
   private final CompletableFuture<Void> streamGate = new CompletableFuture<>();
   private final HttpClient http = HttpConformanceSuite.client(null);
@@ -107,7 +107,7 @@ class ExchangeBehaviourTest {
                                     + uploadRuns.incrementAndGet()));
             case "/bounded/never" -> {
               neverRuns.incrementAndGet();
-              neverResponse = (CapturingResponse) res;
+              neverResponse = (ExchangeResponseCapture) res;
               res.getHeaders().set("Content-Type", "text/plain");
               yield res.writeWith(
                       Flux.concat(

@@ -42,7 +42,7 @@ public final class BufferedExchange extends ServerWebExchangeDecorator {
   public BufferedExchange(
       ServerWebExchange exchange,
       byte[] body,
-      CapturingResponse response,
+      ExchangeResponseCapture response,
       ServerCodecConfigurer codecs) {
     this(exchange, bodyOf(exchange.getRequest(), body), response, null, codecs);
   }

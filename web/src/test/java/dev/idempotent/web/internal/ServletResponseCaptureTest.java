@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * The captured body on its way out: copied out of the buffer once, for the record and the client
  * alike.
  */
-class CapturingResponseTest {
+class ServletResponseCaptureTest {
   /** One write the real response's stream received: the very array, and the range written. */
   record Write(byte[] array, int offset, int length) {}
 
@@ -70,7 +70,7 @@ class CapturingResponseTest {
 
   @Test
   void sendsTheArrayThatWasRecordedWithoutCopyingTheBodyAgain() throws IOException {
-    CapturingResponse capture = new CapturingResponse(real, 1024);
+    ServletResponseCapture capture = new ServletResponseCapture(real, 1024);
     capture.getOutputStream().write("{\"id\":42}".getBytes(StandardCharsets.UTF_8));
 
     byte[] recorded = capture.finish();
@@ -88,7 +88,7 @@ class CapturingResponseTest {
 
   @Test
   void aBodyWrittenAfterFinishIsSentToo() throws IOException {
-    CapturingResponse capture = new CapturingResponse(real, 1024);
+    ServletResponseCapture capture = new ServletResponseCapture(real, 1024);
     capture.getWriter().write("first");
     capture.finish();
     capture.getWriter().write(" and more");
@@ -107,7 +107,7 @@ class CapturingResponseTest {
 
   @Test
   void aBodyHandedOutIsNeverChangedByWhatIsWrittenAfter() throws IOException {
-    CapturingResponse capture = new CapturingResponse(real, 1024);
+    ServletResponseCapture capture = new ServletResponseCapture(real, 1024);
     capture.setContentLength(5);
     capture.getOutputStream().write("first".getBytes(StandardCharsets.UTF_8));
     byte[] first = capture.finish();
@@ -126,7 +126,7 @@ class CapturingResponseTest {
 
   @Test
   void manySmallWritesAndAWrongDeclaredLengthGiveTheBodyAsWritten() throws IOException {
-    CapturingResponse capture = new CapturingResponse(real, 1 << 20);
+    ServletResponseCapture capture = new ServletResponseCapture(real, 1 << 20);
     capture.setContentLength(3);
     StringBuilder expected = new StringBuilder();
     for (int i = 0; i < 5_000; i++) {

@@ -33,7 +33,7 @@ import java.util.Objects;
  * itself it {@link #detach() detaches} this response from the real one: the work that goes on
  * writes its status, headers and body here only, to be recorded when it ends.
  */
-public final class CapturingResponse extends HttpServletResponseWrapper {
+public final class ServletResponseCapture extends HttpServletResponseWrapper {
   private final HttpServletResponse real;
   private final int limit;
   private final Body buffer = new Body();
@@ -51,7 +51,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   /** The body as {@link #finish()} last returned it, while nothing was written after; else null. */
   private byte[] finished;
 
-  public CapturingResponse(HttpServletResponse real, int limit) {
+  public ServletResponseCapture(HttpServletResponse real, int limit) {
     super(real);
     this.real = real;
     this.limit = limit;
@@ -237,12 +237,12 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             @Override
             public void write(int b) throws IOException {
               one[0] = (byte) b;
-              CapturingResponse.this.write(one, 0, 1);
+              ServletResponseCapture.this.write(one, 0, 1);
             }
 
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
-              CapturingResponse.this.write(b, off, len);
+              ServletResponseCapture.this.write(b, off, len);
             }
 
             @Override
@@ -283,12 +283,12 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
           new OutputStream() {
             @Override
             public void write(int b) throws IOException {
-              CapturingResponse.this.write(new byte[] {(byte) b}, 0, 1);
+              ServletResponseCapture.this.write(new byte[] {(byte) b}, 0, 1);
             }
 
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
-              CapturingResponse.this.write(b, off, len);
+              ServletResponseCapture.this.write(b, off, len);
             }
 
             @Override

@@ -5,18 +5,20 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What the application answered to a protected request, as an adapter captured it: status, headers
- * and the whole body; or the fact that the response went to the client as it was written (larger
- * than the rule's limit, or an error sent through the container), so it cannot be recorded.
+ * What the application answered to a protected request, as an adapter captured it (the servlet
+ * filter's {@code ServletResponseCapture}, the WebFlux filter's {@code ExchangeResponseCapture}):
+ * status, headers and the whole body; or the fact that the response went to the client as it was
+ * written (larger than the rule's limit, or an error sent through the container), so it cannot be
+ * recorded.
  */
-public final class CapturedResponse {
+public final class ApplicationResponse {
   private final int status;
   private final List<Map.Entry<String, String>> headers;
   private final byte[] body;
   private final String unrecordable;
   private final boolean streamed;
 
-  private CapturedResponse(
+  private ApplicationResponse(
       int status,
       List<Map.Entry<String, String>> headers,
       byte[] body,
@@ -36,9 +38,9 @@ public final class CapturedResponse {
    *     included; the rule decides which are recorded
    * @param body the body; not copied
    */
-  public static CapturedResponse of(
+  public static ApplicationResponse of(
       int status, List<Map.Entry<String, String>> headers, byte[] body) {
-    return new CapturedResponse(
+    return new ApplicationResponse(
         status, List.copyOf(headers), Objects.requireNonNull(body, "body"), null, false);
   }
 
@@ -47,8 +49,9 @@ public final class CapturedResponse {
    *
    * @param why for the log, e.g. "larger than 1048576 bytes"
    */
-  public static CapturedResponse unrecordable(int status, String why) {
-    return new CapturedResponse(status, List.of(), new byte[0], Objects.requireNonNull(why), false);
+  public static ApplicationResponse unrecordable(int status, String why) {
+    return new ApplicationResponse(
+        status, List.of(), new byte[0], Objects.requireNonNull(why), false);
   }
 
   /**
@@ -56,8 +59,8 @@ public final class CapturedResponse {
    * ended: the key is completed with a record that says so, and a repeat gets {@link
    * HttpProblem#RESPONSE_STREAMED} instead of running the work again.
    */
-  public static CapturedResponse streamed(int status) {
-    return new CapturedResponse(status, List.of(), new byte[0], null, true);
+  public static ApplicationResponse streamed(int status) {
+    return new ApplicationResponse(status, List.of(), new byte[0], null, true);
   }
 
   /** Whether the response was a stream passed through as it flowed ({@link #streamed}). */

@@ -1,6 +1,6 @@
 package dev.idempotent.webflux.internal;
 
-import dev.idempotent.http.CapturedResponse;
+import dev.idempotent.http.ApplicationResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,13 +21,13 @@ import reactor.core.publisher.Mono;
  * has decided. A body that passes the limit goes to the client as it is written (what was held
  * first, then the rest) and the response is not recorded.
  */
-public final class CapturingResponse extends ServerHttpResponseDecorator {
+public final class ExchangeResponseCapture extends ServerHttpResponseDecorator {
   private volatile BoundedBytes held;
   private final int limit;
   private volatile boolean passedThrough;
   private volatile boolean streamed;
 
-  public CapturingResponse(ServerHttpResponse delegate, int limit) {
+  public ExchangeResponseCapture(ServerHttpResponse delegate, int limit) {
     super(delegate);
     this.limit = limit;
     this.held = new BoundedBytes(limit);
@@ -106,15 +106,15 @@ public final class CapturingResponse extends ServerHttpResponseDecorator {
   }
 
   /** What the application answered, for the protocol to record. */
-  public CapturedResponse captured() {
+  public ApplicationResponse captured() {
     int status = status();
     if (streamed) {
-      return CapturedResponse.streamed(status);
+      return ApplicationResponse.streamed(status);
     }
     if (passedThrough) {
-      return CapturedResponse.unrecordable(status, "larger than " + limit + " bytes");
+      return ApplicationResponse.unrecordable(status, "larger than " + limit + " bytes");
     }
-    return CapturedResponse.of(status, headers(getHeaders()), held.toByteArray());
+    return ApplicationResponse.of(status, headers(getHeaders()), held.toByteArray());
   }
 
   /** Sends what the application answered, unless it went to the client already. */
@@ -136,7 +136,7 @@ public final class CapturingResponse extends ServerHttpResponseDecorator {
   }
 
   /** Every header, each name once whatever its case, {@code Content-Type} included. */
-  static List<Map.Entry<String, String>> headers(HttpHeaders headers) {
+  public static List<Map.Entry<String, String>> headers(HttpHeaders headers) {
     List<Map.Entry<String, String>> out = new ArrayList<>();
     List<String> seen = new ArrayList<>(8);
     headers.forEach(
