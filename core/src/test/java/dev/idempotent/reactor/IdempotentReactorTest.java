@@ -44,6 +44,7 @@ class IdempotentReactorTest {
     return IdempotencyPolicy.builder(scope).resultType(String.class).build();
   }
 
+  // docs/reactive.md: code that is not woven (begin)
   private Mono<String> pay(IdempotencyPolicy policy, String key, Object payload) {
     return IdempotentReactor.mono(
         idempotency,
@@ -52,6 +53,8 @@ class IdempotentReactorTest {
         payload,
         () -> Mono.fromSupplier(() -> "paid " + key + " #" + runs.incrementAndGet()));
   }
+
+  // docs/reactive.md: code that is not woven (end)
 
   @Test
   void assemblingClaimsNothingAndEachSubscriptionIsOneAttempt() {
