@@ -1,6 +1,7 @@
 /**
- * {@code @Idempotent}, its configuration and the programmatic API ({@code dev.idempotent}), and the
- * store SPI ({@code dev.idempotent.spi}).
+ * {@code @Idempotent}, its configuration and the programmatic API ({@code dev.idempotent}; its
+ * Reactor form, which needs Reactor, in {@code dev.idempotent.reactor}), and the store SPI ({@code
+ * dev.idempotent.spi}).
  *
  * <p>{@code dev.idempotent.internal.aspect} is exported only because code woven by ajc calls the
  * aspect ({@code IdempotentAspect.aspectOf()}) from the user's own module; it is not API. A user's
@@ -20,6 +21,7 @@ module dev.idempotent.core {
 
   exports dev.idempotent;
   exports dev.idempotent.spi;
+  exports dev.idempotent.reactor;
   exports dev.idempotent.internal.aspect;
   exports dev.idempotent.internal to
       dev.idempotent.http;

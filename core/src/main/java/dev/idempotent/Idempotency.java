@@ -53,6 +53,7 @@ public final class Idempotency {
 
   static {
     ExecutorAccess.register(Idempotency::executor);
+    ExecutorAccess.registerPlans((idempotency, policy) -> idempotency.plan(policy, true));
   }
 
   // guarded by LOCK

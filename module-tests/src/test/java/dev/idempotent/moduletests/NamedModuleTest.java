@@ -40,13 +40,16 @@ class NamedModuleTest {
   }
 
   @Test
-  void onlyTheApiTheSpiAndTheAspectAreExported() {
+  void onlyTheApiItsReactorFormTheSpiAndTheAspectAreExported() {
     Module core = Idempotent.class.getModule();
     assertThat(core.getDescriptor().exports())
         .filteredOn(e -> !e.isQualified())
         .extracting(e -> e.source())
         .containsExactlyInAnyOrder(
-            "dev.idempotent", "dev.idempotent.spi", "dev.idempotent.internal.aspect");
+            "dev.idempotent",
+            "dev.idempotent.reactor",
+            "dev.idempotent.spi",
+            "dev.idempotent.internal.aspect");
     assertThat(core.isExported("dev.idempotent.internal", Orders.class.getModule())).isFalse();
     assertThat(core.isExported("dev.idempotent.internal.expression")).isFalse();
     assertThat(core.isExported("dev.idempotent.internal.codec")).isFalse();

@@ -2,6 +2,7 @@ package dev.idempotent.internal.aspect;
 
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.internal.DeferredTypes;
+import dev.idempotent.internal.ListOf;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -121,28 +122,5 @@ enum ResultKind {
       todo.addAll(List.of(c.getInterfaces()));
     }
     return names;
-  }
-
-  /** {@code List<E>}: what the items of a {@code Flux<E>} are recorded as. */
-  record ListOf(Type element) implements ParameterizedType {
-    @Override
-    public Type[] getActualTypeArguments() {
-      return new Type[] {element};
-    }
-
-    @Override
-    public Type getRawType() {
-      return List.class;
-    }
-
-    @Override
-    public Type getOwnerType() {
-      return null;
-    }
-
-    @Override
-    public String getTypeName() {
-      return "java.util.List<" + element.getTypeName() + ">";
-    }
   }
 }

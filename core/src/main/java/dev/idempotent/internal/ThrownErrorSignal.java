@@ -1,4 +1,4 @@
-package dev.idempotent.internal.aspect;
+package dev.idempotent.internal;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.reactivestreams.Publisher;
