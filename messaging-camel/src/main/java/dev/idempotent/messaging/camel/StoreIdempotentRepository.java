@@ -279,7 +279,25 @@ public final class StoreIdempotentRepository extends ServiceSupport
         return;
       }
     }
-    context.addLifecycleStrategy(new RouteCheck());
+    if (IDEMPOTENT_CONSUMER_PRESENT) {
+      context.addLifecycleStrategy(new RouteCheck());
+    }
+  }
+
+  /**
+   * Whether Camel's {@code idempotentConsumer} processor (camel-core-processor) is on the class
+   * path: without it no route can use this repository through the EIP, and nothing is checked.
+   */
+  private static final boolean IDEMPOTENT_CONSUMER_PRESENT =
+      present("org.apache.camel.processor.idempotent.IdempotentConsumer");
+
+  private static boolean present(String className) {
+    try {
+      Class.forName(className, false, StoreIdempotentRepository.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
   }
 
   /** Releases the claims held for calls made without an exchange. */
@@ -440,6 +458,7 @@ public final class StoreIdempotentRepository extends ServiceSupport
 
   /**
    * Checks the options of every {@code idempotentConsumer} on this repository as its route starts.
+   * The only class that names camel-core-processor's types, loaded only when they are present.
    */
   private final class RouteCheck extends LifecycleStrategySupport {
     @Override
@@ -464,25 +483,26 @@ public final class StoreIdempotentRepository extends ServiceSupport
         }
       }
     }
-  }
 
-  private void refuseUnsafe(Route route, IdempotentConsumer consumer) {
-    String where = "the idempotentConsumer of route " + route.getId() + " (scope " + scope() + ")";
-    if (!consumer.isEager()) {
-      throw new IdempotencyConfigurationException(
-          where
-              + " is not eager: eager(false) checks with contains before the route and claims the"
-              + " key only after it ran, so two deliveries of one message can both run the route."
-              + " Remove eager(false): the default eager mode claims the key before the route"
-              + " runs");
-    }
-    if (!consumer.isRemoveOnFailure()) {
-      throw new IdempotencyConfigurationException(
-          where
-              + " has removeOnFailure(false): a failed exchange's claim would be neither completed"
-              + " nor released. Remove removeOnFailure(false); to keep a failed message from"
-              + " running again, list its exception in the settings' recordFailures or set"
-              + " onAmbiguousFailure to RECORD or BLOCK on the MessageIdempotency");
+    private void refuseUnsafe(Route route, IdempotentConsumer consumer) {
+      String where =
+          "the idempotentConsumer of route " + route.getId() + " (scope " + scope() + ")";
+      if (!consumer.isEager()) {
+        throw new IdempotencyConfigurationException(
+            where
+                + " is not eager: eager(false) checks with contains before the route and claims the"
+                + " key only after it ran, so two deliveries of one message can both run the route."
+                + " Remove eager(false): the default eager mode claims the key before the route"
+                + " runs");
+      }
+      if (!consumer.isRemoveOnFailure()) {
+        throw new IdempotencyConfigurationException(
+            where
+                + " has removeOnFailure(false): a failed exchange's claim would be neither"
+                + " completed nor released. Remove removeOnFailure(false); to keep a failed message"
+                + " from running again, list its exception in the settings' recordFailures or set"
+                + " onAmbiguousFailure to RECORD or BLOCK on the MessageIdempotency");
+      }
     }
   }
 
