@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -225,7 +226,12 @@ class RedissonAsyncStoreTest {
                 .toCompletableFuture();
         // noted before anything else can happen: registered on a future that is already done, the
         // callback would run on this thread
-        first.whenComplete((r, e) -> completedOn.set(Thread.currentThread()));
+        CountDownLatch firstDone = new CountDownLatch(1);
+        first.whenComplete(
+            (r, e) -> {
+              completedOn.set(Thread.currentThread());
+              firstDone.countDown();
+            });
         calls.add(first);
         calls.add(store.completeAsync(held, "o", new byte[] {1}, LONG).toCompletableFuture());
         calls.add(store.renewAsync(held, "o", LONG).toCompletableFuture());
@@ -238,6 +244,9 @@ class RedissonAsyncStoreTest {
         for (CompletableFuture<?> call : calls) {
           assertThat(call).isNotDone();
         }
+        // awaited by the latch, not by get(): a thread blocked in get() may run the callbacks of
+        // the future it waits for itself when it wakes, and would be noted as the completing one
+        assertThat(firstDone.await(15, TimeUnit.SECONDS)).as("first call completed").isTrue();
         for (CompletableFuture<?> call : calls) {
           assertThatThrownBy(() -> call.get(15, TimeUnit.SECONDS))
               .isInstanceOf(ExecutionException.class)
