@@ -409,7 +409,7 @@ public final class DeferredStore
               "subscribing to deletes in the idempotency store '{}' failed; a near cache then keeps"
                   + " deleted records for at most its expire-after: {}",
               name(),
-              IdempotencyExecutor.describe(e));
+              Protocol.describe(e));
         }
       }
     }

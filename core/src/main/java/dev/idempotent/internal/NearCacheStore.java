@@ -144,7 +144,7 @@ public final class NearCacheStore implements IdempotencyStore, AsyncIdempotencyS
               + " elsewhere may be replayed here for up to {}: {}",
           store,
           maxAge,
-          IdempotencyExecutor.describe(e));
+          Protocol.describe(e));
       return null;
     }
   }
