@@ -40,7 +40,8 @@ final class Call {
   /**
    * How a call ended, as its caller sees it, with the event it is reported by (if any). Exactly one
    * per call that started ({@link #ended}); a call refused before it started (a blank key) has
-   * none.
+   * none, nor has a claim whose work never ends (it ends with its lease at max-hold). An outcome
+   * whose recording is retried in the background is reached when the retries end.
    */
   enum Outcome {
     /** The method ran and its value was recorded. */
@@ -73,7 +74,7 @@ final class Call {
     STORE_FAILURE_CLOSED(null),
     /**
      * The library refused the call before the method ran: re-entered on its own thread, the calling
-     * thread interrupted, or the replay hook's value of the wrong type.
+     * thread interrupted, or the store's claim failed with one of the library's own exceptions.
      */
     REFUSED(null);
 

@@ -69,9 +69,8 @@ import java.util.function.Predicate;
  *
  * <p>What only a driver can know stays with it: the blocking driver turns a failure caused by an
  * interrupt of the calling thread into {@code IdempotencyInterruptedException} (and releases a
- * claim that may have reached the store) before this table is consulted. Every row but RUN, WAIT
- * and a refused library exception ends the call ({@link Call#ended}); a RUN ends when its {@link
- * Settlement} does.
+ * claim that may have reached the store) before this table is consulted. Every row but RUN and WAIT
+ * ends the call ({@link Call#ended}); a RUN ends when its {@link Settlement} does.
  */
 final class ClaimDecision {
   /** What the driver does next. */
@@ -186,7 +185,7 @@ final class ClaimDecision {
    */
   static ClaimDecision storeFailed(Call call, Throwable e) {
     if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
-      return new ClaimDecision(Action.REFUSE, null, e, 0);
+      return refuse(call, Call.Outcome.REFUSED, e);
     }
     RecordKey key = call.key;
     call.emit(IdempotencyEvent.Type.STORE_ERROR, e);

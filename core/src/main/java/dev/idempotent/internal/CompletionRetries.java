@@ -15,11 +15,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Records an outcome whose first {@code complete} failed (store down or timed out) after the method
- * ran. The caller already has its result; this keeps trying in the background, on one daemon thread
- * for the JVM, with a doubling pause (100 ms up to 2 s), until the claim's lease would have ended.
- * After that another caller may hold the key, and {@code complete} is owner-checked anyway, so a
- * late attempt can never overwrite someone else's record. Without it, an outage during completion
- * means the key runs again once its lease ends.
+ * ran. The caller already has its result; this keeps trying in the background, scheduled on one
+ * daemon thread for the JVM, with a doubling pause (100 ms up to 2 s), until the claim's lease
+ * would have ended. Each attempt is the call's own completion round trip ({@link Call#complete}): a
+ * blocking call's on the retry thread, a deferred call's on the store's non-blocking face. After
+ * that another caller may hold the key, and {@code complete} is owner-checked anyway, so a late
+ * attempt can never overwrite someone else's record. Without it, an outage during completion means
+ * the key runs again once its lease ends.
  */
 final class CompletionRetries {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
