@@ -53,6 +53,7 @@ public final class OutcomeCodec {
 
   /** The value kind of format version 1, which named no codec: refused. */
   static final byte VERSION_1_VALUE = 'V';
+
   static final byte NULL = 'N';
   static final byte FAILURE = 'F';
   static final byte BYTES = 'B';
@@ -121,7 +122,9 @@ public final class OutcomeCodec {
     this.valueHeader = valueHeader(codec);
   }
 
-  /** {@link #VALUE} and the codec's format name; a configuration error when the name is not valid. */
+  /**
+   * {@link #VALUE} and the codec's format name; a configuration error when the name is not valid.
+   */
   static byte[] valueHeader(ResultCodec codec) {
     String format = codec.format();
     boolean valid = format != null && !format.isEmpty() && format.length() <= 255;
@@ -363,8 +366,7 @@ public final class OutcomeCodec {
     int start = valueStart(outcome);
     Object value;
     try {
-      value =
-          codec.decode(new ByteArrayInputStream(outcome, start, outcome.length - start), type);
+      value = codec.decode(new ByteArrayInputStream(outcome, start, outcome.length - start), type);
     } catch (IOException | RuntimeException e) {
       throw new UnreadableOutcomeException(
           "cannot read the recorded result back: " + e.getMessage(), e);

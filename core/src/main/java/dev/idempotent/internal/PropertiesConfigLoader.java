@@ -110,7 +110,10 @@ public final class PropertiesConfigLoader {
       case "jackson3" -> b.codec(ResultCodec.jackson3(allow));
       default ->
           throw new IdempotencyConfigurationException(
-              codecKey + "=" + codec + " is not a codec: use java (the default), jackson, jackson2 or jackson3");
+              codecKey
+                  + "="
+                  + codec
+                  + " is not a codec: use java (the default), jackson, jackson2 or jackson3");
     }
     String policy = settings.get("idempotent.on-store-failure").orElse("fail-closed");
     switch (policy) {

@@ -5,11 +5,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Which class names a codec may read back (the Java serialization codec, and the class names in
- * the polymorphic type ids of the Jackson codecs), decided on the name alone (before
- * any class is loaded). A class is refused when it is on the deny-list, which wins over every allow
- * pattern, or when no allow pattern matches it. Arrays are judged by their element class; primitive
- * arrays are allowed.
+ * Which class names a codec may read back (the Java serialization codec, and the class names in the
+ * polymorphic type ids of the Jackson codecs), decided on the name alone (before any class is
+ * loaded). A class is refused when it is on the deny-list, which wins over every allow pattern, or
+ * when no allow pattern matches it. Arrays are judged by their element class; primitive arrays are
+ * allowed.
  *
  * <p>The deny-list holds classes whose deserialization or hashing does I/O or runs code the stream
  * chooses: {@code java.net} (a {@code URL} key of a {@code HashMap} resolves its host while the map

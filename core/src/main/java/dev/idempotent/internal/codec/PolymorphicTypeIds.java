@@ -6,8 +6,8 @@ package dev.idempotent.internal.codec;
  * the {@link ClassAllowList} of the declared result type being read, which each read hands over as
  * a per-call attribute under {@link #ATTRIBUTE}. Type ids by name ({@code JsonTypeInfo.Id.NAME}
  * with {@code @JsonSubTypes}) never name a class and are not checked. The codecs switch the
- * application's default typing off in their copies of its mapper, so a type id only appears where
- * a result type asks for one with {@code @JsonTypeInfo}.
+ * application's default typing off in their copies of its mapper, so a type id only appears where a
+ * result type asks for one with {@code @JsonTypeInfo}.
  */
 final class PolymorphicTypeIds {
   /** The per-call attribute holding the {@link ClassAllowList} of the read. */

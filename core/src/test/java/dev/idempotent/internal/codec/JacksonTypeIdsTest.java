@@ -77,25 +77,22 @@ class JacksonTypeIdsTest {
   @MethodSource("codecs")
   void anAllowPatternAdmitsATypeIdOutsideTheResultTypesPackage(
       String line, Function<String[], ResultCodec> codec) throws IOException {
-    ResultCodec c = codec.apply(new String[] {"java.util.concurrent.atomic.*"});
-    String json =
-        "{\"id\":\"e\",\"detail\":[\"java.util.concurrent.atomic.AtomicInteger\",5]}"
-            .replace("[\"java", "{\"@class\":\"java")
-            .replace("\",5]", "\"}");
-    // the package is admitted by the pattern; the refusal would come before Jackson loads it
+    ResultCodec admitting = codec.apply(new String[] {"java.util.concurrent.atomic.*"});
     ResultCodec strict = codec.apply(new String[0]);
     String gadget = "{\"id\":\"e\",\"detail\":{\"@class\":\"java.util.concurrent.atomic.X\"}}";
 
     assertThatThrownBy(() -> decode(strict, gadget))
         .hasMessageContaining("java.util.concurrent.atomic.X is not in the allow-list");
-    assertThatThrownBy(() -> decode(c, gadget)).hasMessageNotContaining("allow-list");
-    assertThat(json).contains("AtomicInteger");
+    // admitted by the pattern, so Jackson goes on to load the class, which is not there
+    assertThatThrownBy(() -> decode(admitting, gadget))
+        .hasMessageNotContaining("allow-list")
+        .hasMessageContaining("java.util.concurrent.atomic.X");
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("codecs")
-  void theApplicationMappersDefaultTypingIsNotUsed(String line, Function<String[], ResultCodec> ignored)
-      throws IOException {
+  void theApplicationMappersDefaultTypingIsNotUsed(
+      String line, Function<String[], ResultCodec> ignored) throws IOException {
     ResultCodec c;
     if (line.equals("jackson2")) {
       com.fasterxml.jackson.databind.ObjectMapper typing =
