@@ -12,6 +12,7 @@ import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spring.internal.ApplicationJsonMapperCodec;
 import dev.idempotent.spring.internal.ApplicationMapperCodecs;
 import dev.idempotent.spring.internal.ApplicationObjectMapperCodec;
+import dev.idempotent.spring.internal.IdempotencyRuntimeHints;
 import dev.idempotent.spring.internal.Installation;
 import dev.idempotent.spring.internal.Listeners;
 import java.util.Map;
@@ -22,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Installs the {@link Idempotency} that every woven {@code @Idempotent} method uses (beans or not),
@@ -49,6 +51,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @AutoConfiguration
 @EnableConfigurationProperties(IdempotencyProperties.class)
+@ImportRuntimeHints(IdempotencyRuntimeHints.class)
 public class IdempotencyAutoConfiguration {
 
   /**

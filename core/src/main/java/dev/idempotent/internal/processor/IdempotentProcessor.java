@@ -183,6 +183,20 @@ public final class IdempotentProcessor extends AbstractProcessor {
     String ownerName = processingEnv.getElementUtils().getBinaryName(owner).toString();
     if (refusal == null) {
       nativeImage().result(ownerName, method, WRAPPERS);
+      nativeImage().method(ownerName, method);
+      AnnotationValue failures = value(annotation.getElementValues(), "recordFailures");
+      if (failures != null && failures.getValue() instanceof List<?> listed) {
+        for (Object failure : listed) {
+          if (failure instanceof AnnotationValue v
+              && v.getValue() instanceof DeclaredType failureType
+              && failureType.asElement() instanceof TypeElement failureClass) {
+            nativeImage()
+                .instantiated(
+                    ownerName,
+                    processingEnv.getElementUtils().getBinaryName(failureClass).toString());
+          }
+        }
+      }
     }
     Map<? extends ExecutableElement, ? extends AnnotationValue> values =
         annotation.getElementValues();

@@ -32,6 +32,10 @@ import javax.lang.model.util.ElementFilter;
  *       serialization codec when the class implements {@code java.io.Serializable}.
  * </ul>
  *
+ * <p>Also the classes with {@code @Idempotent} methods and those methods, with their parameter
+ * types (AspectJ's join point loads them by name and looks the method up), key resolver classes and
+ * the {@code recordFailures} classes (the library makes them by their constructors).
+ *
  * <p>JDK types among the results are listed by their declared type only: the implementation a
  * result holds at run time (an {@code ImmutableCollections.ListN} for a {@code List}) is not known
  * here. The output is sorted, so the same sources give the same bytes.
@@ -59,6 +63,9 @@ final class NativeImageMetadata {
 
     /** Java serialization reads it back. */
     boolean serializable;
+
+    /** Its {@code @Idempotent} methods, as JSON objects: the aspect looks them up by reflection. */
+    final Set<String> methods = new TreeSet<>();
   }
 
   NativeImageMetadata(ProcessingEnvironment env) {
@@ -74,6 +81,40 @@ final class NativeImageMetadata {
     for (String type : types) {
       need(owner, type).reflect = true;
     }
+  }
+
+  /**
+   * An {@code @Idempotent} method: AspectJ's join point names its class and parameter types, which
+   * it loads by name, and looks the method up (for its annotation) by reflection.
+   */
+  void method(String owner, ExecutableElement method) {
+    StringBuilder json = new StringBuilder();
+    json.append("{\"name\": \"").append(method.getSimpleName()).append("\", \"parameterTypes\": [");
+    boolean first = true;
+    for (VariableElement parameter : method.getParameters()) {
+      String name = typeName(env.getTypeUtils().erasure(parameter.asType()));
+      json.append(first ? "" : ", ").append('"').append(name).append('"');
+      first = false;
+      String element = name.replace("[]", "");
+      if (element.contains(".")) {
+        need(owner, element);
+      }
+    }
+    json.append("]}");
+    need(owner, owner).methods.add(json.toString());
+  }
+
+  /** The name GraalVM's metadata uses for a type: binary names, arrays as {@code X[]}. */
+  private String typeName(TypeMirror type) {
+    if (type instanceof ArrayType array) {
+      return typeName(array.getComponentType()) + "[]";
+    }
+    if (type.getKind() == TypeKind.DECLARED) {
+      return env.getElementUtils()
+          .getBinaryName((TypeElement) ((DeclaredType) type).asElement())
+          .toString();
+    }
+    return type.toString();
   }
 
   /** A class the library instantiates by its no-argument constructor (a {@code keyResolver}). */
@@ -202,6 +243,11 @@ final class NativeImageMetadata {
           out.append(",\n      \"allPublicMethods\": true");
           out.append(",\n      \"allDeclaredFields\": true");
           out.append(",\n      \"allPublicFields\": true");
+        }
+        if (!need.methods.isEmpty()) {
+          out.append(",\n      \"methods\": [\n        ")
+              .append(String.join(",\n        ", need.methods))
+              .append("\n      ]");
         }
         if (need.serializable) {
           out.append(",\n      \"serializable\": true");

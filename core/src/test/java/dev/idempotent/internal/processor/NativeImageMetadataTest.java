@@ -50,8 +50,15 @@ class NativeImageMetadataTest {
           public String resolve(dev.idempotent.InvocationContext context) { return "k"; }
         }
 
-        @Idempotent(scope = "orders.place", key = "#request.customer.id + ':' + #request.orderId")
-        public Receipt place(Request request) { return null; }
+        public static final class OutOfStockException extends RuntimeException {
+          public OutOfStockException(String message) { super(message); }
+        }
+
+        @Idempotent(
+            scope = "orders.place",
+            key = "#request.customer.id + ':' + #request.orderId",
+            recordFailures = OutOfStockException.class)
+        public Receipt place(Request request, int[] codes) { return null; }
 
         @Idempotent(scope = "orders.later", key = "#id")
         public CompletionStage<Line> later(String id) { return null; }
