@@ -110,6 +110,13 @@ class OutcomeCodecFormatTest {
   }
 
   @Test
+  void withBothJacksonLinesOnTheClassPathTheJacksonCodecIsJackson3() {
+    assertThat(ResultCodec.jackson().format()).isEqualTo("jackson3");
+    assertThat(ResultCodec.jackson2().format()).isEqualTo("jackson2");
+    assertThat(ResultCodec.javaSerialization().format()).isEqualTo("java");
+  }
+
+  @Test
   void theJavaCodecRefusesAJacksonRecordNamingBothFormats() {
     byte[] json = new OutcomeCodec(ResultCodec.jackson3()).encodeValue("x", String.class);
     OutcomeCodec java = new OutcomeCodec(ResultCodec.javaSerialization());

@@ -12,16 +12,20 @@ import dev.idempotent.spring.IdempotencyRedissonStoreAutoConfiguration;
 import dev.idempotent.spring.IdempotencyWebMvcAutoConfiguration;
 import dev.idempotent.spring.internal.IdempotencyRuntimeHints;
 import org.junit.jupiter.api.Test;
+import org.springframework.aot.generate.ClassNameGenerator;
+import org.springframework.aot.generate.DefaultGenerationContext;
+import org.springframework.aot.generate.GeneratedFiles;
+import org.springframework.aot.generate.InMemoryGeneratedFiles;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.TypeReference;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
-import org.springframework.aot.test.generate.TestGenerationContext;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.context.annotation.AnnotationConfigUtils;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.aot.ApplicationContextAotGenerator;
 import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.javapoet.ClassName;
 
 /**
  * The starter's Spring AOT hints: what its registrar registers, and that Spring's AOT processing of
@@ -42,16 +46,16 @@ class RuntimeHintsTest {
     GenericApplicationContext context = new GenericApplicationContext();
     AnnotationConfigUtils.registerAnnotationConfigProcessors(context);
     context.registerBean(Application.class);
-    TestGenerationContext generation = new TestGenerationContext();
+    InMemoryGeneratedFiles files = new InMemoryGeneratedFiles();
+    DefaultGenerationContext generation =
+        new DefaultGenerationContext(
+            new ClassNameGenerator(ClassName.get(Application.class)), files);
 
     new ApplicationContextAotGenerator().processAheadOfTime(context, generation);
+    generation.writeGeneratedContent();
 
     assertStarterHints(generation.getRuntimeHints());
-    assertThat(
-            generation
-                .getGeneratedFiles()
-                .getGeneratedFiles(org.springframework.aot.generate.GeneratedFiles.Kind.SOURCE))
-        .isNotEmpty();
+    assertThat(files.getGeneratedFiles(GeneratedFiles.Kind.SOURCE)).isNotEmpty();
   }
 
   private static void assertStarterHints(RuntimeHints hints) {
