@@ -105,10 +105,15 @@ public final class PropertiesConfigLoader {
     String codec = settings.get(codecKey).orElse("java");
     switch (codec) {
       case "java" -> b.codec(ResultCodec.javaSerialization(allow));
-      case "jackson" -> b.codec(ResultCodec.jackson());
+      case "jackson" -> b.codec(ResultCodec.jackson(allow));
+      case "jackson2" -> b.codec(ResultCodec.jackson2(allow));
+      case "jackson3" -> b.codec(ResultCodec.jackson3(allow));
       default ->
           throw new IdempotencyConfigurationException(
-              codecKey + "=" + codec + " is not a codec: use java (the default) or jackson");
+              codecKey
+                  + "="
+                  + codec
+                  + " is not a codec: use java (the default), jackson, jackson2 or jackson3");
     }
     String policy = settings.get("idempotent.on-store-failure").orElse("fail-closed");
     switch (policy) {

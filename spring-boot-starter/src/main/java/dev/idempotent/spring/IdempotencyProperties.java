@@ -112,7 +112,9 @@ public class IdempotencyProperties {
   public enum CodecType {
     /** Java serialization, read back only for classes on an allow-list (the default). */
     JAVA,
-    /** JSON through Jackson 2 (on a copy of the application's ObjectMapper bean, if it has one). */
+    /**
+     * JSON through Jackson 3, else Jackson 2 (on a copy of the application's mapper bean, if any).
+     */
     JACKSON
   }
 
