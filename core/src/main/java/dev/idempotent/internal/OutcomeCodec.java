@@ -2,6 +2,7 @@ package dev.idempotent.internal;
 
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.ResultCodec;
+import dev.idempotent.internal.codec.RecordedBytes;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -316,7 +317,7 @@ public final class OutcomeCodec {
     }
     Object value;
     try {
-      value = codec.decode(new ByteArrayInputStream(outcome, 1, outcome.length - 1), type);
+      value = codec.decode(new RecordedBytes(outcome, 1), type);
     } catch (IOException | RuntimeException e) {
       throw new UnreadableOutcomeException(
           "cannot read the recorded result back: " + e.getMessage(), e);
