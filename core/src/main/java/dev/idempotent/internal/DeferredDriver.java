@@ -3,7 +3,9 @@ package dev.idempotent.internal;
 import dev.idempotent.OnCancel;
 import dev.idempotent.spi.ClaimResult;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
@@ -142,16 +144,35 @@ public final class DeferredDriver {
           } catch (Throwable t) {
             step = CompletableFuture.failedFuture(t);
           }
-          step.whenComplete(
-              (v, e) -> {
-                if (e != null) {
-                  decided.completeExceptionally(Protocol.unwrap(e));
-                } else {
-                  decided.complete(v);
-                }
-              });
+          pass(step, decided);
         });
     return decided;
+  }
+
+  /**
+   * Completes {@code decided} as {@code step} completes, its failure unwrapped; a step that is done
+   * already (every decision but a wait) is passed on at once, without a stage of its own.
+   */
+  private static <T> void pass(CompletionStage<T> step, CompletableFuture<T> decided) {
+    if (step instanceof CompletableFuture<T> done && done.isDone()) {
+      T value;
+      try {
+        value = done.join();
+      } catch (CompletionException | CancellationException e) {
+        decided.completeExceptionally(Protocol.unwrap(e));
+        return;
+      }
+      decided.complete(value);
+      return;
+    }
+    step.whenComplete(
+        (v, e) -> {
+          if (e != null) {
+            decided.completeExceptionally(Protocol.unwrap(e));
+          } else {
+            decided.complete(v);
+          }
+        });
   }
 
   /**

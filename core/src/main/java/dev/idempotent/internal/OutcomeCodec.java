@@ -2,6 +2,7 @@ package dev.idempotent.internal;
 
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.ResultCodec;
+import dev.idempotent.internal.codec.RecordedBytes;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -366,7 +367,7 @@ public final class OutcomeCodec {
     int start = valueStart(outcome);
     Object value;
     try {
-      value = codec.decode(new ByteArrayInputStream(outcome, start, outcome.length - start), type);
+      value = codec.decode(new RecordedBytes(outcome, start), type);
     } catch (IOException | RuntimeException e) {
       throw new UnreadableOutcomeException(
           "cannot read the recorded result back: " + e.getMessage(), e);

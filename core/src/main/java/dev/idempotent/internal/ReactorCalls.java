@@ -66,10 +66,14 @@ public final class ReactorCalls {
           } catch (Throwable t) {
             return Mono.error(t);
           }
-          return claim(attempt, onCancel)
+          return answer(attempt, onCancel)
               .flatMap(
-                  claim ->
-                      claim.runs() ? runMono(claim, onCancel, work, where) : replayMono(claim));
+                  answer -> {
+                    if (!(answer instanceof DeferredDriver.Claim claim)) {
+                      return errorSignal((Throwable) answer);
+                    }
+                    return claim.runs() ? runMono(claim, onCancel, work, where) : replayMono(claim);
+                  });
         });
   }
 
@@ -84,31 +88,31 @@ public final class ReactorCalls {
           } catch (Throwable t) {
             return Flux.error(t);
           }
-          return claim(attempt, onCancel)
+          return answer(attempt, onCancel)
               .flatMapMany(
-                  claim ->
-                      claim.runs()
-                          ? runFlux(attempt.config(), claim, onCancel, work, where)
-                          : replayFlux(claim));
+                  answer -> {
+                    if (!(answer instanceof DeferredDriver.Claim claim)) {
+                      return ReactorCalls.errorSignal((Throwable) answer).flux();
+                    }
+                    return claim.runs()
+                        ? runFlux(attempt.config(), claim, onCancel, work, where)
+                        : replayFlux(claim);
+                  });
         });
   }
 
   /**
-   * The claim; a claim acquired after its subscriber cancelled is settled by the on-cancel setting,
-   * so that nothing is left renewed and unsettled.
+   * The claim's answer: the claim, or the refusal as a value, which the one operator that follows
+   * turns into the run, the replay or the error signal. A refusal travels as a value so that one
+   * that comes after the subscriber left (a {@code timeout()} while the key was waited for) is
+   * discarded, not dropped as an unhandled error. A claim acquired after its subscriber cancelled
+   * is settled by the on-cancel setting, so that nothing is left renewed and unsettled.
    */
-  private static Mono<DeferredDriver.Claim> claim(Attempt attempt, OnCancel onCancel) {
+  private static Mono<Object> answer(Attempt attempt, OnCancel onCancel) {
     CompletableFuture<DeferredDriver.Claim> claimed = attempt.claimed().toCompletableFuture();
-    // a refusal travels as a value: one that comes after the subscriber left (a timeout() while
-    // the key was waited for) is then discarded, not dropped as an unhandled error
     CompletableFuture<Object> answered =
         claimed.handle((claim, error) -> error == null ? claim : Protocol.unwrap(error));
     return Mono.fromFuture(answered, true)
-        .flatMap(
-            answer ->
-                answer instanceof DeferredDriver.Claim claim
-                    ? Mono.just(claim)
-                    : ReactorCalls.<DeferredDriver.Claim>errorSignal((Throwable) answer))
         .doOnCancel(
             () ->
                 claimed.thenAccept(

@@ -83,11 +83,26 @@ public final class JavaSerializationCodec implements ResultCodec {
 
   @Override
   public Object decode(InputStream in, Type type) throws IOException {
-    byte[] bytes = readAtMostMaxBytes(in);
+    byte[] bytes;
+    int from;
+    if (in instanceof RecordedBytes recorded && recorded.runsToEnd()) {
+      // the library's own record: checked and read in place, without a copy
+      bytes = recorded.array();
+      from = recorded.from();
+      if (bytes.length - from > MAX_BYTES) {
+        throw tooLong();
+      }
+      recorded.skip(bytes.length - from);
+    } else {
+      bytes = readAtMostMaxBytes(in);
+      from = 0;
+    }
+    int length = bytes.length - from;
     ClassAllowList allowList = allowList(type);
-    SerializedStreamCheck.check(bytes, allowList);
-    try (ObjectInputStream ois = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
-      ois.setObjectInputFilter(new ReadFilter(allowList, bytes.length));
+    SerializedStreamCheck.check(bytes, from, allowList);
+    try (ObjectInputStream ois =
+        new ObjectInputStream(new ByteArrayInputStream(bytes, from, length))) {
+      ois.setObjectInputFilter(new ReadFilter(allowList, length));
       return ois.readObject();
     } catch (InvalidClassException e) {
       Throwable refusal = e.getCause() instanceof IllegalStateException ? e.getCause() : e;
