@@ -5,6 +5,7 @@ import dev.idempotent.OnAmbiguousFailure;
 import dev.idempotent.OnDuplicate;
 import dev.idempotent.OnInProgress;
 import dev.idempotent.http.IdempotencyRule;
+import dev.idempotent.spi.Setting;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
@@ -201,7 +202,7 @@ public class WebRuleProperties {
       setter.accept(value);
     } catch (RuntimeException e) {
       throw new IdempotencyConfigurationException(
-          prefix + "." + name + "=" + value + ": " + e.getMessage(), e);
+          prefix + "." + name + "=" + Setting.spelling(value) + ": " + e.getMessage(), e);
     }
   }
 

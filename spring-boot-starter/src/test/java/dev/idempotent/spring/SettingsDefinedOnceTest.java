@@ -249,6 +249,21 @@ class SettingsDefinedOnceTest {
     assertThat(table).contains("| `idempotent.web.*` |").contains("configuration.md");
   }
 
+  @Test
+  void theMessagingDefaultsAreTheLibrarysAndReachTheMetadata() {
+    var messaging = new dev.idempotent.spring.messaging.IdempotentMessagingProperties();
+    assertThat(messaging.getInProgressWait())
+        .isEqualTo(dev.idempotent.messaging.MessageIdempotency.DEFAULT_IN_PROGRESS_WAIT);
+    assertThat(messaging.getCamel().getLease())
+        .isEqualTo(dev.idempotent.IdempotencyConfig.DEFAULT_LEASE);
+    assertThat(messaging.getCamel().getTtl())
+        .isEqualTo(dev.idempotent.IdempotencyConfig.DEFAULT_TTL);
+    assertThat(METADATA.get("idempotent.messaging.in-progress-wait").path("defaultValue").asText())
+        .isEqualTo("5s");
+    assertThat(METADATA.get("idempotent.messaging.camel.ttl").path("defaultValue").asText())
+        .isEqualTo("24h");
+  }
+
   private static String metadataType(Setting<?> s) {
     if (s.type() == List.class) {
       return "java.util.List<java.lang.String>";
