@@ -56,12 +56,13 @@ public class IdempotencyProblemDetails {
     problem.setType(URI.create(TYPE_BASE + p.slug()));
     problem.setTitle(p.title());
     problem.setDetail(p.detail());
-    HttpHeaders headers = new HttpHeaders();
+    // the builder, not HttpHeaders itself, whose type differs between Spring 6 and 7
+    ResponseEntity.BodyBuilder response = ResponseEntity.status(p.status());
     for (Map.Entry<String, String> h : answer.headers(List.of(), TYPE_BASE)) {
       if (!h.getKey().equalsIgnoreCase(HttpHeaders.CONTENT_LENGTH)) {
-        headers.add(h.getKey(), h.getValue());
+        response.header(h.getKey(), h.getValue());
       }
     }
-    return new ResponseEntity<>(problem, headers, p.status());
+    return response.body(problem);
   }
 }

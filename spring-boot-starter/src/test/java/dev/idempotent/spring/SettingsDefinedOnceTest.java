@@ -58,22 +58,55 @@ class SettingsDefinedOnceTest {
     }
   }
 
-  /** Every definition: core's and those of each store provider on the classpath, with its owner. */
+  /**
+   * Every definition: core's and those of each store provider on the classpath, with the typed
+   * properties that stand for it (a store's are found in its auto-configuration class).
+   */
   static Map<Setting<?>, Object> definitions() {
     Map<Setting<?>, Object> all = new LinkedHashMap<>();
     PropertiesConfigLoader.SETTINGS.forEach(s -> all.put(s, new IdempotencyProperties()));
+    Map<String, IdempotencyStoreProperties> stores = storeProperties();
     for (IdempotencyStoreProvider p : ServiceLoader.load(IdempotencyStoreProvider.class)) {
-      Object properties =
-          switch (p.name()) {
-            case "memory" -> new IdempotencyMemoryStoreAutoConfiguration.MemoryProperties();
-            case "redisson" -> new IdempotencyRedissonStoreAutoConfiguration.RedissonProperties();
-            case "jdbc" -> new IdempotencyJdbcStoreAutoConfiguration.JdbcProperties();
-            default -> throw new AssertionError("a store without typed properties: " + p.name());
-          };
-      assertThat(((IdempotencyStoreProperties) properties).storeName()).isEqualTo(p.name());
+      IdempotencyStoreProperties properties = stores.get(p.name());
+      assertThat(properties)
+          .as("typed properties (IdempotencyStoreProperties) of the store %s", p.name())
+          .isNotNull();
       p.settings().forEach(s -> all.put(s, properties));
     }
     return all;
+  }
+
+  /** The store properties nested in the imported auto-configurations, by store name. */
+  private static Map<String, IdempotencyStoreProperties> storeProperties() {
+    Map<String, IdempotencyStoreProperties> found = new LinkedHashMap<>();
+    try (InputStream in =
+        SettingsDefinedOnceTest.class
+            .getClassLoader()
+            .getResourceAsStream(
+                "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports")) {
+      for (String line :
+          new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+        if (line.isBlank() || line.startsWith("#")) {
+          continue;
+        }
+        Class<?>[] nestedClasses;
+        try {
+          nestedClasses = Class.forName(line.strip()).getDeclaredClasses();
+        } catch (LinkageError missing) {
+          continue; // an integration whose library is not on this class path: no store of its own
+        }
+        for (Class<?> nested : nestedClasses) {
+          if (IdempotencyStoreProperties.class.isAssignableFrom(nested)) {
+            IdempotencyStoreProperties p =
+                (IdempotencyStoreProperties) nested.getDeclaredConstructor().newInstance();
+            found.put(p.storeName(), p);
+          }
+        }
+      }
+    } catch (ReflectiveOperationException | IOException e) {
+      throw new AssertionError(e);
+    }
+    return found;
   }
 
   @Test
