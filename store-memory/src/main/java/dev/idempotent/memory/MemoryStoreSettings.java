@@ -8,6 +8,7 @@ import java.util.List;
  * The {@code idempotent.memory.*} settings, each defined once, and the store they make ({@link
  * #builder}), with or without Spring.
  */
+// docs/stores/writing-a-store.md: settings (begin)
 public final class MemoryStoreSettings {
   public static final Setting<Long> MAXIMUM_SIZE =
       Setting.longInteger(
@@ -27,3 +28,4 @@ public final class MemoryStoreSettings {
     return CaffeineIdempotencyStore.builder().maximumSize(settings.value(MAXIMUM_SIZE));
   }
 }
+// docs/stores/writing-a-store.md: settings (end)
