@@ -9,12 +9,15 @@ import dev.idempotent.ResultCodec;
 import dev.idempotent.TimeSource;
 import dev.idempotent.internal.PropertiesConfigLoader;
 import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.StoreSettings;
 import dev.idempotent.spring.internal.ApplicationJsonMapperCodec;
 import dev.idempotent.spring.internal.ApplicationMapperCodecs;
 import dev.idempotent.spring.internal.ApplicationObjectMapperCodec;
 import dev.idempotent.spring.internal.IdempotencyRuntimeHints;
 import dev.idempotent.spring.internal.Installation;
 import dev.idempotent.spring.internal.Listeners;
+import dev.idempotent.spring.internal.PropertiesFileSource;
+import dev.idempotent.spring.internal.TypedSettings;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -24,6 +27,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.env.Environment;
 
 /**
  * Installs the {@link Idempotency} that every woven {@code @Idempotent} method uses (beans or not),
@@ -54,6 +58,12 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 @ImportRuntimeHints(IdempotencyRuntimeHints.class)
 public class IdempotencyAutoConfiguration {
 
+  /** {@code idempotent.properties} as Boot's property source of lowest precedence. */
+  @Bean
+  static PropertiesFileSource idempotencyPropertiesFileSource() {
+    return new PropertiesFileSource();
+  }
+
   /**
    * The configuration that is installed; an application bean of this type wins. The store beans are
    * injected (as a map) so that this bean, and so the installation, depends on each of them: the
@@ -65,19 +75,25 @@ public class IdempotencyAutoConfiguration {
       IdempotencyProperties properties,
       Map<String, IdempotencyStore> named,
       ObjectProvider<IdempotencyStore> stores,
+      ObjectProvider<IdempotencyStoreProperties> storeProperties,
+      Environment environment,
       ObjectProvider<KeyResolver> keyResolvers,
       ObjectProvider<IdempotencyListener> listeners,
       ObjectProvider<ResultCodec> codec,
       ObjectProvider<ApplicationObjectMapperCodec> applicationObjectMapper,
       ObjectProvider<ApplicationJsonMapperCodec> applicationJsonMapper,
       ObjectProvider<TimeSource> timeSource) {
-    Map<String, String> settings = properties.settings();
+    StoreSettings settings =
+        TypedSettings.typed(
+            TypedSettings.of(properties, "idempotent", PropertiesConfigLoader.SETTINGS));
     IdempotencyConfig.Builder b = PropertiesConfigLoader.builder(settings);
     if (named.isEmpty()) {
       // no store bean: the store module that idempotent.store names, or the only one present
       b.defaultStore(
           PropertiesConfigLoader.createStore(
-              settings, IdempotencyAutoConfiguration.class.getClassLoader()));
+              settings.withTyped(
+                  TypedSettings.ofAllStores(storeProperties.orderedStream().toList(), environment)),
+              IdempotencyAutoConfiguration.class.getClassLoader()));
     } else {
       IdempotencyStore defaultStore = stores.getIfUnique();
       if (defaultStore == null) {

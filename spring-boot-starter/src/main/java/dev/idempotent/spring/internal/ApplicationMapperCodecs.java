@@ -1,7 +1,9 @@
 package dev.idempotent.spring.internal;
 
+import dev.idempotent.IdempotencyConfig.CodecType;
 import dev.idempotent.ResultCodec;
-import java.util.Map;
+import dev.idempotent.internal.PropertiesConfigLoader;
+import dev.idempotent.spi.StoreSettings;
 
 /**
  * Which application mapper the jackson codec works on. With {@code idempotent.codec.type=jackson}:
@@ -18,17 +20,18 @@ public final class ApplicationMapperCodecs {
    * (that line is not on the class path).
    */
   public static ResultCodec codecOrNull(
-      Map<String, String> settings,
+      StoreSettings settings,
       ApplicationJsonMapperCodec jackson3,
       ApplicationObjectMapperCodec jackson2) {
-    String type = settings.getOrDefault("idempotent.codec.type", settings.get("idempotent.codec"));
-    String allow = settings.get("idempotent.codec.allow");
-    String[] patterns = allow == null ? new String[0] : allow.split("\\s*,\\s*");
+    CodecType type = PropertiesConfigLoader.codec(settings);
+    String[] patterns = settings.value(PropertiesConfigLoader.CODEC_ALLOW).toArray(String[]::new);
     ResultCodec codec = null;
-    if (jackson3 != null && ("jackson".equals(type) || "jackson3".equals(type))) {
+    if (jackson3 != null && (type == CodecType.JACKSON || type == CodecType.JACKSON3)) {
       codec = jackson3.codecOrNull(patterns);
     }
-    if (codec == null && jackson2 != null && ("jackson".equals(type) || "jackson2".equals(type))) {
+    if (codec == null
+        && jackson2 != null
+        && (type == CodecType.JACKSON || type == CodecType.JACKSON2)) {
       codec = jackson2.codecOrNull(patterns);
     }
     return codec;
