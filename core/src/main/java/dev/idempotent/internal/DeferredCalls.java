@@ -5,6 +5,7 @@ import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyException;
 import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyKeyMismatchException;
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.OnCancel;
 import dev.idempotent.OnDuplicate;
@@ -77,8 +78,26 @@ public final class DeferredCalls {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    Attempts attempts = new Attempts(plan, key, fingerprint, executor.time.nanoTime());
-    return attempts.next();
+    ObservedCall observed = executor.startCall(plan, key);
+    CompletableFuture<Claim> decided = new CompletableFuture<>();
+    new Attempts(plan, key, fingerprint, observed)
+        .next()
+        .whenComplete(
+            (claim, error) -> {
+              // ended before the caller hears of it; a claim that runs ends when it is settled
+              if (error != null) {
+                observed.end(unwrap(error));
+                decided.completeExceptionally(unwrap(error));
+                return;
+              }
+              if (claim.kind == Claim.Kind.REPLAY_VALUE) {
+                observed.end(null);
+              } else if (claim.kind == Claim.Kind.REPLAY_FAILURE) {
+                observed.end(claim.replayedFailure);
+              }
+              decided.complete(claim);
+            });
+    return decided;
   }
 
   /** One call's claims, until one is decided. */
@@ -86,7 +105,7 @@ public final class DeferredCalls {
     final OperationPlan plan;
     final RecordKey key;
     final String fingerprint;
-    final long start;
+    final ObservedCall observed;
     final AsyncIdempotencyStore store;
     long deadline;
     long poll = FIRST_POLL_NANOS;
@@ -95,17 +114,18 @@ public final class DeferredCalls {
       return executor;
     }
 
-    Attempts(OperationPlan plan, RecordKey key, String fingerprint, long start) {
+    Attempts(OperationPlan plan, RecordKey key, String fingerprint, ObservedCall observed) {
       this.plan = plan;
       this.key = key;
       this.fingerprint = fingerprint;
-      this.start = start;
+      this.observed = observed;
       this.store = AsyncStores.of(plan.store);
     }
 
-    CompletionStage<Claim> next() {
+    CompletableFuture<Claim> next() {
       String owner = OwnerTokens.next();
       CompletionStage<ClaimResult> claimed;
+      IdempotencyObserver.RoundTrip trip = observed.roundTrip("claim");
       try {
         claimed = store.claimAsync(key, owner, fingerprint, plan.lease);
       } catch (RuntimeException e) {
@@ -113,32 +133,35 @@ public final class DeferredCalls {
       }
       return then(
           claimed,
-          (claim, error) -> error != null ? claimFailed(unwrap(error)) : decide(claim, owner));
+          (claim, error) -> {
+            trip.end(error == null ? null : unwrap(error));
+            return error != null ? claimFailed(unwrap(error)) : decide(claim, owner);
+          });
     }
 
     private CompletionStage<Claim> decide(ClaimResult claim, String owner) {
       if (claim.isAcquired()) {
         if (claim.isTakeover()) {
           LOG.info("took over {}: the previous holder's lease had ended", key);
-          executor.emit(IdempotencyEvent.Type.TAKEN_OVER, key, start, null);
+          executor.emit(IdempotencyEvent.Type.TAKEN_OVER, key, observed, null);
         }
         return CompletableFuture.completedFuture(new Claim(this, owner));
       }
       IdempotencyRecord existing = claim.existing();
       try {
-        executor.checkPayload(key, fingerprint, existing, start);
+        executor.checkPayload(key, fingerprint, existing, observed);
       } catch (IdempotencyKeyMismatchException e) {
         return failed(e);
       }
       if (existing.isCompleted()) {
         if (plan.onDuplicate == OnDuplicate.REJECT) {
-          executor.emit(IdempotencyEvent.Type.REJECTED_DUPLICATE, key, start, null);
+          executor.emit(IdempotencyEvent.Type.REJECTED_DUPLICATE, key, observed, null);
           return failed(new DuplicateRequestException(key.scope(), key.redactedKey()));
         }
         return replay(existing);
       }
       if (plan.onInProgress == OnInProgress.REJECT) {
-        executor.emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
+        executor.emit(IdempotencyEvent.Type.IN_PROGRESS, key, observed, null);
         return failed(
             new IdempotencyInProgressException(
                 key.scope(), key.redactedKey(), existing.expiresIn(), null));
@@ -149,7 +172,7 @@ public final class DeferredCalls {
       }
       long remaining = deadline - now;
       if (remaining <= 0) {
-        executor.emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
+        executor.emit(IdempotencyEvent.Type.IN_PROGRESS, key, observed, null);
         return failed(
             new IdempotencyInProgressException(
                 key.scope(),
@@ -161,12 +184,18 @@ public final class DeferredCalls {
           Math.min(Math.min(remaining, poll), Math.max(existing.expiresIn().toNanos(), 1_000_000L));
       poll = Math.min(poll * 2, MAX_POLL_NANOS);
       CompletionStage<Void> changed;
+      IdempotencyObserver.RoundTrip wait = observed.roundTrip("await");
       try {
         changed = store.awaitChangeAsync(key, Duration.ofNanos(pause));
       } catch (RuntimeException e) {
         changed = CompletableFuture.failedFuture(e);
       }
-      return then(changed, (v, error) -> error != null ? claimFailed(unwrap(error)) : next());
+      return then(
+          changed,
+          (v, error) -> {
+            wait.end(error == null ? null : unwrap(error));
+            return error != null ? claimFailed(unwrap(error)) : next();
+          });
     }
 
     private CompletionStage<Claim> replay(IdempotencyRecord record) {
@@ -175,19 +204,19 @@ public final class DeferredCalls {
       try {
         if (OutcomeCodec.isAmbiguous(outcome)) {
           return CompletableFuture.completedFuture(
-              Claim.replayedFailure(executor.ambiguousReplay(key, record, start)));
+              Claim.replayedFailure(executor.ambiguousReplay(key, record, observed)));
         }
         if (OutcomeCodec.isFailure(outcome)) {
           Throwable failure =
               executor.outcomes.decodeFailure(outcome, plan.loader, plan.recordFailures);
-          executor.emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+          executor.emit(IdempotencyEvent.Type.REPLAYED, key, observed, null);
           return CompletableFuture.completedFuture(Claim.replayedFailure(failure));
         }
         value = executor.outcomes.decodeValue(outcome, plan.valueType);
       } catch (RuntimeException e) {
-        return failed(executor.unreadable(key, e, start));
+        return failed(executor.unreadable(key, e, observed));
       }
-      executor.emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+      executor.emit(IdempotencyEvent.Type.REPLAYED, key, observed, null);
       try {
         return CompletableFuture.completedFuture(
             Claim.replayedValue(executor.replayedValue(plan, key, value)));
@@ -201,14 +230,14 @@ public final class DeferredCalls {
       if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
         return failed(e);
       }
-      executor.emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+      executor.emit(IdempotencyEvent.Type.STORE_ERROR, key, observed, e);
       if (executor.config.storeFailurePolicy() == StoreFailurePolicy.FAIL_OPEN) {
         LOG.warn(
             "store failed for {}; running unprotected (fail-open): {}",
             key,
             IdempotencyExecutor.describe(e));
-        executor.emit(IdempotencyEvent.Type.FAIL_OPEN, key, start, e);
-        return CompletableFuture.completedFuture(Claim.unprotected());
+        executor.emit(IdempotencyEvent.Type.FAIL_OPEN, key, observed, e);
+        return CompletableFuture.completedFuture(Claim.unprotected(observed));
       }
       return failed(
           new IdempotencyStoreException(
@@ -275,19 +304,20 @@ public final class DeferredCalls {
    * {@link #replayedValue()} or {@link #replayedFailure()} is what a repeat gets.
    */
   public static final class Claim {
-    private enum Kind {
+    enum Kind {
       RUN,
       UNPROTECTED,
       REPLAY_VALUE,
       REPLAY_FAILURE
     }
 
-    private final Kind kind;
+    final Kind kind;
     private final Attempts call;
+    private final ObservedCall observed;
     private final String owner;
     private final LeaseRenewer.ActiveClaim lease;
     private final Object replayedValue;
-    private final Throwable replayedFailure;
+    final Throwable replayedFailure;
     private final AtomicBoolean settled = new AtomicBoolean();
     private final AtomicBoolean warnedOverLimit = new AtomicBoolean();
     private int emptyListBytes = -1;
@@ -295,7 +325,9 @@ public final class DeferredCalls {
     private Claim(Attempts call, String owner) {
       this.kind = Kind.RUN;
       this.call = call;
+      this.observed = call.observed;
       this.owner = owner;
+      observed.ran();
       IdempotencyExecutor executor = call.executor();
       this.lease =
           executor.renewer.start(
@@ -305,14 +337,15 @@ public final class DeferredCalls {
               owner,
               call.plan.lease,
               executor.config.maxHold(),
-              (type, error) -> executor.emit(type, call.key, call.start, error));
+              (type, error) -> executor.emit(type, call.key, call.observed, error));
       this.replayedValue = null;
       this.replayedFailure = null;
     }
 
-    private Claim(Kind kind, Object value, Throwable failure) {
+    private Claim(Kind kind, Object value, Throwable failure, ObservedCall observed) {
       this.kind = kind;
       this.call = null;
+      this.observed = observed;
       this.owner = null;
       this.lease = null;
       this.replayedValue = value;
@@ -320,16 +353,47 @@ public final class DeferredCalls {
     }
 
     static Claim replayedValue(Object value) {
-      return new Claim(Kind.REPLAY_VALUE, value, null);
+      return new Claim(Kind.REPLAY_VALUE, value, null, null);
     }
 
     static Claim replayedFailure(Throwable failure) {
-      return new Claim(Kind.REPLAY_FAILURE, null, failure);
+      return new Claim(Kind.REPLAY_FAILURE, null, failure, null);
     }
 
     /** Fail-open: the work runs unprotected, and settling it does nothing. */
-    static Claim unprotected() {
-      return new Claim(Kind.UNPROTECTED, null, null);
+    static Claim unprotected(ObservedCall observed) {
+      return new Claim(Kind.UNPROTECTED, null, null, observed);
+    }
+
+    /**
+     * Makes the call current on this thread while the work starts (a trace's span of the call is
+     * the parent of the work's); close it when the work has been started.
+     */
+    public IdempotencyObserver.Scope openScope() {
+      return observed == null ? IdempotencyObserver.Scope.NONE : observed.openScope();
+    }
+
+    /** An unprotected run ends its observation as it is settled; a replay's has ended already. */
+    private <T> CompletionStage<T> endUnprotected(CompletionStage<T> settled, Throwable error) {
+      if (kind == Kind.UNPROTECTED && settled.toCompletableFuture().isDone()) {
+        observed.end(error);
+      }
+      return settled;
+    }
+
+    /** Ends the observation when {@code settling} is done, with what the caller gets thrown. */
+    private <T> CompletionStage<T> ending(CompletionStage<T> settling) {
+      CompletableFuture<T> ended = new CompletableFuture<>();
+      settling.whenComplete(
+          (v, error) -> {
+            observed.end(error == null ? null : unwrap(error));
+            if (error != null) {
+              ended.completeExceptionally(error);
+            } else {
+              ended.complete(v);
+            }
+          });
+      return ended;
     }
 
     /**
@@ -369,8 +433,12 @@ public final class DeferredCalls {
      */
     public CompletionStage<Object> complete(Object value, int maxBytes) {
       if (kind != Kind.RUN || !settled.compareAndSet(false, true)) {
-        return CompletableFuture.completedFuture(value);
+        return endUnprotected(CompletableFuture.completedFuture(value), null);
       }
+      return ending(recordValue(value, maxBytes));
+    }
+
+    private CompletionStage<Object> recordValue(Object value, int maxBytes) {
       IdempotencyExecutor executor = call.executor();
       executor.renewer.stop(lease);
       byte[] bytes;
@@ -378,7 +446,7 @@ public final class DeferredCalls {
         bytes = executor.outcomes.encodeValue(value, call.plan.valueType);
       } catch (RuntimeException e) {
         executor.reportUnrecordable(
-            call.plan, call.key, value == null ? Void.class : value.getClass(), e, call.start);
+            call.plan, call.key, value == null ? Void.class : value.getClass(), e, call.observed);
         return release().thenApply(ignored -> value);
       }
       if (bytes.length > maxBytes) {
@@ -431,7 +499,7 @@ public final class DeferredCalls {
      */
     public CompletionStage<Void> abandon(String why) {
       if (kind != Kind.RUN || !settled.compareAndSet(false, true)) {
-        return CompletableFuture.completedFuture(null);
+        return endUnprotected(CompletableFuture.completedFuture(null), null);
       }
       IdempotencyExecutor executor = call.executor();
       executor.renewer.stop(lease);
@@ -441,7 +509,7 @@ public final class DeferredCalls {
             call.key,
             why);
       }
-      return release().exceptionally(e -> null);
+      return ending(release().exceptionally(e -> null));
     }
 
     /**
@@ -452,29 +520,41 @@ public final class DeferredCalls {
      */
     public CompletionStage<Throwable> fail(Throwable failure) {
       if (kind != Kind.RUN || !settled.compareAndSet(false, true)) {
-        return CompletableFuture.completedFuture(failure);
+        return endUnprotected(CompletableFuture.completedFuture(failure), failure);
       }
       IdempotencyExecutor executor = call.executor();
       executor.renewer.stop(lease);
-      byte[] bytes = executor.failureOutcome(call.plan, call.key, failure, call.start);
+      byte[] bytes = executor.failureOutcome(call.plan, call.key, failure, call.observed);
       CompletionStage<Void> settling = bytes == null ? release() : record(bytes);
-      return settling.handle(
-          (ignored, error) -> {
-            if (error == null) {
-              return failure;
+      CompletionStage<Throwable> thrown =
+          settling.handle(
+              (ignored, error) -> {
+                if (error == null) {
+                  return failure;
+                }
+                Throwable cause = unwrap(error);
+                if (cause instanceof IdempotencyStoreException callFails) {
+                  if (callFails != failure) {
+                    callFails.addSuppressed(failure);
+                  }
+                  return callFails;
+                }
+                if (cause != failure) {
+                  failure.addSuppressed(cause);
+                }
+                return failure;
+              });
+      CompletableFuture<Throwable> ended = new CompletableFuture<>();
+      thrown.whenComplete(
+          (t, error) -> {
+            observed.end(t != null ? t : unwrap(error));
+            if (error != null) {
+              ended.completeExceptionally(error);
+            } else {
+              ended.complete(t);
             }
-            Throwable cause = unwrap(error);
-            if (cause instanceof IdempotencyStoreException callFails) {
-              if (callFails != failure) {
-                callFails.addSuppressed(failure);
-              }
-              return callFails;
-            }
-            if (cause != failure) {
-              failure.addSuppressed(cause);
-            }
-            return failure;
           });
+      return ended;
     }
 
     /**
@@ -483,24 +563,26 @@ public final class DeferredCalls {
      */
     public CompletionStage<Void> cancel(OnCancel onCancel) {
       if (kind != Kind.RUN || !settled.compareAndSet(false, true)) {
-        return CompletableFuture.completedFuture(null);
+        return endUnprotected(CompletableFuture.completedFuture(null), null);
       }
       IdempotencyExecutor executor = call.executor();
       executor.renewer.stop(lease);
-      executor.emit(IdempotencyEvent.Type.CANCELLED, call.key, call.start, null);
+      executor.emit(IdempotencyEvent.Type.CANCELLED, call.key, call.observed, null);
       if (onCancel == OnCancel.KEEP) {
         LOG.debug(
             "the work of {} was cancelled; its claim ends with its lease (on-cancel keep)",
             call.key);
+        observed.end(null);
         return CompletableFuture.completedFuture(null);
       }
-      return release().exceptionally(e -> null);
+      return ending(release().exceptionally(e -> null));
     }
 
     /** Records {@code bytes}; the stage fails only when the store must fail the call. */
     private CompletionStage<Void> record(byte[] bytes) {
       IdempotencyExecutor executor = call.executor();
       CompletionStage<Boolean> completed;
+      IdempotencyObserver.RoundTrip trip = observed.roundTrip("complete");
       try {
         completed = call.store.completeAsync(call.key, owner, bytes, call.plan.ttl);
       } catch (RuntimeException e) {
@@ -509,13 +591,14 @@ public final class DeferredCalls {
       return completed
           .handle(
               (done, error) -> {
+                trip.end(error == null ? null : unwrap(error));
                 if (error == null) {
-                  executor.completed(call.key, done, call.start);
+                  executor.completed(call.key, bytes, done, call.observed);
                   return CompletableFuture.<Void>completedFuture(null);
                 }
                 boolean release =
                     executor.completionFailed(
-                        call.plan, call.key, owner, bytes, unwrap(error), call.start);
+                        call.plan, call.key, owner, bytes, unwrap(error), call.observed);
                 return release ? release() : CompletableFuture.<Void>completedFuture(null);
               })
           .thenCompose(stage -> stage);
@@ -528,6 +611,7 @@ public final class DeferredCalls {
     private CompletionStage<Void> release() {
       IdempotencyExecutor executor = call.executor();
       CompletionStage<Boolean> released;
+      IdempotencyObserver.RoundTrip trip = observed.roundTrip("release");
       try {
         released = call.store.releaseAsync(call.key, owner);
       } catch (RuntimeException e) {
@@ -536,7 +620,8 @@ public final class DeferredCalls {
       return released.handle(
           (done, error) -> {
             Throwable cause = error == null ? null : unwrap(error);
-            executor.released(call.key, done, cause, call.start);
+            trip.end(cause);
+            executor.released(call.key, done, cause, call.observed);
             if (cause != null && !(cause instanceof RuntimeException)) {
               throw new CompletionException(cause);
             }
@@ -560,7 +645,7 @@ public final class DeferredCalls {
                     : CompletableFuture.completedFuture(claim.replayedValue());
               }
               CompletionStage<?> running;
-              try {
+              try (IdempotencyObserver.Scope scope = claim.openScope()) {
                 running = work.get();
               } catch (RuntimeException | Error e) {
                 running = CompletableFuture.failedFuture(e);

@@ -12,6 +12,7 @@ import dev.idempotent.IdempotencyInterruptedException;
 import dev.idempotent.IdempotencyKeyException;
 import dev.idempotent.IdempotencyKeyMismatchException;
 import dev.idempotent.IdempotencyListener;
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.OnAmbiguousFailure;
@@ -116,6 +117,7 @@ public final class IdempotencyExecutor {
   final TimeSource time;
   private final IdempotencyListener listener;
   private final boolean listening;
+  private final IdempotencyObserver observer;
   private final DeferredCalls deferred;
 
   /**
@@ -133,6 +135,7 @@ public final class IdempotencyExecutor {
     this.time = config.timeSource();
     this.listener = config.listener();
     this.listening = listener != IdempotencyListener.NO_OP;
+    this.observer = config.observer();
     this.deferred = new DeferredCalls(this);
     OwnerTokens.prepare();
   }
@@ -153,6 +156,30 @@ public final class IdempotencyExecutor {
       throw blankKey(plan, rawKey);
     }
     RecordKey key = RecordKey.of(plan.scope, rawKey).fittedTo(plan.maxKeyLength);
+    ObservedCall call = startCall(plan, key);
+    Object result;
+    try {
+      result = claimAndRun(plan, key, fingerprint, body, call);
+    } catch (Throwable t) {
+      call.end(t);
+      throw t;
+    }
+    if (plan.async && result instanceof CompletionStage<?> stage) {
+      stage.whenComplete((v, error) -> call.end(error == null ? null : unwrap(error)));
+    } else {
+      call.end(null);
+    }
+    return result;
+  }
+
+  /** Starts observing a call of {@code key}: its start time and its observation. */
+  ObservedCall startCall(OperationPlan plan, RecordKey key) {
+    return ObservedCall.start(observer, plan, key, time.nanoTime());
+  }
+
+  private Object claimAndRun(
+      OperationPlan plan, RecordKey key, String fingerprint, Body body, ObservedCall call)
+      throws Throwable {
     CallState state = STATE.get();
     state.replayed = false;
     if (Thread.currentThread().isInterrupted()) {
@@ -162,44 +189,48 @@ public final class IdempotencyExecutor {
       throw interrupted(key, "before the call", null);
     }
     IdempotencyStore store = plan.store;
-    long start = time.nanoTime();
     long deadline = 0;
     long poll = FIRST_POLL_NANOS;
     while (true) {
       String owner = OwnerTokens.next();
       ClaimResult claim;
+      IdempotencyObserver.RoundTrip trip = call.roundTrip("claim");
       try {
         claim = store.claim(key, owner, fingerprint, plan.lease);
       } catch (IdempotencyStoreException e) {
-        return onClaimFailure(plan, key, owner, start, body, e);
+        trip.end(e);
+        return onClaimFailure(plan, key, owner, call, body, e);
       } catch (IdempotencyException e) {
+        trip.end(e);
         throw e;
       } catch (RuntimeException e) {
-        return onClaimFailure(plan, key, owner, start, body, e);
+        trip.end(e);
+        return onClaimFailure(plan, key, owner, call, body, e);
       }
+      trip.end(null);
       if (claim.isAcquired()) {
         if (claim.isTakeover()) {
           LOG.info("took over {}: the previous holder's lease had ended", key);
-          emit(IdempotencyEvent.Type.TAKEN_OVER, key, start, null);
+          emit(IdempotencyEvent.Type.TAKEN_OVER, key, call, null);
         }
-        return runClaimed(plan, key, owner, start, body);
+        return runClaimed(plan, key, owner, call, body);
       }
       IdempotencyRecord existing = claim.existing();
       if (!existing.isCompleted() && heldByThisThread(existing.ownerToken())) {
         throw reentered(key);
       }
-      checkPayload(key, fingerprint, existing, start);
+      checkPayload(key, fingerprint, existing, call);
       if (existing.isCompleted()) {
         if (plan.onDuplicate == OnDuplicate.REJECT) {
-          emit(IdempotencyEvent.Type.REJECTED_DUPLICATE, key, start, null);
+          emit(IdempotencyEvent.Type.REJECTED_DUPLICATE, key, call, null);
           throw new DuplicateRequestException(key.scope(), key.redactedKey());
         }
-        Object replayed = replay(plan, key, existing, start, state);
+        Object replayed = replay(plan, key, existing, call, state);
         state.replayed = true;
         return replayed;
       }
       if (plan.onInProgress == OnInProgress.REJECT) {
-        emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
+        emit(IdempotencyEvent.Type.IN_PROGRESS, key, call, null);
         throw new IdempotencyInProgressException(
             key.scope(), key.redactedKey(), existing.expiresIn(), null);
       }
@@ -209,7 +240,7 @@ public final class IdempotencyExecutor {
       }
       long remaining = deadline - now;
       if (remaining <= 0) {
-        emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
+        emit(IdempotencyEvent.Type.IN_PROGRESS, key, call, null);
         throw new IdempotencyInProgressException(
             key.scope(),
             key.redactedKey(),
@@ -218,17 +249,21 @@ public final class IdempotencyExecutor {
       }
       long pause =
           Math.min(Math.min(remaining, poll), Math.max(existing.expiresIn().toNanos(), 1_000_000L));
+      IdempotencyObserver.RoundTrip wait = call.roundTrip("await");
       try {
         store.awaitChange(key, Duration.ofNanos(pause));
+        wait.end(null);
       } catch (InterruptedException e) {
+        wait.end(e);
         Thread.currentThread().interrupt();
         throw interrupted(key, "while waiting for the call that holds the key", e);
       } catch (RuntimeException e) {
+        wait.end(e);
         if (isInterrupt(e)) {
           Thread.currentThread().interrupt();
           throw interrupted(key, "while waiting for the call that holds the key", e);
         }
-        return onClaimFailure(plan, key, null, start, body, e);
+        return onClaimFailure(plan, key, null, call, body, e);
       }
       poll = Math.min(poll * 2, MAX_POLL_NANOS);
     }
@@ -239,17 +274,18 @@ public final class IdempotencyExecutor {
    * IdempotencyKeyMismatchException}; a record fingerprinted by another version of the format is
    * not compared ({@code PAYLOAD_CHECK_SKIPPED}).
    */
-  void checkPayload(RecordKey key, String fingerprint, IdempotencyRecord existing, long start) {
+  void checkPayload(
+      RecordKey key, String fingerprint, IdempotencyRecord existing, ObservedCall call) {
     if (fingerprint == null
         || existing.fingerprint() == null
         || fingerprint.equals(existing.fingerprint())) {
       return;
     }
     if (!Fingerprints.sameVersion(fingerprint, existing.fingerprint())) {
-      emit(IdempotencyEvent.Type.PAYLOAD_CHECK_SKIPPED, key, start, null);
+      emit(IdempotencyEvent.Type.PAYLOAD_CHECK_SKIPPED, key, call, null);
       return;
     }
-    emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
+    emit(IdempotencyEvent.Type.MISMATCH, key, call, null);
     throw new IdempotencyKeyMismatchException(key.scope(), key.redactedKey());
   }
 
@@ -274,7 +310,12 @@ public final class IdempotencyExecutor {
    * policy decides.
    */
   private Object onClaimFailure(
-      OperationPlan plan, RecordKey key, String owner, long start, Body body, RuntimeException e)
+      OperationPlan plan,
+      RecordKey key,
+      String owner,
+      ObservedCall call,
+      Body body,
+      RuntimeException e)
       throws Throwable {
     if (isInterrupt(e)) {
       Thread.currentThread().interrupt();
@@ -293,11 +334,11 @@ public final class IdempotencyExecutor {
       }
       throw interrupted(key, "while claiming the key", e);
     }
-    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+    emit(IdempotencyEvent.Type.STORE_ERROR, key, call, e);
     if (config.storeFailurePolicy() == StoreFailurePolicy.FAIL_OPEN) {
       LOG.warn("store failed for {}; running unprotected (fail-open): {}", key, describe(e));
-      emit(IdempotencyEvent.Type.FAIL_OPEN, key, start, e);
-      try {
+      emit(IdempotencyEvent.Type.FAIL_OPEN, key, call, e);
+      try (IdempotencyObserver.Scope scope = call.openScope()) {
         return body.run();
       } finally {
         STATE.get().replayed = false;
@@ -377,7 +418,8 @@ public final class IdempotencyExecutor {
     return e instanceof IdempotencyException ? e.toString() : e.getClass().getName();
   }
 
-  private Object runClaimed(OperationPlan plan, RecordKey key, String owner, long start, Body body)
+  private Object runClaimed(
+      OperationPlan plan, RecordKey key, String owner, ObservedCall call, Body body)
       throws Throwable {
     LeaseRenewer.ActiveClaim lease =
         renewer.start(
@@ -387,16 +429,17 @@ public final class IdempotencyExecutor {
             owner,
             plan.lease,
             config.maxHold(),
-            (type, error) -> emit(type, key, start, error));
+            (type, error) -> emit(type, key, call, error));
     Object value;
     CallState state = STATE.get();
     List<String> held = state.held;
     held.add(owner);
-    try {
+    call.ran();
+    try (IdempotencyObserver.Scope scope = call.openScope()) {
       value = body.run();
     } catch (Throwable t) {
       renewer.stop(lease);
-      throw settleFailure(plan, key, owner, t, start);
+      throw settleFailure(plan, key, owner, t, call);
     } finally {
       held.remove(held.size() - 1);
       state.replayed = false; // a call nested in the body may have been a replay; this one is not
@@ -408,11 +451,11 @@ public final class IdempotencyExecutor {
             renewer.stop(lease);
             if (err != null) {
               Throwable failure = unwrap(err);
-              Throwable thrown = settleFailure(plan, key, owner, failure, start);
+              Throwable thrown = settleFailure(plan, key, owner, failure, call);
               out.completeExceptionally(thrown == failure ? err : thrown);
             } else {
               try {
-                record(plan, key, owner, v, start);
+                record(plan, key, owner, v, call);
               } catch (
                   Throwable
                       notRecorded) { // the outcome belonged to the caller's transaction and was not
@@ -426,7 +469,7 @@ public final class IdempotencyExecutor {
       return out;
     }
     renewer.stop(lease);
-    record(plan, key, owner, value, start);
+    record(plan, key, owner, value, call);
     return value;
   }
 
@@ -453,16 +496,17 @@ public final class IdempotencyExecutor {
   /** Scope, declared type and runtime class of each outcome already reported as not recordable. */
   private final Set<List<Object>> reportedUnrecordable = ConcurrentHashMap.newKeySet();
 
-  private void record(OperationPlan plan, RecordKey key, String owner, Object value, long start) {
+  private void record(
+      OperationPlan plan, RecordKey key, String owner, Object value, ObservedCall call) {
     byte[] bytes;
     try {
       bytes = outcomes.encodeValue(value, plan.valueType);
     } catch (RuntimeException e) {
-      reportUnrecordable(plan, key, value.getClass(), e, start);
-      release(plan, key, owner, start);
+      reportUnrecordable(plan, key, value.getClass(), e, call);
+      release(plan, key, owner, call);
       return;
     }
-    complete(plan, key, owner, bytes, start);
+    complete(plan, key, owner, bytes, call);
   }
 
   /**
@@ -473,13 +517,13 @@ public final class IdempotencyExecutor {
    * the method's failure added to it as suppressed. The method's failure is never lost.
    */
   private Throwable settleFailure(
-      OperationPlan plan, RecordKey key, String owner, Throwable failure, long start) {
+      OperationPlan plan, RecordKey key, String owner, Throwable failure, ObservedCall call) {
     try {
-      byte[] bytes = failureOutcome(plan, key, failure, start);
+      byte[] bytes = failureOutcome(plan, key, failure, call);
       if (bytes == null) {
-        release(plan, key, owner, start);
+        release(plan, key, owner, call);
       } else {
-        complete(plan, key, owner, bytes, start);
+        complete(plan, key, owner, bytes, call);
       }
       return failure;
     } catch (IdempotencyStoreException callFails) {
@@ -492,7 +536,7 @@ public final class IdempotencyExecutor {
               + " one suppressed in it: {}",
           key,
           describe(settling));
-      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, settling);
+      emit(IdempotencyEvent.Type.STORE_ERROR, key, call, settling);
       addSuppressed(failure, settling);
       return failure;
     }
@@ -503,7 +547,7 @@ public final class IdempotencyExecutor {
    * a listed failure as itself; an unlisted one, or a listed one that cannot be recorded, as the
    * plan's {@link OnAmbiguousFailure} says.
    */
-  byte[] failureOutcome(OperationPlan plan, RecordKey key, Throwable failure, long start) {
+  byte[] failureOutcome(OperationPlan plan, RecordKey key, Throwable failure, ObservedCall call) {
     if (failure instanceof UnrecordedOutcome) {
       return null;
     }
@@ -511,7 +555,7 @@ public final class IdempotencyExecutor {
       try {
         return outcomes.encodeFailure(failure, plan.loader, plan.recordFailures);
       } catch (RuntimeException e) {
-        reportUnrecordable(plan, key, failure.getClass(), e, start);
+        reportUnrecordable(plan, key, failure.getClass(), e, call);
       }
     }
     return switch (plan.onAmbiguousFailure) {
@@ -526,14 +570,14 @@ public final class IdempotencyExecutor {
    * IdempotencyAmbiguousOutcomeException}, or {@link IdempotencyBlockedException} for a blocked
    * key.
    */
-  IdempotencyException ambiguousReplay(RecordKey key, IdempotencyRecord record, long start) {
+  IdempotencyException ambiguousReplay(RecordKey key, IdempotencyRecord record, ObservedCall call) {
     String type = OutcomeCodec.ambiguousFailureType(record.outcome());
     if (OutcomeCodec.isBlocked(record.outcome())) {
-      emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
+      emit(IdempotencyEvent.Type.BLOCKED, key, call, null);
       return new IdempotencyBlockedException(
           key.scope(), key.redactedKey(), record.expiresIn(), type);
     }
-    emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+    emit(IdempotencyEvent.Type.REPLAYED, key, call, null);
     return new IdempotencyAmbiguousOutcomeException(key.scope(), key.redactedKey(), type);
   }
 
@@ -549,8 +593,8 @@ public final class IdempotencyExecutor {
    * the type and the fix), and a {@code STORE_ERROR} event per call.
    */
   void reportUnrecordable(
-      OperationPlan plan, RecordKey key, Class<?> type, RuntimeException e, long start) {
-    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+      OperationPlan plan, RecordKey key, Class<?> type, RuntimeException e, ObservedCall call) {
+    emit(IdempotencyEvent.Type.STORE_ERROR, key, call, e);
     if (reportedUnrecordable.add(List.of(plan.scope, plan.valueType, type))) {
       LOG.error(
           "the outcome of {} (a {}) is not recorded, so this key is released and every repeat runs"
@@ -566,30 +610,37 @@ public final class IdempotencyExecutor {
     }
   }
 
-  private void complete(OperationPlan plan, RecordKey key, String owner, byte[] bytes, long start) {
+  private void complete(
+      OperationPlan plan, RecordKey key, String owner, byte[] bytes, ObservedCall call) {
     boolean done;
+    IdempotencyObserver.RoundTrip trip = call.roundTrip("complete");
     try {
       done = despiteInterrupt(() -> plan.store.complete(key, owner, bytes, plan.ttl));
+      trip.end(null);
     } catch (RuntimeException e) {
-      if (completionFailed(plan, key, owner, bytes, e, start)) {
-        release(plan, key, owner, start);
+      trip.end(e);
+      if (completionFailed(plan, key, owner, bytes, e, call)) {
+        release(plan, key, owner, call);
       }
       return;
     }
-    completed(key, done, start);
+    completed(key, bytes, done, call);
   }
 
-  /** The store answered a completion: the outcome is recorded, or this holder was fenced. */
-  void completed(RecordKey key, boolean recorded, long start) {
+  /**
+   * The store answered a completion with {@code bytes}: the outcome is recorded (a result, or a
+   * failure), or this holder was fenced.
+   */
+  void completed(RecordKey key, byte[] bytes, boolean recorded, ObservedCall call) {
     if (recorded) {
-      emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
+      emit(recordedType(bytes), key, call, null);
     } else {
       LOG.warn(
           "the outcome of {} was not recorded: the store no longer holds this caller's claim (its"
               + " lease ended and another caller took the key over, or the store dropped it); the"
               + " caller still gets its result",
           key);
-      emit(IdempotencyEvent.Type.FENCED, key, start, null);
+      emit(IdempotencyEvent.Type.FENCED, key, call, null);
     }
   }
 
@@ -600,8 +651,13 @@ public final class IdempotencyExecutor {
    * other failure: recording is retried in the background, and this returns {@code false}.
    */
   boolean completionFailed(
-      OperationPlan plan, RecordKey key, String owner, byte[] bytes, Throwable e, long start) {
-    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+      OperationPlan plan,
+      RecordKey key,
+      String owner,
+      byte[] bytes,
+      Throwable e,
+      ObservedCall call) {
+    emit(IdempotencyEvent.Type.STORE_ERROR, key, call, e);
     if (e instanceof OutcomeNotRecordedException notRecorded) {
       if (notRecorded.isUnconfirmed()) {
         LOG.warn("the outcome of {} was recorded but not confirmed: {}", key, e.getMessage());
@@ -653,50 +709,60 @@ public final class IdempotencyExecutor {
               switch (result) {
                 case RECORDED -> {
                   LOG.info("the outcome of {} was recorded on a later attempt", key);
-                  emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
+                  emit(recordedType(bytes), key, call, null);
                 }
-                case FENCED -> emit(IdempotencyEvent.Type.FENCED, key, start, null);
-                case GAVE_UP -> emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
+                case FENCED -> emit(IdempotencyEvent.Type.FENCED, key, call, null);
+                case GAVE_UP -> emit(IdempotencyEvent.Type.STORE_ERROR, key, call, e);
               }
             });
     return false;
   }
 
-  private void release(OperationPlan plan, RecordKey key, String owner, long start) {
+  /** The event of a recorded outcome: a result, or a failure. */
+  private static IdempotencyEvent.Type recordedType(byte[] bytes) {
+    return OutcomeCodec.isFailure(bytes) || OutcomeCodec.isAmbiguous(bytes)
+        ? IdempotencyEvent.Type.RECORDED_FAILURE
+        : IdempotencyEvent.Type.EXECUTED;
+  }
+
+  private void release(OperationPlan plan, RecordKey key, String owner, ObservedCall call) {
     boolean done;
+    IdempotencyObserver.RoundTrip trip = call.roundTrip("release");
     try {
       done = despiteInterrupt(() -> plan.store.release(key, owner));
+      trip.end(null);
     } catch (RuntimeException e) {
-      released(key, null, e, start);
+      trip.end(e);
+      released(key, null, e, call);
       return;
     }
-    released(key, done, null, start);
+    released(key, done, null, call);
   }
 
   /** The store answered a release ({@code released}), or failed it ({@code error}). */
-  void released(RecordKey key, Boolean released, Throwable error, long start) {
+  void released(RecordKey key, Boolean released, Throwable error, ObservedCall call) {
     if (error != null) {
       LOG.error(
           "releasing {} failed; the claim frees itself when its lease ends: {}",
           key,
           describe(error));
-      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, error);
+      emit(IdempotencyEvent.Type.STORE_ERROR, key, call, error);
     } else if (!released) {
       LOG.warn("releasing {} was refused: another caller holds the key now", key);
-      emit(IdempotencyEvent.Type.FENCED, key, start, null);
+      emit(IdempotencyEvent.Type.FENCED, key, call, null);
     }
   }
 
   private Object replay(
-      OperationPlan plan, RecordKey key, IdempotencyRecord rec, long start, CallState state)
+      OperationPlan plan, RecordKey key, IdempotencyRecord rec, ObservedCall call, CallState state)
       throws Throwable {
     byte[] outcome = rec.outcome();
     if (OutcomeCodec.isAmbiguous(outcome)) {
       IdempotencyException failure;
       try {
-        failure = ambiguousReplay(key, rec, start);
+        failure = ambiguousReplay(key, rec, call);
       } catch (RuntimeException e) {
-        throw unreadable(key, e, start);
+        throw unreadable(key, e, call);
       }
       state.replayed = true;
       if (plan.async) {
@@ -709,9 +775,9 @@ public final class IdempotencyExecutor {
       try {
         failure = outcomes.decodeFailure(outcome, plan.loader, plan.recordFailures);
       } catch (RuntimeException e) {
-        throw unreadable(key, e, start);
+        throw unreadable(key, e, call);
       }
-      emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+      emit(IdempotencyEvent.Type.REPLAYED, key, call, null);
       state.replayed = true;
       if (plan.async) {
         return CompletableFuture.failedFuture(failure);
@@ -722,9 +788,9 @@ public final class IdempotencyExecutor {
     try {
       value = outcomes.decodeValue(outcome, plan.valueType);
     } catch (RuntimeException e) {
-      throw unreadable(key, e, start);
+      throw unreadable(key, e, call);
     }
-    emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
+    emit(IdempotencyEvent.Type.REPLAYED, key, call, null);
     if (plan.async) {
       try {
         return CompletableFuture.completedFuture(replayedValue(plan, key, value));
@@ -764,7 +830,7 @@ public final class IdempotencyExecutor {
    * A completed record whose outcome cannot be read back fails this call; the method does not run
    * again.
    */
-  IdempotencyOutcomeException unreadable(RecordKey key, RuntimeException e, long start) {
+  IdempotencyOutcomeException unreadable(RecordKey key, RuntimeException e, ObservedCall call) {
     LOG.error(
         "the recorded outcome of {} cannot be read back, so this call fails and the method does not"
             + " run again: {}",
@@ -778,7 +844,7 @@ public final class IdempotencyExecutor {
             key.scope(),
             key.redactedKey(),
             e);
-    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, failure);
+    emit(IdempotencyEvent.Type.STORE_ERROR, key, call, failure);
     return failure;
   }
 
@@ -790,7 +856,8 @@ public final class IdempotencyExecutor {
     return t;
   }
 
-  void emit(IdempotencyEvent.Type type, RecordKey key, long start, Throwable error) {
+  void emit(IdempotencyEvent.Type type, RecordKey key, ObservedCall call, Throwable error) {
+    call.note(type, error);
     if (!listening) {
       return;
     }
@@ -800,7 +867,7 @@ public final class IdempotencyExecutor {
               type,
               key.scope(),
               key.redactedKey(),
-              Duration.ofNanos(time.nanoTime() - start),
+              Duration.ofNanos(time.nanoTime() - call.start),
               error));
     } catch (Throwable t) {
       LOG.warn(
