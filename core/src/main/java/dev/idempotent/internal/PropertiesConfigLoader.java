@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * Builds the zero-code configuration: {@code idempotent.properties} from the classpath, overridden
  * by system properties named {@code idempotent.*}; the store from the {@link
  * IdempotencyStoreProvider} that {@code idempotent.store} names, or the only one on the classpath.
- * When the backend cannot be reached, the configuration gets a {@link DeferredStore} that keeps
- * trying (with a backoff) while calls meet the outage as store failures; a wrong setting is an
- * {@link IdempotencyConfigurationException} at once.
+ * When the backend cannot be reached, the configuration gets a {@link LazilyCreatedStore} that
+ * keeps trying (with a backoff) while calls meet the outage as store failures; a wrong setting is
+ * an {@link IdempotencyConfigurationException} at once.
  */
 public final class PropertiesConfigLoader {
   public static final String RESOURCE = "idempotent.properties";
@@ -177,7 +177,7 @@ public final class PropertiesConfigLoader {
 
   /**
    * The store that {@code idempotent.store} names in {@code values} (or the only store module on
-   * the classpath), created now, or a {@link DeferredStore} that keeps trying when its backend
+   * the classpath), created now, or a {@link LazilyCreatedStore} that keeps trying when its backend
    * cannot be reached. The library closes it ({@link #closeIfCreated}).
    *
    * @throws IdempotencyConfigurationException when no store, or no single store, is configured, or
@@ -223,7 +223,7 @@ public final class PropertiesConfigLoader {
               + ": choose one with idempotent.store=<name> in idempotent.properties or"
               + " -Didempotent.store=<name>");
     }
-    DeferredStore deferred = new DeferredStore(provider, settings);
+    LazilyCreatedStore deferred = new LazilyCreatedStore(provider, settings);
     IdempotencyStore store;
     try {
       store = deferred.get();

@@ -121,7 +121,7 @@ class ObservationIdempotencyObserverTest {
         .hasAnObservation(
             o ->
                 o.hasNameEqualTo("idempotent.call")
-                    .hasLowCardinalityKeyValue("outcome", "failed")
+                    .hasLowCardinalityKeyValue("outcome", "released")
                     .hasError());
     assertThat(events).contains("idempotent.call idempotent.taken_over");
     held.release().toCompletableFuture().get(5, TimeUnit.SECONDS);

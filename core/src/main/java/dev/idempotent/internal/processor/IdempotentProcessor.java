@@ -1,6 +1,6 @@
 package dev.idempotent.internal.processor;
 
-import dev.idempotent.internal.DeferredTypes;
+import dev.idempotent.internal.RefusedResultTypes;
 import dev.idempotent.internal.WovenMethods;
 import dev.idempotent.internal.expression.ExpressionException;
 import dev.idempotent.internal.expression.KeyExpression;
@@ -40,9 +40,9 @@ import javax.tools.StandardLocation;
  *
  * <ul>
  *   <li>fails the build when the method returns a deferred or one-shot container the library cannot
- *       record ({@link DeferredTypes}: a {@code Stream}, an {@code Iterator}, a {@code Future} that
- *       is not a {@code CompletionStage}, a {@code Publisher} that is not a {@code Mono} or {@code
- *       Flux}, a Kotlin {@code Flow}...), naming the type and what to return;
+ *       record ({@link RefusedResultTypes}: a {@code Stream}, an {@code Iterator}, a {@code Future}
+ *       that is not a {@code CompletionStage}, a {@code Publisher} that is not a {@code Mono} or
+ *       {@code Flux}, a Kotlin {@code Flow}...), naming the type and what to return;
  *   <li>fails the build when the method is abstract (an interface or abstract method is never
  *       woven: AspectJ weaves the body of the implementing method, so the annotation belongs
  *       there);
@@ -279,7 +279,7 @@ public final class IdempotentProcessor extends AbstractProcessor {
     }
   }
 
-  /** Why the method's result type cannot be recorded ({@link DeferredTypes}), or null. */
+  /** Why the method's result type cannot be recorded ({@link RefusedResultTypes}), or null. */
   private String refusedResult(ExecutableElement method) {
     TypeMirror returned = method.getReturnType();
     if (!(returned instanceof DeclaredType declared)) {
@@ -297,7 +297,7 @@ public final class IdempotentProcessor extends AbstractProcessor {
       }
     }
     TypeElement type = (TypeElement) declared.asElement();
-    return DeferredTypes.refusal(
+    return RefusedResultTypes.refusal(
         processingEnv.getElementUtils().getBinaryName(type).toString(), names);
   }
 
