@@ -4,6 +4,7 @@ import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyListener;
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.KeyResolver;
 import dev.idempotent.ResultCodec;
 import dev.idempotent.TimeSource;
@@ -61,6 +62,7 @@ public class IdempotencyAutoConfiguration {
       ObjectProvider<IdempotencyStore> stores,
       ObjectProvider<KeyResolver> keyResolvers,
       ObjectProvider<IdempotencyListener> listeners,
+      ObjectProvider<IdempotencyObserver> observer,
       ObjectProvider<ResultCodec> codec,
       ObjectProvider<ApplicationObjectMapperCodec> applicationObjectMapper,
       ObjectProvider<TimeSource> timeSource) {
@@ -85,6 +87,7 @@ public class IdempotencyAutoConfiguration {
     }
     keyResolvers.orderedStream().forEach(b::keyResolver);
     b.listener(Listeners.of(listeners.orderedStream().toList()));
+    observer.ifUnique(b::observer);
     ResultCodec userCodec = codec.getIfUnique();
     ApplicationObjectMapperCodec jackson = applicationObjectMapper.getIfAvailable();
     if (userCodec != null) {
