@@ -40,9 +40,18 @@ class SettingsDefinedOnceTest {
   private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
   private static final Map<String, JsonNode> METADATA = new LinkedHashMap<>();
 
-  /** The starter's own settings, which no other module reads: they are defined by its fields. */
+  /**
+   * The starter's own settings, which no other module reads: they are defined by its fields. The
+   * observation settings configure the observer the starter builds; without Spring an application
+   * gives the same choices to {@code ObservationIdempotencyObserver}'s builder.
+   */
   private static final Set<String> STARTER_ONLY =
-      Set.of("idempotent.fail-fast", "idempotent.problem-details.enabled");
+      Set.of(
+          "idempotent.fail-fast",
+          "idempotent.problem-details.enabled",
+          "idempotent.observations.enabled",
+          "idempotent.observations.key-digest",
+          "idempotent.observations.store-round-trips");
 
   @BeforeAll
   static void readTheGeneratedMetadata() throws IOException {
