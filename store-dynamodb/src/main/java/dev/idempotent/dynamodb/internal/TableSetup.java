@@ -73,6 +73,15 @@ public final class TableSetup {
       created = true;
     }
     checkKey(table, description);
+    if (description.hasReplicas() && !description.replicas().isEmpty()) {
+      log.warn(
+          "the DynamoDB table {} is a global table (replicas in {}): claims made in different"
+              + " regions are not exclusive, as conditional writes are only checked within one"
+              + " region and replication keeps the last writer; use the table from one region"
+              + " only (docs/stores/dynamodb.md)",
+          table,
+          description.replicas().stream().map(r -> r.regionName()).toList());
+    }
     if (description.tableStatus() != TableStatus.ACTIVE) {
       waitUntilActive(client, table, activeWithin, timeouts);
     }
