@@ -48,17 +48,17 @@ class DynamoDbStoreProviderTest {
         provider.create(
             StoreSettings.of(
                 Map.of(
-                    DynamoDbStoreProvider.ENDPOINT,
+                    DynamoDbStoreSettings.ENDPOINT.name(),
                     DynamoDbTestEnvironment.endpoint().toString(),
-                    DynamoDbStoreProvider.REGION,
+                    DynamoDbStoreSettings.REGION.name(),
                     "us-east-1",
-                    DynamoDbStoreProvider.TABLE,
+                    DynamoDbStoreSettings.TABLE.name(),
                     table,
-                    DynamoDbStoreProvider.CREATE_TABLE,
+                    DynamoDbStoreSettings.CREATE_TABLE.name(),
                     "true",
-                    DynamoDbStoreProvider.TIMEOUT,
+                    DynamoDbStoreSettings.TIMEOUT.name(),
                     "10s",
-                    DynamoDbStoreProvider.MAX_CLOCK_SKEW,
+                    DynamoDbStoreSettings.MAX_CLOCK_SKEW.name(),
                     "200ms")))) {
       assertThat(store).isInstanceOf(DynamoDbIdempotencyStore.class);
       assertThat(((DynamoDbIdempotencyStore) store).table()).isEqualTo(table);
@@ -74,25 +74,31 @@ class DynamoDbStoreProviderTest {
   @Test
   void invalidSettingsAreNamed() {
     assertThatThrownBy(
-            () -> provider.create(StoreSettings.of(Map.of(DynamoDbStoreProvider.TABLE, "a b"))))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(DynamoDbStoreProvider.TABLE);
+            () ->
+                provider.create(
+                    StoreSettings.of(Map.of(DynamoDbStoreSettings.TABLE.name(), "a b"))))
+        .isInstanceOf(dev.idempotent.IdempotencyConfigurationException.class)
+        .hasMessageContaining(DynamoDbStoreSettings.TABLE.name());
     assertThatThrownBy(
             () ->
                 provider.create(
-                    StoreSettings.of(Map.of(DynamoDbStoreProvider.ENDPOINT, "127.0.0.1:4567"))))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(DynamoDbStoreProvider.ENDPOINT)
+                    StoreSettings.of(
+                        Map.of(DynamoDbStoreSettings.ENDPOINT.name(), "127.0.0.1:4567"))))
+        .isInstanceOf(dev.idempotent.IdempotencyConfigurationException.class)
+        .hasMessageContaining(DynamoDbStoreSettings.ENDPOINT.name())
         .hasMessageContaining("http://host:port");
+    assertThat(provider.settings()).isEqualTo(DynamoDbStoreSettings.ALL);
     assertThatThrownBy(
             () ->
                 provider.create(
-                    StoreSettings.of(Map.of(DynamoDbStoreProvider.CREATE_TABLE, "yes"))))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(DynamoDbStoreProvider.CREATE_TABLE);
+                    StoreSettings.of(Map.of(DynamoDbStoreSettings.CREATE_TABLE.name(), "yes"))))
+        .isInstanceOf(dev.idempotent.IdempotencyConfigurationException.class)
+        .hasMessageContaining(DynamoDbStoreSettings.CREATE_TABLE.name());
     assertThatThrownBy(
-            () -> provider.create(StoreSettings.of(Map.of(DynamoDbStoreProvider.TIMEOUT, "soon"))))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(DynamoDbStoreProvider.TIMEOUT);
+            () ->
+                provider.create(
+                    StoreSettings.of(Map.of(DynamoDbStoreSettings.TIMEOUT.name(), "soon"))))
+        .isInstanceOf(dev.idempotent.IdempotencyConfigurationException.class)
+        .hasMessageContaining(DynamoDbStoreSettings.TIMEOUT.name());
   }
 }
