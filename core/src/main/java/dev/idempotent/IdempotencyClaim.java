@@ -59,6 +59,14 @@ public final class IdempotencyClaim {
     return claim.fail(failure);
   }
 
+  /**
+   * Makes the call current on this thread while the work starts, so that a trace shows the work
+   * inside the call ({@link IdempotencyObserver.Call#openScope}); close it once the work started.
+   */
+  public IdempotencyObserver.Scope openScope() {
+    return claim.openScope();
+  }
+
   /** The work did not run (or its outcome is not to be kept): the key is released. */
   public CompletionStage<Void> release() {
     return claim.cancel(OnCancel.RELEASE);

@@ -71,6 +71,7 @@ public final class IdempotencyConfig {
   private final ResultCodec codec;
   private final TimeSource timeSource;
   private final IdempotencyListener listener;
+  private final IdempotencyObserver observer;
   private final ReplayHook replayHook;
   private final StoreFailurePolicy storeFailurePolicy;
   private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers;
@@ -97,6 +98,7 @@ public final class IdempotencyConfig {
     this.codec = b.codec;
     this.timeSource = b.timeSource;
     this.listener = b.listener;
+    this.observer = b.observer;
     this.replayHook = b.replayHook;
     this.storeFailurePolicy = b.storeFailurePolicy;
     this.keyResolvers = Collections.unmodifiableMap(new LinkedHashMap<>(b.keyResolvers));
@@ -200,6 +202,11 @@ public final class IdempotencyConfig {
     return listener;
   }
 
+  /** What sees each call from start to end ({@link IdempotencyObserver#NO_OP} by default). */
+  public IdempotencyObserver observer() {
+    return observer;
+  }
+
   /**
    * What adjusts a replayed value before the caller gets it ({@link ReplayHook#NONE} by default).
    */
@@ -276,6 +283,7 @@ public final class IdempotencyConfig {
     private ResultCodec codec;
     private TimeSource timeSource = TimeSource.system();
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
+    private IdempotencyObserver observer = IdempotencyObserver.NO_OP;
     private ReplayHook replayHook = ReplayHook.NONE;
     private StoreFailurePolicy storeFailurePolicy = StoreFailurePolicy.FAIL_CLOSED;
     private final Map<Class<? extends KeyResolver>, KeyResolver> keyResolvers =
@@ -298,6 +306,7 @@ public final class IdempotencyConfig {
       codec = base.codec;
       timeSource = base.timeSource;
       listener = base.listener;
+      observer = base.observer;
       replayHook = base.replayHook;
       storeFailurePolicy = base.storeFailurePolicy;
       keyResolvers.putAll(base.keyResolvers);
@@ -362,6 +371,17 @@ public final class IdempotencyConfig {
       this.listener =
           Objects.requireNonNull(
               listener, "listener must not be null (use IdempotencyListener.NO_OP)");
+      return this;
+    }
+
+    /**
+     * Sees each call from its start to its end (a trace span per call); default {@link
+     * IdempotencyObserver#NO_OP}, which costs nothing.
+     */
+    public Builder observer(IdempotencyObserver observer) {
+      this.observer =
+          Objects.requireNonNull(
+              observer, "observer must not be null (use IdempotencyObserver.NO_OP)");
       return this;
     }
 

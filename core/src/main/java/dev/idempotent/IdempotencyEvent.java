@@ -7,14 +7,21 @@ public final class IdempotencyEvent {
 
   /** The kinds of event. */
   public enum Type {
-    /** The method ran and its outcome was recorded. */
+    /** The method ran and its result was recorded. */
     EXECUTED,
+    /**
+     * The method failed and its failure was recorded (a listed failure, or an unlisted one recorded
+     * or blocked as {@link OnAmbiguousFailure} says).
+     */
+    RECORDED_FAILURE,
     /** A repeat got the recorded outcome; the method did not run. */
     REPLAYED,
     /** A repeat of a completed key was rejected ({@link OnDuplicate#REJECT}). */
     REJECTED_DUPLICATE,
     /** A repeat found the key in progress and was rejected (at once, or after waiting). */
     IN_PROGRESS,
+    /** A repeat found the key blocked ({@link OnAmbiguousFailure#BLOCK}) and was refused. */
+    BLOCKED,
     /** A repeat carried a different payload than the recorded one. */
     MISMATCH,
     /** A claim whose lease had ended was taken over by this call. */

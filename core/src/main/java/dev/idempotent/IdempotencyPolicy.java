@@ -21,6 +21,7 @@ public final class IdempotencyPolicy {
   private final IdempotencySettings settings;
   private final Type resultType;
   private final boolean replayHooked;
+  private final String adapter;
 
   /**
    * The plan of this policy's last call, so that the next one does not resolve it again; see {@link
@@ -39,6 +40,7 @@ public final class IdempotencyPolicy {
     this.settings = b.buildSettings();
     this.resultType = b.resultType;
     this.replayHooked = b.replayHooked;
+    this.adapter = b.adapter;
   }
 
   /**
@@ -70,6 +72,18 @@ public final class IdempotencyPolicy {
     return replayHooked;
   }
 
+  /**
+   * What makes this operation's calls, as observations name it ({@code adapter} key): {@value
+   * #METHOD_ADAPTER} unless an adapter says otherwise ({@code http}, {@code webflux}, {@code
+   * kafka}, {@code rabbit}, {@code camel}).
+   */
+  public String adapter() {
+    return adapter;
+  }
+
+  /** The adapter of programmatic and annotated calls. */
+  public static final String METHOD_ADAPTER = "method";
+
   @Override
   public String toString() {
     return "IdempotencyPolicy{scope=" + scope + ", " + settings + "}";
@@ -80,6 +94,7 @@ public final class IdempotencyPolicy {
     private final String scope;
     private Type resultType = Object.class;
     private boolean replayHooked = true;
+    private String adapter = METHOD_ADAPTER;
 
     private Builder(String scope) {
       if (scope == null || scope.isBlank()) {
@@ -108,6 +123,21 @@ public final class IdempotencyPolicy {
      */
     public Builder withoutReplayHook() {
       this.replayHooked = false;
+      return this;
+    }
+
+    /**
+     * What makes this operation's calls ({@link IdempotencyPolicy#adapter()}): a short lower-case
+     * name, {@code [a-z0-9-]}, at most 16 characters. Adapters set it.
+     */
+    public Builder adapter(String adapter) {
+      if (adapter == null || !adapter.matches("[a-z0-9-]{1,16}")) {
+        throw new IllegalArgumentException(
+            "adapter must be a short lower-case name ([a-z0-9-], 1 to 16 characters), was '"
+                + adapter
+                + "'");
+      }
+      this.adapter = adapter;
       return this;
     }
 

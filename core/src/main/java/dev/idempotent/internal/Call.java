@@ -1,6 +1,8 @@
 package dev.idempotent.internal;
 
+import dev.idempotent.CallOutcome;
 import dev.idempotent.IdempotencyEvent;
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.RecordKey;
 import java.util.concurrent.CompletableFuture;
@@ -47,7 +49,7 @@ final class Call {
     /** The method ran and its value was recorded. */
     EXECUTED(IdempotencyEvent.Type.EXECUTED),
     /** The method failed and its failure (or an ambiguous-failure marker) was recorded. */
-    RECORDED_FAILURE(IdempotencyEvent.Type.EXECUTED),
+    RECORDED_FAILURE(IdempotencyEvent.Type.RECORDED_FAILURE),
     /** The method ran but its outcome was not recorded, and the key was released. */
     RELEASED(null),
     /** The method ran but this caller's claim was no longer held when it was to be recorded. */
@@ -61,7 +63,7 @@ final class Call {
     /** The key was in progress (rejected at once, or after the wait timeout). */
     IN_PROGRESS(IdempotencyEvent.Type.IN_PROGRESS),
     /** The key is blocked after an ambiguous failure ({@code OnAmbiguousFailure.BLOCK}). */
-    BLOCKED(IdempotencyEvent.Type.IN_PROGRESS),
+    BLOCKED(IdempotencyEvent.Type.BLOCKED),
     /** The call carried another payload than the recorded one. */
     PAYLOAD_MISMATCH(IdempotencyEvent.Type.MISMATCH),
     /** The recorded outcome could not be read back; the call failed. */
@@ -81,6 +83,9 @@ final class Call {
     /** The event that reports this outcome, or {@code null}. */
     final IdempotencyEvent.Type event;
 
+    /** The outcome as observers see it. */
+    final CallOutcome observed = CallOutcome.valueOf(name());
+
     Outcome(IdempotencyEvent.Type event) {
       this.event = event;
     }
@@ -92,7 +97,11 @@ final class Call {
   final String fingerprint;
   final long start;
   private final StoreIo io;
+  private final CallObservation observation;
   private final AtomicBoolean ended = new AtomicBoolean();
+
+  /** What the method threw, once it did: what the caller gets, for the observation's end. */
+  private volatile Throwable methodFailure;
 
   /** When the wait for a key in progress ends (nanoTime); 0 before the first wait. */
   private long deadline;
@@ -105,45 +114,89 @@ final class Call {
       RecordKey key,
       String fingerprint,
       long start,
-      StoreIo io) {
+      StoreIo io,
+      CallObservation observation) {
     this.protocol = protocol;
     this.plan = plan;
     this.key = key;
     this.fingerprint = fingerprint;
     this.start = start;
     this.io = io;
+    this.observation = observation;
   }
 
   /** The claim round trip: claims the key for a fresh owner token {@code owner}. */
   CompletionStage<ClaimResult> claim(String owner) {
+    IdempotencyObserver.RoundTrip trip = observation.roundTrip("claim");
     try {
-      return io.claim(this, owner);
+      return timed(trip, io.claim(this, owner));
     } catch (RuntimeException e) {
+      trip.end(e);
       return CompletableFuture.failedFuture(e);
     }
   }
 
   /** The completion round trip: records {@code outcome} for the plan's ttl, owner-checked. */
   CompletionStage<Boolean> complete(String owner, byte[] outcome) {
+    IdempotencyObserver.RoundTrip trip = observation.roundTrip("complete");
     try {
-      return io.complete(this, owner, outcome);
+      return timed(trip, io.complete(this, owner, outcome));
     } catch (RuntimeException e) {
+      trip.end(e);
       return CompletableFuture.failedFuture(e);
     }
   }
 
   /** The release round trip: deletes the claim of {@code owner}, owner-checked. */
   CompletionStage<Boolean> release(String owner) {
+    IdempotencyObserver.RoundTrip trip = observation.roundTrip("release");
     try {
-      return io.release(this, owner);
+      return timed(trip, io.release(this, owner));
     } catch (RuntimeException e) {
+      trip.end(e);
       return CompletableFuture.failedFuture(e);
     }
   }
 
-  /** Reports an event of this call to the listener. */
+  /**
+   * {@code stage}, whose round trip {@code trip} ends as the store answers and before anything that
+   * depends on the answer runs (so a trace shows the round trip inside the call).
+   */
+  private static <T> CompletionStage<T> timed(
+      IdempotencyObserver.RoundTrip trip, CompletionStage<T> stage) {
+    if (trip == IdempotencyObserver.RoundTrip.NONE) {
+      return stage;
+    }
+    CompletableFuture<T> answered = new CompletableFuture<>();
+    stage.whenComplete(
+        (value, error) -> {
+          trip.end(error == null ? null : Protocol.unwrap(error));
+          if (error != null) {
+            answered.completeExceptionally(error);
+          } else {
+            answered.complete(value);
+          }
+        });
+    return answered;
+  }
+
+  /** Reports an event of this call that does not end it: to the listener and the observation. */
   void emit(IdempotencyEvent.Type type, Throwable error) {
     protocol.emit(type, key, start, error);
+    observation.event(type);
+  }
+
+  /**
+   * Makes the call current on this thread while its work starts (a trace's call span is the parent
+   * of what the work does there); closing it restores what was current.
+   */
+  IdempotencyObserver.Scope openScope() {
+    return observation.openScope();
+  }
+
+  /** The method (or the work) threw {@code failure}; the caller gets it, or what settling gives. */
+  void methodFailed(Throwable failure) {
+    this.methodFailure = failure;
   }
 
   /**
@@ -155,8 +208,9 @@ final class Call {
       return;
     }
     if (outcome.event != null) {
-      emit(outcome.event, error);
+      protocol.emit(outcome.event, key, start, error);
     }
+    observation.end(outcome.observed, error != null ? error : methodFailure);
   }
 
   /** Whether {@link #ended} was reached. */

@@ -1,5 +1,6 @@
 package dev.idempotent.internal;
 
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.OnCancel;
 import dev.idempotent.spi.ClaimResult;
 import java.time.Duration;
@@ -201,6 +202,15 @@ public final class DeferredDriver {
       return runs;
     }
 
+    /**
+     * Makes the call current on this thread while the work starts, so that a trace shows the work
+     * inside the call; close it once the work has started. Does nothing for a claim that replays or
+     * runs unprotected.
+     */
+    public IdempotencyObserver.Scope openScope() {
+      return held == null ? IdempotencyObserver.Scope.NONE : held.openScope();
+    }
+
     /** Whether this is a replay of a recorded failure. */
     public boolean replaysFailure() {
       return replayedFailure != null;
@@ -297,7 +307,7 @@ public final class DeferredDriver {
                     : CompletableFuture.completedFuture(claim.replayedValue());
               }
               CompletionStage<?> running;
-              try {
+              try (IdempotencyObserver.Scope scope = claim.openScope()) {
                 running = work.get();
               } catch (RuntimeException | Error e) {
                 running = CompletableFuture.failedFuture(e);

@@ -2,6 +2,7 @@ package dev.idempotent.internal;
 
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyInterruptedException;
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyStore;
 import java.io.InterruptedIOException;
@@ -302,7 +303,7 @@ public final class IdempotencyExecutor {
     CallState state = STATE.get();
     List<String> claims = state.held;
     claims.add(held.owner());
-    try {
+    try (IdempotencyObserver.Scope scope = held.openScope()) {
       value = body.run();
     } catch (Throwable t) {
       throw now(held.fail(t));

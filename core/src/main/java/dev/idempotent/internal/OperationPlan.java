@@ -49,6 +49,11 @@ public final class OperationPlan {
    */
   final String keySource;
 
+  /** The adapter that makes the calls, and the store's name, as observations name them. */
+  final String adapter;
+
+  final String storeName;
+
   private OperationPlan(
       IdempotencyPolicy p,
       IdempotencyConfig config,
@@ -95,6 +100,8 @@ public final class OperationPlan {
     this.replayHooked = p.replayHooked();
     this.loader = loader != null ? loader : OperationPlan.class.getClassLoader();
     this.keySource = where == null ? null : where + ": " + keySource;
+    this.adapter = p.adapter();
+    this.storeName = settings.store().isEmpty() ? "default" : settings.store();
     if (valueType != void.class
         && valueType != Void.class) { // always null: the library encodes it itself
       config

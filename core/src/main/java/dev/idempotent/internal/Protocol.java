@@ -6,6 +6,7 @@ import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyException;
 import dev.idempotent.IdempotencyKeyException;
 import dev.idempotent.IdempotencyListener;
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.ReplayHook;
 import dev.idempotent.TimeSource;
 import dev.idempotent.spi.RecordKey;
@@ -34,6 +35,7 @@ public final class Protocol {
   final TimeSource time;
   private final IdempotencyListener listener;
   private final boolean listening;
+  private final IdempotencyObserver observer;
 
   /** Scope, declared type and runtime class of each outcome already reported as not recordable. */
   private final Set<List<Object>> reportedUnrecordable = ConcurrentHashMap.newKeySet();
@@ -45,6 +47,7 @@ public final class Protocol {
     this.time = config.timeSource();
     this.listener = config.listener();
     this.listening = listener != IdempotencyListener.NO_OP;
+    this.observer = config.observer();
   }
 
   /**
@@ -59,7 +62,14 @@ public final class Protocol {
       throw blankKey(plan, rawKey);
     }
     RecordKey key = RecordKey.of(plan.scope, rawKey).fittedTo(plan.maxKeyLength);
-    return new Call(this, plan, key, fingerprint, time.nanoTime(), io);
+    return new Call(
+        this,
+        plan,
+        key,
+        fingerprint,
+        time.nanoTime(),
+        io,
+        CallObservation.start(observer, plan, key));
   }
 
   /** A null or blank key, named by what gave it (the plan's key source, or the caller). */

@@ -3,6 +3,7 @@ package dev.idempotent.internal;
 import static dev.idempotent.internal.Protocol.LOG;
 
 import dev.idempotent.IdempotencyEvent;
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.OnCancel;
 import dev.idempotent.spi.OutcomeNotRecordedException;
@@ -67,6 +68,11 @@ final class Settlement {
     return owner;
   }
 
+  /** Makes the call current on this thread while its work starts ({@link Call#openScope}). */
+  IdempotencyObserver.Scope openScope() {
+    return call.openScope();
+  }
+
   /** Whether this is the first settling step; stops renewal when it is. */
   private boolean settles() {
     if (!settled.compareAndSet(false, true)) {
@@ -114,6 +120,7 @@ final class Settlement {
     if (!settles()) {
       return CompletableFuture.completedFuture(failure);
     }
+    call.methodFailed(failure);
     CompletionStage<Void> settling;
     try {
       byte[] bytes = failureOutcome(failure);

@@ -178,7 +178,7 @@ class OneProtocolTwoDriversTest {
     assertThat((Throwable) first).isInstanceOf(IllegalArgumentException.class).hasMessage("no");
     assertThat((Throwable) again).isInstanceOf(IllegalArgumentException.class).hasMessage("no");
     assertThat(runs).hasValue(1);
-    assertThat(events).containsExactly(Type.EXECUTED, Type.REPLAYED);
+    assertThat(events).containsExactly(Type.RECORDED_FAILURE, Type.REPLAYED);
   }
 
   @ParameterizedTest
@@ -200,7 +200,7 @@ class OneProtocolTwoDriversTest {
     assertThat(call(driver, policy, "k", null, returning()))
         .isInstanceOf(IdempotencyBlockedException.class);
     assertThat(runs).hasValue(1);
-    assertThat(events).containsExactly(Type.EXECUTED, Type.IN_PROGRESS);
+    assertThat(events).containsExactly(Type.RECORDED_FAILURE, Type.BLOCKED);
   }
 
   @ParameterizedTest

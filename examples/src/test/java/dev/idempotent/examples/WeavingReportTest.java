@@ -88,6 +88,6 @@ class WeavingReportTest {
 
     assertThatThrownBy(IdempotencyConfig::fromProperties)
         .isInstanceOf(IdempotencyConfigurationException.class)
-        .hasMessageContaining("idempotent.require-woven=yes is not a boolean");
+        .hasMessageContaining("idempotent.require-woven=yes is not true or false");
   }
 }

@@ -80,6 +80,10 @@ public final class HttpIdempotency {
   private final Idempotency idempotency;
   private final List<IdempotencyRule> rules;
   private final Map<IdempotencyRule, IdempotencyPolicy> policies = new IdentityHashMap<>();
+
+  /** The policies of {@link #executeDeferred} (the WebFlux filter's): the same, adapter webflux. */
+  private final Map<IdempotencyRule, IdempotencyPolicy> deferredPolicies = new IdentityHashMap<>();
+
   private final String problemTypeBase;
 
   /** The submit tokens of each submit-token rule, for the instance they were made over. */
@@ -97,13 +101,17 @@ public final class HttpIdempotency {
         throw new IllegalArgumentException(
             "two rules have the scope '" + rule.scope() + "': give each rule a scope of its own");
       }
-      policies.put(
-          rule,
-          IdempotencyPolicy.builder(rule.scope())
-              .settings(rule.settings())
-              .resultType(byte[].class)
-              .withoutReplayHook() // its values are encoded responses, not a method's
-              .build());
+      for (boolean deferred : new boolean[] {false, true}) {
+        (deferred ? deferredPolicies : policies)
+            .put(
+                rule,
+                IdempotencyPolicy.builder(rule.scope())
+                    .settings(rule.settings())
+                    .resultType(byte[].class)
+                    .withoutReplayHook() // its values are encoded responses, not a method's
+                    .adapter(deferred ? "webflux" : "http")
+                    .build());
+      }
     }
     if (idempotency != null) {
       prepare(idempotency);
@@ -150,6 +158,7 @@ public final class HttpIdempotency {
     for (IdempotencyRule rule : rules) {
       try {
         instance.prepare(policies.get(rule));
+        instance.prepare(deferredPolicies.get(rule));
       } catch (IdempotencyConfigurationException e) {
         throw new IdempotencyConfigurationException(
             "web rule '" + rule.scope() + "': " + e.getMessage(), e);
@@ -301,7 +310,7 @@ public final class HttpIdempotency {
                   : tokens.executeAsync(rule.scope(), who, token.strip(), byte[].class, run);
         }
       } else {
-        IdempotencyPolicy policy = policies.get(rule);
+        IdempotencyPolicy policy = (deferred ? deferredPolicies : policies).get(rule);
         String key =
             HttpRecordKey.of(admission.method, admission.path, admission.caller, admission.key);
         List<Object> payload =

@@ -54,6 +54,7 @@ public final class CallObserver implements IdempotencyListener {
     List<IdempotencyEvent.Type> events = new ArrayList<>(EVENTS.get());
     String completion =
         events.contains(IdempotencyEvent.Type.EXECUTED)
+                || events.contains(IdempotencyEvent.Type.RECORDED_FAILURE)
             ? "recorded"
             : events.contains(IdempotencyEvent.Type.FENCED)
                 ? "fenced"

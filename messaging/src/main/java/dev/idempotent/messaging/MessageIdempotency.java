@@ -81,15 +81,34 @@ public final class MessageIdempotency {
   private MessageIdempotency(Builder b) {
     this.idempotency = b.idempotency;
     this.inProgressWait = b.inProgressWait;
-    this.policy =
-        IdempotencyPolicy.builder(b.scope)
-            .settings(b.settings)
-            .onDuplicate(OnDuplicate.REPLAY)
-            .onInProgress(OnInProgress.WAIT)
-            .waitTimeout(b.inProgressWait)
-            .resultType(Void.class)
-            .withoutReplayHook() // a message's outcome is nothing, not a method's value
-            .build();
+    this.policy = policy(b.scope, b.settings, b.inProgressWait, IdempotencyPolicy.METHOD_ADAPTER);
+  }
+
+  private MessageIdempotency(MessageIdempotency base, String adapter) {
+    this.idempotency = base.idempotency;
+    this.inProgressWait = base.inProgressWait;
+    this.policy = policy(base.scope(), base.settings(), base.inProgressWait, adapter);
+  }
+
+  private static IdempotencyPolicy policy(
+      String scope, IdempotencySettings settings, Duration inProgressWait, String adapter) {
+    return IdempotencyPolicy.builder(scope)
+        .settings(settings)
+        .onDuplicate(OnDuplicate.REPLAY)
+        .onInProgress(OnInProgress.WAIT)
+        .waitTimeout(inProgressWait)
+        .resultType(Void.class)
+        .withoutReplayHook() // a message's outcome is nothing, not a method's value
+        .adapter(adapter)
+        .build();
+  }
+
+  /**
+   * The same consumer, its calls named by {@code adapter} in observations ({@code kafka}, {@code
+   * rabbit}, {@code camel}); the broker adapters call it on what they are given.
+   */
+  public MessageIdempotency withAdapter(String adapter) {
+    return adapter.equals(policy.adapter()) ? this : new MessageIdempotency(this, adapter);
   }
 
   /**

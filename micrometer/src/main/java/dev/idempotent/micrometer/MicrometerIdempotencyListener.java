@@ -30,14 +30,17 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@value #CALLS} (counter), tags {@code scope} and {@code outcome}: one count per event, the
- *       outcome being the event type in lower case ({@code executed}, {@code replayed}, {@code
- *       rejected_duplicate}, {@code in_progress}, {@code mismatch}, {@code taken_over}, {@code
- *       fenced}, {@code store_error}, {@code fail_open}, {@code payload_check_skipped} (a repeat of
- *       a record whose fingerprint another version of the format made), and any type added later).
- *       All outcomes of a scope are registered together when the scope is first seen, so an outcome
- *       that never happened reads 0 rather than missing.
+ *       outcome being the event type in lower case ({@code executed}, {@code recorded_failure},
+ *       {@code replayed}, {@code rejected_duplicate}, {@code in_progress}, {@code blocked}, {@code
+ *       mismatch}, {@code taken_over}, {@code fenced}, {@code store_error}, {@code fail_open},
+ *       {@code payload_check_skipped} (a repeat of a record whose fingerprint another version of
+ *       the format made), the renewal events, and any type added later). It is the library's meter
+ *       path: {@link ObservationIdempotencyObserver} makes spans, not these counts. All outcomes of
+ *       a scope are registered together when the scope is first seen, so an outcome that never
+ *       happened reads 0 rather than missing.
  *   <li>{@value #EXECUTIONS} (timer), tag {@code scope}: the time from the start of each call that
- *       ran the method to its recorded outcome ({@code EXECUTED} events).
+ *       ran the method to its recorded outcome ({@code EXECUTED} and {@code RECORDED_FAILURE}
+ *       events).
  *   <li>{@value #RENEWAL_LAG} (time gauge), tag {@code store}: how late the most overdue lease
  *       renewal of the store is ({@link LeaseRenewals#lag}); zero while the renewals keep up. A
  *       claim's lease ends under its running call when its lag reaches two thirds of the lease (20
@@ -141,7 +144,8 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
   public void onEvent(IdempotencyEvent event) {
     ScopeMeters meters = meters(event.scope());
     meters.counters[event.type().ordinal()].increment();
-    if (event.type() == IdempotencyEvent.Type.EXECUTED) {
+    if (event.type() == IdempotencyEvent.Type.EXECUTED
+        || event.type() == IdempotencyEvent.Type.RECORDED_FAILURE) {
       meters.executions.record(event.duration());
     }
   }

@@ -30,8 +30,10 @@ public class IdempotencyActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     IdempotencyEndpoint idempotencyEndpoint(
-        Idempotency idempotency, ObjectProvider<HttpIdempotency> web) {
-      return new IdempotencyEndpoint(idempotency, web.getIfAvailable());
+        Idempotency idempotency,
+        ObjectProvider<HttpIdempotency> web,
+        ObjectProvider<IdempotencyStartupReport> setup) {
+      return new IdempotencyEndpoint(idempotency, web.getIfAvailable(), setup.getIfAvailable());
     }
   }
 

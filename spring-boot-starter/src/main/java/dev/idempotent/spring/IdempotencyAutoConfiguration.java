@@ -4,6 +4,7 @@ import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyListener;
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.KeyResolver;
 import dev.idempotent.ResultCodec;
 import dev.idempotent.TimeSource;
@@ -79,6 +80,7 @@ public class IdempotencyAutoConfiguration {
       Environment environment,
       ObjectProvider<KeyResolver> keyResolvers,
       ObjectProvider<IdempotencyListener> listeners,
+      ObjectProvider<IdempotencyObserver> observer,
       ObjectProvider<ResultCodec> codec,
       ObjectProvider<ApplicationObjectMapperCodec> applicationObjectMapper,
       ObjectProvider<ApplicationJsonMapperCodec> applicationJsonMapper,
@@ -108,6 +110,7 @@ public class IdempotencyAutoConfiguration {
     }
     keyResolvers.orderedStream().forEach(b::keyResolver);
     b.listener(Listeners.of(listeners.orderedStream().toList()));
+    observer.ifUnique(b::observer);
     ResultCodec userCodec = codec.getIfUnique();
     ResultCodec onApplicationsMapper =
         userCodec != null

@@ -32,13 +32,26 @@ import org.springframework.lang.Nullable;
 public class IdempotencyEndpoint {
   private final Idempotency idempotency;
   private final HttpIdempotency web;
+  private final IdempotencyStartupReport setup;
 
   /**
    * @param web the web rules, or {@code null} when the filter is not installed
    */
   public IdempotencyEndpoint(Idempotency idempotency, @Nullable HttpIdempotency web) {
+    this(idempotency, web, null);
+  }
+
+  /**
+   * @param setup what the start-up line says, shown under {@code setup} with no parameter; or
+   *     {@code null}
+   */
+  public IdempotencyEndpoint(
+      Idempotency idempotency,
+      @Nullable HttpIdempotency web,
+      @Nullable IdempotencyStartupReport setup) {
     this.idempotency = idempotency;
     this.web = web;
+    this.setup = setup;
   }
 
   /**
@@ -56,6 +69,9 @@ public class IdempotencyEndpoint {
     if (key == null && scope == null && path == null) {
       Map<String, Object> scopes = new LinkedHashMap<>();
       scopes.put("scopes", Idempotency.scopesInUse());
+      if (setup != null) {
+        scopes.put("setup", setup.facts());
+      }
       return scopes;
     }
     Location where = locate(key, scope, store, path, method, caller);

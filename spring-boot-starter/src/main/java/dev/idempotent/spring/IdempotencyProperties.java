@@ -73,7 +73,9 @@ public class IdempotencyProperties {
   /** The result codec. */
   public static class Codec {
     /**
-     * The result codec: java (Java serialization, checked against an allow-list) or jackson (JSON).
+     * The result codec: java (Java serialization, checked against an allow-list), jackson (JSON
+     * through Jackson 3 when it is on the class path, else Jackson 2), jackson2 or jackson3 (JSON
+     * through that Jackson line).
      */
     private IdempotencyConfig.CodecType type = IdempotencyConfig.CodecType.JAVA;
 

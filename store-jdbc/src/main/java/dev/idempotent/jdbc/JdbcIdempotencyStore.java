@@ -690,7 +690,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
       }
       JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, chosen, location, checked);
-      LOG.info(
+      LOG.debug( // the starter's start-up line names the store
           "idempotency store on {} table {} ({})",
           location == null ? "a DataSource" : location,
           table,

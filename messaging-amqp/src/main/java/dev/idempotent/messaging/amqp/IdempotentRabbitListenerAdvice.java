@@ -105,8 +105,16 @@ public final class IdempotentRabbitListenerAdvice implements MethodInterceptor {
   private final Map<Channel, PendingDeliveries> pending = new ConcurrentHashMap<>();
 
   private IdempotentRabbitListenerAdvice(Builder b) {
-    this.idempotency = b.idempotency;
-    this.perQueue = b.perQueue;
+    // observations name these calls "rabbit"
+    this.idempotency = b.idempotency == null ? null : b.idempotency.withAdapter("rabbit");
+    Function<String, MessageIdempotency> given = b.perQueue;
+    this.perQueue =
+        given == null
+            ? null
+            : queue -> {
+              MessageIdempotency m = given.apply(queue);
+              return m == null ? null : m.withAdapter("rabbit");
+            };
     this.keyFunction = b.keyFunction;
     this.acknowledgeMode = b.acknowledgeMode;
     this.manual = b.acknowledgeMode == AcknowledgeMode.MANUAL;

@@ -108,7 +108,7 @@ public final class StoreIdempotentRepository extends ServiceSupport
   private volatile CamelContext camelContext;
 
   private StoreIdempotentRepository(Builder b) {
-    this.messages = b.messages;
+    this.messages = b.messages.withAdapter("camel"); // observations name these calls "camel"
     this.maxInFlight = b.maxInFlight;
     this.policy = messages.policy();
     this.claimProperty = "dev.idempotent.claim:" + messages.scope();

@@ -578,6 +578,7 @@ class StoreIdempotentRepositoryTest {
             .filter(
                 e ->
                     e.type() == IdempotencyEvent.Type.IN_PROGRESS
+                        || e.type() == IdempotencyEvent.Type.BLOCKED
                         || e.type() == IdempotencyEvent.Type.REPLAYED)
             .count();
   }

@@ -31,7 +31,8 @@ final class TopicScopes {
   private Scope build(String topic) {
     MessageIdempotency idempotency =
         Objects.requireNonNull(
-            idempotencyOfTopic.apply(topic), () -> "no MessageIdempotency for topic " + topic);
+                idempotencyOfTopic.apply(topic), () -> "no MessageIdempotency for topic " + topic)
+            .withAdapter("kafka");
     return new Scope(idempotency, idempotency.policy());
   }
 }

@@ -129,7 +129,7 @@ public final class RedissonStoreProvider implements IdempotencyStoreProvider {
     }
     try {
       RedissonIdempotencyStore store = builder.build();
-      log.info("Idempotency records in Redis at {} ({})", where, store);
+      log.debug("Idempotency records in Redis at {} ({})", where, store);
       return store;
     } catch (RuntimeException e) {
       client.shutdown();

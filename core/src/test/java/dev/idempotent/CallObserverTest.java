@@ -1,0 +1,239 @@
+package dev.idempotent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What an {@link IdempotencyObserver} sees: one start and one end per call, with the outcome that
+ * says how the call ended, the events in between, and the store round trips; on the blocking and
+ * the deferred path alike.
+ */
+class CallObserverTest {
+  private final TestStore store = new TestStore();
+  private final List<String> seen = new CopyOnWriteArrayList<>();
+
+  /** Writes what it sees as lines: "start scope store adapter", "event x", "claim ok", "end x". */
+  private final IdempotencyObserver observer =
+      (scope, storeName, adapter, digest) -> {
+        seen.add("start " + scope + " " + storeName + " " + adapter);
+        return new IdempotencyObserver.Call() {
+          @Override
+          public void event(IdempotencyEvent.Type type) {
+            seen.add("event " + type.name().toLowerCase());
+          }
+
+          @Override
+          public IdempotencyObserver.RoundTrip roundTrip(String operation) {
+            return error -> seen.add(operation + (error == null ? " ok" : " failed"));
+          }
+
+          @Override
+          public IdempotencyObserver.Scope openScope() {
+            seen.add("scope open");
+            return () -> seen.add("scope closed");
+          }
+
+          @Override
+          public void end(CallOutcome outcome, Throwable error) {
+            seen.add("end " + outcome.tag());
+          }
+        };
+      };
+
+  private Idempotency idem(StoreFailurePolicy policy) {
+    return Idempotency.create(
+        IdempotencyConfig.builder()
+            .defaultStore(store)
+            .timeSource(store)
+            .storeFailurePolicy(policy)
+            .observer(observer)
+            .build());
+  }
+
+  private final Idempotency idem = idem(StoreFailurePolicy.FAIL_CLOSED);
+
+  private static IdempotencyPolicy.Builder policy(String scope) {
+    return IdempotencyPolicy.builder(scope).resultType(String.class);
+  }
+
+  private List<String> ends() {
+    return seen.stream().filter(s -> s.startsWith("end ")).toList();
+  }
+
+  @Test
+  void aFirstCallAndItsRepeatAreObservedFromStartToEnd() throws Exception {
+    IdempotencyPolicy p = policy("obs.first").build();
+    idem.execute(p, "k", () -> "r");
+    assertThat(seen)
+        .containsExactly(
+            "start obs.first default method",
+            "claim ok",
+            "scope open",
+            "scope closed",
+            "complete ok",
+            "end executed");
+    seen.clear();
+
+    idem.execute(p, "k", () -> "again");
+    assertThat(seen).containsExactly("start obs.first default method", "claim ok", "end replayed");
+  }
+
+  @Test
+  void eachWayACallEndsHasAnOutcomeOfItsOwn() throws Exception {
+    IdempotencyPolicy reject = policy("obs.reject").onDuplicate(OnDuplicate.REJECT).build();
+    idem.execute(reject, "k", () -> "r");
+    assertThatThrownBy(() -> idem.execute(reject, "k", () -> "r"))
+        .isInstanceOf(DuplicateRequestException.class);
+
+    IdempotencyPolicy mismatch = policy("obs.mismatch").build();
+    idem.execute(mismatch, "k", "payload-1", () -> "r");
+    assertThatThrownBy(() -> idem.execute(mismatch, "k", "payload-2", () -> "r"))
+        .isInstanceOf(IdempotencyKeyMismatchException.class);
+
+    IdempotencyPolicy recorded =
+        policy("obs.recorded").recordFailures(IllegalStateException.class).build();
+    assertThatThrownBy(
+            () ->
+                idem.execute(
+                    recorded,
+                    "k",
+                    () -> {
+                      throw new IllegalStateException("declined");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
+
+    IdempotencyPolicy released = policy("obs.released").build();
+    assertThatThrownBy(
+            () ->
+                idem.execute(
+                    released,
+                    "k",
+                    () -> {
+                      throw new IllegalArgumentException("bad");
+                    }))
+        .isInstanceOf(IllegalArgumentException.class);
+
+    IdempotencyPolicy blocked =
+        policy("obs.blocked").onAmbiguousFailure(OnAmbiguousFailure.BLOCK).build();
+    assertThatThrownBy(
+            () ->
+                idem.execute(
+                    blocked,
+                    "k",
+                    () -> {
+                      throw new IllegalArgumentException("unknown");
+                    }))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> idem.execute(blocked, "k", () -> "r"))
+        .isInstanceOf(IdempotencyBlockedException.class);
+
+    assertThat(ends())
+        .containsExactly(
+            "end executed",
+            "end rejected_duplicate",
+            "end executed",
+            "end payload_mismatch",
+            "end recorded_failure",
+            "end released",
+            "end recorded_failure",
+            "end blocked");
+  }
+
+  @Test
+  void aKeyInProgressAndATakeOverAreSeen() throws Exception {
+    IdempotencyPolicy p = policy("obs.held").onInProgress(OnInProgress.REJECT).build();
+    IdempotencyClaim held = idem.claim(p, "k").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(held.runs()).isTrue();
+    assertThatThrownBy(() -> idem.execute(p, "k", () -> "r"))
+        .isInstanceOf(IdempotencyInProgressException.class);
+    assertThat(ends()).containsExactly("end in_progress");
+
+    store.advance(IdempotencyConfig.DEFAULT_LEASE.plusSeconds(1));
+    seen.clear();
+    idem.execute(p, "k", () -> "r");
+    assertThat(seen).contains("event taken_over", "end executed");
+
+    seen.clear();
+    held.complete("late").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(seen).containsExactly("complete ok", "end fenced");
+  }
+
+  @Test
+  void aStoreFailureEndsTheCallClosedOrOpenAsThePolicySays() throws Exception {
+    store.failClaim = new IllegalStateException("down");
+    IdempotencyPolicy p = policy("obs.down").build();
+    assertThatThrownBy(() -> idem.execute(p, "k", () -> "r"))
+        .isInstanceOf(IdempotencyStoreException.class);
+    assertThat(idem(StoreFailurePolicy.FAIL_OPEN).execute(p, "k", () -> "ran")).isEqualTo("ran");
+    assertThat(ends()).containsExactly("end store_failure_closed", "end store_failure_open");
+    assertThat(seen).contains("claim failed");
+  }
+
+  @Test
+  void theDeferredPathIsObservedUntilTheClaimIsSettled() throws Exception {
+    IdempotencyPolicy p = policy("obs.deferred").build();
+    CompletableFuture<String> work = new CompletableFuture<>();
+    CompletableFuture<String> result =
+        idem.executeDeferred(p, "k", null, () -> work).toCompletableFuture();
+    work.complete("r");
+    assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("r");
+    assertThat(seen)
+        .containsExactly(
+            "start obs.deferred default method",
+            "claim ok",
+            "scope open",
+            "scope closed",
+            "complete ok",
+            "end executed");
+
+    seen.clear();
+    IdempotencyClaim claim =
+        idem.claim(policy("obs.cancelled").build(), "k")
+            .toCompletableFuture()
+            .get(5, TimeUnit.SECONDS);
+    claim.release().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    // the call ends as cancelled; the release that follows is its last round trip
+    assertThat(seen).endsWith("end cancelled", "release ok");
+
+    seen.clear();
+    idem.executeDeferred(p, "k", null, () -> CompletableFuture.completedFuture("x"))
+        .toCompletableFuture()
+        .get(5, TimeUnit.SECONDS);
+    assertThat(seen).endsWith("end replayed");
+  }
+
+  @Test
+  void anObserverThatThrowsIsIgnoredAndTheCallGoesOn() throws Exception {
+    Idempotency broken =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(store)
+                .observer(
+                    (scope, s, adapter, digest) -> {
+                      throw new IllegalStateException("observer bug");
+                    })
+                .build());
+    assertThat(broken.execute(policy("obs.broken").build(), "k", () -> "r")).isEqualTo("r");
+  }
+
+  @Test
+  void theAdapterIsThePolicysAndABadNameIsRefused() throws Exception {
+    idem.execute(policy("obs.adapter").adapter("kafka").build(), "k", () -> "r");
+    assertThat(seen.get(0)).isEqualTo("start obs.adapter default kafka");
+    assertThatThrownBy(() -> policy("obs.adapter").adapter("Kafka Listener"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("adapter must be a short lower-case name");
+  }
+
+  @Test
+  void withoutAnObserverNothingIsObserved() {
+    assertThat(IdempotencyConfig.builder().defaultStore(store).build().observer())
+        .isSameAs(IdempotencyObserver.NO_OP);
+  }
+}
