@@ -579,12 +579,20 @@ public final class NatsIdempotencyStore implements IdempotencyStore, AsyncIdempo
 
   // ---- waiting
 
-  /** What a waiter knows of the record while it waits. */
+  /** What a waiter knows of the record while it waits; guarded by itself. */
   private static final class Wait {
     final CompletableFuture<Void> done = new CompletableFuture<>();
-    long revision = -1; // -1: not read yet
-    final List<String> early = new ArrayList<>(4);
-    boolean earlyOverflow;
+
+    /** The revision read, or, after a renewal, the lowest the record can have now; -1 unread. */
+    long revision = -1;
+
+    /** The holder's owner token, once read. */
+    String owner;
+
+    /** The highest revision that messages heard before the read expected; -1 none. */
+    long earlyExpected = -1;
+
+    ScheduledFuture<?> leaseEnd;
   }
 
   private CompletableFuture<Void> awaitFuture(RecordKey key, Duration maxWait) {
@@ -607,14 +615,19 @@ public final class NatsIdempotencyStore implements IdempotencyStore, AsyncIdempo
     wait.done.whenComplete(
         (v, e) -> {
           bound.cancel(false);
+          synchronized (wait) {
+            if (wait.leaseEnd != null) {
+              wait.leaseEnd.cancel(false);
+            }
+          }
           try {
             dispatcher.unsubscribe(sub);
           } catch (RuntimeException ignored) {
             // the connection is closing
           }
         });
-    // the subscription is on the server before this read (one connection keeps the order), so a
-    // write after the read reaches the handler
+    // the subscription reaches the server before this read (one connection keeps the order), so
+    // every write after the read reaches the handler
     bucket
         .latest(subject)
         .whenComplete(
@@ -638,45 +651,83 @@ public final class NatsIdempotencyStore implements IdempotencyStore, AsyncIdempo
               boolean wake;
               synchronized (wait) {
                 wait.revision = e.revision();
-                wake = wait.earlyOverflow || wait.early.contains(Long.toString(e.revision()));
+                wait.owner = v.owner();
+                wake = wait.earlyExpected >= e.revision();
+                if (!wake) {
+                  armLeaseEnd(wait, Math.min(left, v.durationMillis()));
+                }
               }
               if (wake) {
                 wait.done.complete(null);
-              } else if (left < waitMillis) {
-                ScheduledFuture<?> leaseEnd =
-                    timers.schedule(
-                        () -> wait.done.complete(null), left + 1, TimeUnit.MILLISECONDS);
-                wait.done.whenComplete((x, y) -> leaseEnd.cancel(false));
               }
             });
     return wait.done;
   }
 
   /**
-   * A message on a waited-for record's subject: a write that expects the revision the waiter read
-   * (or expects none) may change the record and ends the wait; one that expects another revision
-   * will be refused by the server and is ignored.
+   * Ends the wait when the holder's lease ends ({@code millis} from now). Holds the wait's lock.
    */
-  private static void heard(Wait wait, Message m) {
-    String expected =
+  private void armLeaseEnd(Wait wait, long millis) {
+    if (wait.leaseEnd != null) {
+      wait.leaseEnd.cancel(false);
+    }
+    try {
+      wait.leaseEnd =
+          timers.schedule(() -> wait.done.complete(null), millis + 1, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException closing) {
+      wait.done.complete(null);
+    }
+  }
+
+  /**
+   * A message on a waited-for record's subject. Every write of the store is conditional on the
+   * revision it expects: one that expects less than the waiter's revision (a competitor's claim of
+   * a taken key expects 0) is refused by the server and ignored; one that expects the waiter's
+   * revision or a later one may change the record and ends the wait, unless it is the holder's
+   * renewal, after which the record's revision is at least one more than the renewal expected.
+   */
+  private void heard(Wait wait, Message m) {
+    String header =
         m.getHeaders() == null ? null : m.getHeaders().getFirst(BucketAccess.EXPECTED_REVISION);
+    long expected;
+    try {
+      expected = header == null ? Long.MAX_VALUE : Long.parseLong(header);
+    } catch (NumberFormatException e) {
+      expected = Long.MAX_VALUE;
+    }
     boolean wake;
     synchronized (wait) {
-      if (expected == null) {
-        wake = true;
-      } else if (wait.revision < 0) {
-        if (wait.early.size() < 16) {
-          wait.early.add(expected);
-        } else {
-          wait.earlyOverflow = true;
-        }
+      if (wait.revision < 0) {
+        wait.earlyExpected = Math.max(wait.earlyExpected, expected);
+        wake = false;
+      } else if (expected < wait.revision) {
         wake = false;
       } else {
-        wake = expected.equals(Long.toString(wait.revision));
+        RecordFormat.Value renewal = renewalBy(wait.owner, m);
+        if (renewal != null && expected != Long.MAX_VALUE) {
+          wait.revision = expected + 1;
+          armLeaseEnd(wait, renewal.durationMillis());
+          wake = false;
+        } else {
+          wake = true;
+        }
       }
     }
     if (wake) {
       wait.done.complete(null);
+    }
+  }
+
+  /** The claim {@code m} writes when it is a renewal by {@code owner}, else {@code null}. */
+  private static RecordFormat.Value renewalBy(String owner, Message m) {
+    if (m.getHeaders() != null && m.getHeaders().getFirst("KV-Operation") != null) {
+      return null;
+    }
+    try {
+      RecordFormat.Value v = RecordFormat.decode(m.getData());
+      return v.inProgress() && v.owner().equals(owner) ? v : null;
+    } catch (IllegalArgumentException notAClaim) {
+      return null;
     }
   }
 

@@ -18,14 +18,15 @@ import java.util.regex.Pattern;
  *       spaces, {@code *}, {@code >} or any other character of the key never reach the subject);
  *   <li>a chunk of a large outcome is {@code o.<stem>.<index>}, the stem being the base64url
  *       SHA-256 of the record's name and the completing owner token;
- *   <li>the store's clock probe is {@code clock}.
+ *   <li>the clock probe of each store instance is {@code clock.<random id>} (see {@link
+ *       ServerClock}).
  * </ul>
  */
 public final class KeyNames {
   /** Scopes and keys longer than this arrive digested: a record name stays under 1,100 bytes. */
   public static final int MAX_KEY_LENGTH = 256;
 
-  /** The entry each store rewrites to learn the server's clock. */
+  /** The first token of the entry each store instance rewrites to learn the server's clock. */
   public static final String CLOCK_KEY = "clock";
 
   private static final Pattern BUCKET = Pattern.compile("[A-Za-z0-9_-]{1,64}");

@@ -7,13 +7,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The server's clock as this store knows it, so that leases and ttls are judged by the time
  * JetStream stamps on entries and never by this host's wall clock.
  *
- * <p>A probe writes the {@link KeyNames#CLOCK_KEY clock} entry and reads back the timestamp the
- * server gave it: the server stamped it between the moment the write was sent and the moment its
- * acknowledgement arrived, both taken from this JVM's monotonic clock. From then on, the server's
- * time is at least that timestamp plus the monotonic time elapsed since the acknowledgement: the
- * store uses this lower bound, so it may judge a lease ended up to one round trip late, never
- * early. The probe is repeated every {@link #REFRESH_NANOS} in the background, so a step of the
- * server's clock is followed within that period.
+ * <p>A probe writes this store's own clock entry ({@code clock.<random id>}, so that no other
+ * instance overwrites it) and reads back, by its revision, the timestamp the server gave it: the
+ * server stamped it between the moment the write was sent and the moment its acknowledgement
+ * arrived, both taken from this JVM's monotonic clock. From then on, the server's time is at least
+ * that timestamp plus the monotonic time elapsed since the acknowledgement: the store uses this
+ * lower bound, so it may judge a lease ended up to one round trip late, never early. The probe is
+ * repeated every {@link #REFRESH_NANOS} in the background, so a step of the server's clock is
+ * followed within that period.
  */
 public final class ServerClock {
   static final long REFRESH_NANOS = 10_000_000_000L;
@@ -27,7 +28,15 @@ public final class ServerClock {
 
   public ServerClock(BucketAccess bucket) {
     this.bucket = bucket;
-    this.subject = bucket.names().subject(KeyNames.CLOCK_KEY);
+    byte[] id = new byte[16];
+    new java.security.SecureRandom().nextBytes(id);
+    this.subject =
+        bucket
+            .names()
+            .subject(
+                KeyNames.CLOCK_KEY
+                    + "."
+                    + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(id));
   }
 
   /** Probes once; the future completes when the store knows the server's time. */
