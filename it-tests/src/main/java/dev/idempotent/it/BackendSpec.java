@@ -3,6 +3,7 @@ package dev.idempotent.it;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
+import dev.idempotent.nats.NatsIdempotencyStore;
 import dev.idempotent.redisson.RedissonIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import java.time.Duration;
@@ -15,7 +16,9 @@ import org.redisson.config.Config;
 /**
  * Where a store or a ledger lives, written as one string a worker gets on its command line: {@code
  * redis://host:port} (standalone Redis), {@code cluster:redis://h:p,redis://h:p,...} (Redis Cluster
- * seeds) or a JDBC URL ({@code jdbc:postgresql://...}, {@code jdbc:mariadb://...}).
+ * seeds), a JDBC URL ({@code jdbc:postgresql://...}, {@code jdbc:mariadb://...}) or {@code
+ * nats://host:port} (a NATS JetStream key-value bucket; its ledger is the Redis of {@code
+ * IDEMPOTENT_REDIS_URL}, by default the local one).
  *
  * @param spec the string itself
  */
@@ -32,12 +35,13 @@ public record BackendSpec(String spec) {
     if (spec == null
         || !(spec.startsWith("redis://")
             || spec.startsWith("cluster:redis://")
-            || spec.startsWith("jdbc:"))) {
+            || spec.startsWith("jdbc:")
+            || spec.startsWith("nats://"))) {
       throw new IllegalArgumentException(
           "backend '"
               + spec
               + "': write redis://host:port, "
-              + "cluster:redis://host:port,redis://host:port,... or a jdbc: URL");
+              + "cluster:redis://host:port,redis://host:port,..., a jdbc: URL or nats://host:port");
     }
   }
 
@@ -103,6 +107,9 @@ public record BackendSpec(String spec) {
         throw e;
       }
     }
+    if (isNats()) {
+      return natsStore(timeout, records);
+    }
     RedissonClient client = redisson(timeout, 16, retries, retryInterval);
     try {
       return RedissonIdempotencyStore.builder(client)
@@ -115,8 +122,53 @@ public record BackendSpec(String spec) {
     }
   }
 
+  public boolean isNats() {
+    return spec.startsWith("nats://");
+  }
+
+  /** The NATS store: the bucket {@code idem-it}, or one named after {@code records}. */
+  private IdempotencyStore natsStore(Duration timeout, String records) {
+    String bucket =
+        records == null
+            ? "idem-it"
+            : records.replaceAll("[^A-Za-z0-9_-]", "-").replaceAll("-+$", "");
+    io.nats.client.Connection connection;
+    try {
+      connection =
+          io.nats.client.Nats.connect(
+              new io.nats.client.Options.Builder()
+                  .server(spec)
+                  .connectionTimeout(Duration.ofSeconds(10))
+                  .build());
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot connect to " + spec, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    try {
+      return NatsIdempotencyStore.builder(connection)
+          .bucket(bucket)
+          .timeout(timeout)
+          .closeConnectionOnClose(true)
+          .build();
+    } catch (RuntimeException e) {
+      try {
+        connection.close();
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+      throw e;
+    }
+  }
+
   /** A ledger on its own connections. */
   public Ledger openLedger(String applicationName) {
+    if (isNats()) {
+      String redis = System.getenv("IDEMPOTENT_REDIS_URL");
+      return new BackendSpec(redis == null || redis.isBlank() ? "redis://127.0.0.1:6379" : redis)
+          .openLedger(applicationName);
+    }
     if (isJdbc()) {
       HikariDataSource pool = pool(applicationName + "-ledger", Duration.ofSeconds(10), 6);
       return new JdbcLedger(pool, pool);

@@ -5,7 +5,8 @@ enum Backend {
   REDIS,
   REDIS_CLUSTER,
   POSTGRES,
-  MARIADB;
+  MARIADB,
+  NATS;
 
   /**
    * The {@link BackendSpec} string of this backend (skips or fails the test when it is
@@ -17,6 +18,7 @@ enum Backend {
       case REDIS_CLUSTER -> RedisCluster.spec();
       case POSTGRES -> TestEnvironment.postgresUrl();
       case MARIADB -> TestEnvironment.mariadbUrl();
+      case NATS -> TestEnvironment.natsUrl();
     };
   }
 
