@@ -93,7 +93,8 @@ public final class BenchmarkReport {
     NONE(null),
     REDIS(BenchmarkSettings.REDIS_URL_VARIABLE),
     POSTGRESQL(BenchmarkSettings.POSTGRES_URL_VARIABLE),
-    MARIADB(BenchmarkSettings.MARIADB_URL_VARIABLE);
+    MARIADB(BenchmarkSettings.MARIADB_URL_VARIABLE),
+    NATS(BenchmarkSettings.NATS_URL_VARIABLE);
 
     final String variable;
 
@@ -244,6 +245,28 @@ public final class BenchmarkReport {
               "replayFloor",
               Goal.MEASURED,
               Service.REDIS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "4",
+              "fresh key, NATS",
+              NatsStoreBenchmarks.class,
+              "freshKeyWoven",
+              "freshKeyFloor",
+              Goal.MEASURED,
+              Service.NATS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "4",
+              "replay, NATS",
+              NatsStoreBenchmarks.class,
+              "replayWoven",
+              "replayFloor",
+              Goal.MEASURED,
+              Service.NATS,
               null,
               1,
               16),

@@ -4,23 +4,24 @@ import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
+import io.nats.client.api.MessageInfo;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The three things the store asks of the bucket, each one request on the connection and each
- * answered by a future that never blocks the caller: the latest entry of a key (JetStream's direct
- * get), a write conditional on the key's revision (a publish with {@code
- * Nats-Expected-Last-Subject-Sequence}, as the key-value {@code create} and {@code update} send
- * it), and an unconditional write. Every future fails after the store's timeout.
+ * answered by a future that never blocks the caller: the latest entry of a key (JetStream's message
+ * get, which the stream's leader answers, so a read sees every acknowledged write), a write
+ * conditional on the key's revision (a publish with {@code Nats-Expected-Last-Subject-Sequence}, as
+ * the key-value {@code create} and {@code update} send it), and an unconditional write. Every
+ * future fails after the store's timeout.
  */
 public final class BucketAccess {
   /** The header a conditional write carries; waiters read it off the messages they receive. */
@@ -31,17 +32,20 @@ public final class BucketAccess {
 
   private static final String OPERATION = "KV-Operation";
 
+  /** JetStream's error code for a read of a subject or sequence that holds no message. */
+  static final int NO_MESSAGE_FOUND = 10037;
+
   private final Connection connection;
   private final JetStream jetStream;
   private final KeyNames names;
-  private final String directGet;
+  private final String leaderGet;
   private final Duration timeout;
 
   public BucketAccess(Connection connection, KeyNames names, Duration timeout) throws IOException {
     this.connection = connection;
     this.jetStream = connection.jetStream();
     this.names = names;
-    this.directGet = "$JS.API.DIRECT.GET." + names.stream();
+    this.leaderGet = "$JS.API.STREAM.MSG.GET." + names.stream();
     this.timeout = timeout;
   }
 
@@ -72,33 +76,38 @@ public final class BucketAccess {
     try {
       reply =
           connection.requestWithTimeout(
-              directGet, null, request.getBytes(StandardCharsets.US_ASCII), timeout);
+              leaderGet, null, request.getBytes(StandardCharsets.US_ASCII), timeout);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return within(reply).thenApply(BucketAccess::entry);
+    return within(reply).thenApply(m -> entry(m, names.stream()));
   }
 
-  private static Entry entry(Message m) {
+  private static Entry entry(Message m, String stream) {
     if (m.isStatusMessage()) {
-      int code = m.getStatus().getCode();
-      if (code == 404) {
+      throw new IllegalStateException(
+          "JetStream answered the read with " + m.getStatus().getMessageWithCode());
+    }
+    MessageInfo info = new MessageInfo(m, stream, false);
+    if (info.hasError()) {
+      if (info.getApiErrorCode() == NO_MESSAGE_FOUND) {
         return null;
       }
       throw new IllegalStateException(
-          "JetStream direct get answered " + m.getStatus().getMessageWithCode());
+          "JetStream answered the read with error "
+              + info.getApiErrorCode()
+              + ": "
+              + info.getDescription());
     }
-    Headers h = m.getHeaders();
-    if (h == null || h.getFirst("Nats-Sequence") == null || h.getFirst("Nats-Time-Stamp") == null) {
-      throw new IllegalStateException(
-          "JetStream direct get answered without Nats-Sequence or Nats-Time-Stamp: is the bucket's"
-              + " stream created with allow_direct?");
-    }
-    long revision = Long.parseLong(h.getFirst("Nats-Sequence"));
-    long millis = OffsetDateTime.parse(h.getFirst("Nats-Time-Stamp")).toInstant().toEpochMilli();
-    String op = h.getFirst(OPERATION);
+    Headers h = info.getHeaders();
+    String op = h == null ? null : h.getFirst(OPERATION);
     boolean deleted = "DEL".equals(op) || "PURGE".equals(op);
-    return new Entry(revision, millis, deleted, m.getData());
+    byte[] data = info.getData();
+    return new Entry(
+        info.getSeq(),
+        info.getTime().toInstant().toEpochMilli(),
+        deleted,
+        data == null ? new byte[0] : data);
   }
 
   /**

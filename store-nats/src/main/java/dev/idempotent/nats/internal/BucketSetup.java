@@ -84,14 +84,6 @@ public final class BucketSetup {
 
   static Bucket check(
       KeyNames names, StreamConfiguration config, Duration longestTtl, Duration margin) {
-    if (!config.getAllowDirect()) {
-      throw new IllegalStateException(
-          "the NATS key-value bucket '"
-              + names.bucket()
-              + "' does not allow direct gets (allow_direct is false): the store reads entries"
-              + " with JetStream's direct get; recreate the bucket with a current client or"
-              + " nats kv add, which set it");
-    }
     Duration maxAge = config.getMaxAge();
     boolean unlimited = maxAge == null || maxAge.isZero();
     if (!unlimited && maxAge.compareTo(longestTtl.plus(margin)) < 0) {
