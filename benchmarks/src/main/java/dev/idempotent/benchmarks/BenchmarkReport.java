@@ -639,7 +639,25 @@ public final class BenchmarkReport {
       case REDIS -> redisAnswers(BenchmarkSettings.address(service.variable), notes);
       case POSTGRESQL, MARIADB ->
           databaseAnswers(BenchmarkSettings.address(service.variable), notes);
+      case NATS -> natsAnswers(BenchmarkSettings.address(service.variable), notes);
     };
+  }
+
+  /** Whether a NATS server greets on the URL's address ({@code INFO}, its first line). */
+  private static boolean natsAnswers(String url, List<String> notes) {
+    try {
+      URI uri = URI.create(url.split(",")[0].trim());
+      int port = uri.getPort() < 0 ? 4222 : uri.getPort();
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress(uri.getHost(), port), 2000);
+        socket.setSoTimeout(2000);
+        byte[] greeting = socket.getInputStream().readNBytes(4);
+        return "INFO".equals(new String(greeting, StandardCharsets.US_ASCII));
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      notes.add("NATS at " + url + " does not answer: " + e.getMessage());
+      return false;
+    }
   }
 
   private static boolean redisAnswers(String url, List<String> notes) {
