@@ -128,6 +128,10 @@ public final class NatsIdempotencyStore implements IdempotencyStore, AsyncIdempo
   private final Dispatcher dispatcher;
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  /** The waits in progress, ended by {@link #close()}. */
+  private final java.util.Set<CompletableFuture<Void>> waits =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private NatsIdempotencyStore(
       Builder b, BucketAccess bucket, BucketSetup.Bucket info, ServerClock clock) {
     this.connection = b.connection;
@@ -291,10 +295,16 @@ public final class NatsIdempotencyStore implements IdempotencyStore, AsyncIdempo
     return entryLimit;
   }
 
-  /** Stops the store's threads and closes the connection when the store owns it. Idempotent. */
+  /**
+   * Ends the waits still pending, stops the store's threads and closes the connection when the
+   * store owns it. Idempotent.
+   */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
+      for (CompletableFuture<Void> w : List.copyOf(waits)) {
+        w.complete(null);
+      }
       try {
         connection.closeDispatcher(dispatcher);
       } catch (RuntimeException e) {
@@ -604,6 +614,12 @@ public final class NatsIdempotencyStore implements IdempotencyStore, AsyncIdempo
       return wait.done;
     }
     String subject = names.recordSubject(key);
+    waits.add(wait.done);
+    wait.done.whenComplete((v, e) -> waits.remove(wait.done));
+    if (closed.get()) {
+      wait.done.complete(null);
+      return wait.done;
+    }
     Subscription sub;
     try {
       sub = dispatcher.subscribe(subject, m -> heard(wait, m));

@@ -281,4 +281,18 @@ class NatsIdempotencyStoreTest {
       waiting.get(5, TimeUnit.SECONDS);
     }
   }
+
+  @Test
+  void closingTheStoreEndsTheWaitsInProgress() throws Exception {
+    NatsIdempotencyStore s = store(bucket());
+    RecordKey key = RecordKey.of("close", "k");
+    s.claim(key, owner(), null, LEASE);
+    CompletableFuture<Void> waiting =
+        s.awaitChangeAsync(key, Duration.ofSeconds(60)).toCompletableFuture();
+    s.read(key);
+
+    s.close();
+
+    waiting.get(5, TimeUnit.SECONDS);
+  }
 }
