@@ -14,6 +14,8 @@ module dev.idempotent.core {
   requires org.slf4j;
   requires java.sql;
   requires static com.fasterxml.jackson.databind;
+  requires static tools.jackson.databind;
+  requires static tools.jackson.core;
   requires static reactor.core;
   requires static org.reactivestreams;
   requires static kotlin.stdlib;

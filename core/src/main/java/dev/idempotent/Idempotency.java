@@ -1,10 +1,10 @@
 package dev.idempotent;
 
 import dev.idempotent.internal.AsyncStores;
-import dev.idempotent.internal.DeferredStore;
 import dev.idempotent.internal.ExecutorAccess;
 import dev.idempotent.internal.Fingerprints;
 import dev.idempotent.internal.IdempotencyExecutor;
+import dev.idempotent.internal.LazilyCreatedStore;
 import dev.idempotent.internal.LibraryThreads;
 import dev.idempotent.internal.NearCacheStore;
 import dev.idempotent.internal.OperationPlan;
@@ -233,8 +233,8 @@ public final class Idempotency {
       IdempotencyStore store = e.getValue();
       try {
         store = NearCacheStore.unwrap(store);
-        if (store instanceof DeferredStore deferred) {
-          store = deferred.get();
+        if (store instanceof LazilyCreatedStore lazy) {
+          store = lazy.get();
         }
         store.read(PROBE.fittedTo(store.maxKeyLength()));
       } catch (IdempotencyException failure) {

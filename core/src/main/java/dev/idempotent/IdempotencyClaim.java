@@ -1,6 +1,6 @@
 package dev.idempotent;
 
-import dev.idempotent.internal.DeferredCalls;
+import dev.idempotent.internal.DeferredDriver;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -15,9 +15,9 @@ import java.util.concurrent.CompletionStage;
  * #replayedValue()} or {@link #replayedFailure()} gives, and settling does nothing.
  */
 public final class IdempotencyClaim {
-  private final DeferredCalls.Claim claim;
+  private final DeferredDriver.Claim claim;
 
-  IdempotencyClaim(DeferredCalls.Claim claim) {
+  IdempotencyClaim(DeferredDriver.Claim claim) {
     this.claim = claim;
   }
 

@@ -44,6 +44,24 @@ public final class IdempotencyConfig {
   /** The most bytes of a recorded {@code Flux} result (see {@link #fluxMaxBytes()}). */
   public static final int DEFAULT_FLUX_MAX_BYTES = 1 << 20;
 
+  /** The result codecs the setting {@code idempotent.codec.type} can name. */
+  public enum CodecType {
+    /**
+     * Java serialization, read back only for classes on an allow-list ({@link
+     * ResultCodec#javaSerialization}).
+     */
+    JAVA,
+    /**
+     * JSON through Jackson 3 when it is on the class path, else Jackson 2 ({@link
+     * ResultCodec#jackson}).
+     */
+    JACKSON,
+    /** JSON through Jackson 2 ({@link ResultCodec#jackson2}). */
+    JACKSON2,
+    /** JSON through Jackson 3 ({@link ResultCodec#jackson3}). */
+    JACKSON3
+  }
+
   private final IdempotencyStore defaultStore;
   private final Map<String, IdempotencyStore> stores;
   private final Duration defaultTtl;

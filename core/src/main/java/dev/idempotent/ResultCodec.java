@@ -11,11 +11,33 @@ import java.lang.reflect.Type;
  *
  * <p>The default, {@link #javaSerialization(String...)}, uses Java serialization behind an
  * allow-list, a deny-list and size limits checked before any class is loaded, so stored bytes
- * cannot instantiate arbitrary classes, do I/O or exhaust memory or time. {@link #jackson()} stores
- * JSON and suits results that are not {@code Serializable} (needs {@code jackson-databind} on the
- * classpath). Implementations must be thread-safe and deterministic.
+ * cannot instantiate arbitrary classes, do I/O or exhaust memory or time. {@link
+ * #jackson(String...)} stores JSON and suits results that are not {@code Serializable} (needs
+ * Jackson 3 or Jackson 2 on the class path). Implementations must be thread-safe and deterministic.
+ *
+ * <p>Every recorded value carries the name of the {@link #format()} its bytes are in, and is handed
+ * to {@link #decode} only when {@link #reads(String)} accepts that name: a record written by
+ * another codec (after a change of codec) is refused with a message naming both, never decoded as
+ * if it were this codec's. The two Jackson codecs read each other's records.
  */
 public interface ResultCodec {
+
+  /**
+   * The name of the format this codec writes (1 to 255 ASCII characters, no control characters),
+   * stored with every recorded value. The built-in codecs write {@code java}, {@code jackson2} and
+   * {@code jackson3}; the default is the codec's class name.
+   */
+  default String format() {
+    return getClass().getName();
+  }
+
+  /**
+   * Whether {@link #decode} reads values recorded in {@code format} (another codec's {@link
+   * #format()}). The default reads only its own.
+   */
+  default boolean reads(String format) {
+    return format().equals(format);
+  }
 
   /** Writes {@code value}, declared as {@code type}, to {@code out}. */
   void encode(Object value, Type type, OutputStream out) throws IOException;
@@ -47,8 +69,25 @@ public interface ResultCodec {
     return new dev.idempotent.internal.codec.JavaSerializationCodec(allowedPatterns);
   }
 
-  /** JSON through Jackson's {@code ObjectMapper}, typed by the method's generic result type. */
-  static ResultCodec jackson() {
-    return dev.idempotent.internal.codec.JacksonCodecFactory.create();
+  /**
+   * JSON through Jackson, typed by the method's generic result type: Jackson 3 ({@code
+   * tools.jackson}) when it is on the class path, else Jackson 2 ({@code com.fasterxml.jackson}).
+   * Each reads the other's records. Class names in polymorphic type ids ({@code
+   * JsonTypeInfo.Id.CLASS}) are checked against the allow-list {@link
+   * #javaSerialization(String...)} describes, with {@code allowedPatterns}; default typing is never
+   * used.
+   */
+  static ResultCodec jackson(String... allowedPatterns) {
+    return dev.idempotent.internal.codec.JacksonCodecFactory.create(allowedPatterns);
+  }
+
+  /** {@link #jackson(String...)} on Jackson 2 ({@code com.fasterxml.jackson.core}) only. */
+  static ResultCodec jackson2(String... allowedPatterns) {
+    return dev.idempotent.internal.codec.JacksonCodecFactory.createJackson2(allowedPatterns);
+  }
+
+  /** {@link #jackson(String...)} on Jackson 3 ({@code tools.jackson.core}) only. */
+  static ResultCodec jackson3(String... allowedPatterns) {
+    return dev.idempotent.internal.codec.JacksonCodecFactory.createJackson3(allowedPatterns);
   }
 }

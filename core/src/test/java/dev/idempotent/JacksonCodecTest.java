@@ -26,7 +26,7 @@ class JacksonCodecTest {
     List<Item> replay = idem.execute(p, "k", () -> List.of());
     assertThat(replay).isEqualTo(first).first().isInstanceOf(Item.class);
     byte[] stored = store.read(store.onlyKey()).orElseThrow().outcome();
-    assertThat(new String(stored, 1, stored.length - 1, java.nio.charset.StandardCharsets.UTF_8))
+    assertThat(new String(stored, 10, stored.length - 10, java.nio.charset.StandardCharsets.UTF_8))
         .isEqualTo("[{\"sku\":\"a\",\"qty\":1},{\"sku\":\"b\",\"qty\":2}]");
   }
 }

@@ -251,7 +251,7 @@ class StoreCreationTest {
     }
     RealClockStore created =
         (RealClockStore)
-            ((dev.idempotent.internal.DeferredStore)
+            ((dev.idempotent.internal.LazilyCreatedStore)
                     ((dev.idempotent.internal.NearCacheStore) idem.config().defaultStore())
                         .delegate())
                 .get();

@@ -123,6 +123,11 @@ public final class BenchExchange {
     }
 
     @Override
+    public boolean isAsyncStarted() {
+      return false;
+    }
+
+    @Override
     public String getRequestURI() {
       return path;
     }

@@ -70,8 +70,8 @@ public final class AsyncStores {
     if (store instanceof NearCacheStore cache) {
       return nonBlockingOfItsOwn(cache.delegate());
     }
-    if (store instanceof DeferredStore deferred) {
-      IdempotencyStore real = deferred.created();
+    if (store instanceof LazilyCreatedStore lazy) {
+      IdempotencyStore real = lazy.created();
       return real != null && nonBlockingOfItsOwn(real);
     }
     return store instanceof AsyncIdempotencyStore;

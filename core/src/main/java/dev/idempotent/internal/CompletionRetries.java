@@ -1,23 +1,27 @@
 package dev.idempotent.internal;
 
-import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.RecordKey;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Records an outcome whose first {@code complete} failed (store down or timed out) after the method
- * ran. The caller already has its result; this keeps trying in the background, on one daemon thread
- * for the JVM, with a doubling pause (100 ms up to 2 s), until the claim's lease would have ended.
- * After that another caller may hold the key, and {@code complete} is owner-checked anyway, so a
- * late attempt can never overwrite someone else's record. Without it, an outage during completion
- * means the key runs again once its lease ends.
+ * ran. The caller already has its result; this keeps trying in the background, scheduled on one
+ * daemon thread for the JVM, with a doubling pause (100 ms up to 2 s), until the claim's lease
+ * would have ended. Each attempt is the call's own completion round trip ({@link Call#complete}): a
+ * blocking call's on the retry thread, a deferred call's on the store's non-blocking face. After
+ * that another caller may hold the key, and {@code complete} is owner-checked anyway, so a late
+ * attempt can never overwrite someone else's record. Without it, an outage during completion means
+ * the key runs again once its lease ends.
  */
 final class CompletionRetries {
   private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
@@ -38,50 +42,55 @@ final class CompletionRetries {
     GAVE_UP
   }
 
+  /**
+   * Retries {@code attempt} (a completion round trip: true when recorded, false when fenced) until
+   * it answers or {@code lease} has passed, then hands the result to {@code done}.
+   */
   void retry(
-      IdempotencyStore store,
       RecordKey key,
-      String owner,
-      byte[] outcome,
-      Duration ttl,
       Duration lease,
+      Supplier<CompletionStage<Boolean>> attempt,
       Consumer<Result> done) {
     long giveUpAt = System.nanoTime() + lease.toNanos();
-    schedule(
-        () -> attempt(store, key, owner, outcome, ttl, giveUpAt, FIRST_PAUSE_MILLIS, done),
-        FIRST_PAUSE_MILLIS);
+    schedule(() -> attempt(key, attempt, giveUpAt, FIRST_PAUSE_MILLIS, done), FIRST_PAUSE_MILLIS);
   }
 
   private void attempt(
-      IdempotencyStore store,
       RecordKey key,
-      String owner,
-      byte[] outcome,
-      Duration ttl,
+      Supplier<CompletionStage<Boolean>> attempt,
       long giveUpAt,
       long pause,
       Consumer<Result> done) {
-    Result result;
+    CompletionStage<Boolean> answer;
     try {
-      result = store.complete(key, owner, outcome, ttl) ? Result.RECORDED : Result.FENCED;
+      answer = attempt.get();
     } catch (RuntimeException e) {
-      long next = Math.min(pause * 2, MAX_PAUSE_MILLIS);
-      if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next) < giveUpAt) {
-        schedule(() -> attempt(store, key, owner, outcome, ttl, giveUpAt, next, done), next);
-        return;
-      }
-      LOG.error(
-          "gave up recording the outcome of {} after its lease: a repeat will run the method again:"
-              + " {}",
-          key,
-          IdempotencyExecutor.describe(e));
-      result = Result.GAVE_UP;
+      answer = CompletableFuture.failedFuture(e);
     }
-    try {
-      done.accept(result);
-    } catch (RuntimeException e) {
-      LOG.warn("completion callback failed", e);
-    }
+    answer.whenComplete(
+        (recorded, error) -> {
+          Result result;
+          if (error == null) {
+            result = recorded ? Result.RECORDED : Result.FENCED;
+          } else {
+            long next = Math.min(pause * 2, MAX_PAUSE_MILLIS);
+            if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next) < giveUpAt) {
+              schedule(() -> attempt(key, attempt, giveUpAt, next, done), next);
+              return;
+            }
+            LOG.error(
+                "gave up recording the outcome of {} after its lease: a repeat will run the method"
+                    + " again: {}",
+                key,
+                Protocol.describe(Protocol.unwrap(error)));
+            result = Result.GAVE_UP;
+          }
+          try {
+            done.accept(result);
+          } catch (RuntimeException e) {
+            LOG.warn("completion callback failed", e);
+          }
+        });
   }
 
   /**

@@ -1,87 +1,48 @@
 package dev.idempotent.internal;
 
-import dev.idempotent.DuplicateRequestException;
-import dev.idempotent.IdempotencyAmbiguousOutcomeException;
-import dev.idempotent.IdempotencyBlockedException;
 import dev.idempotent.IdempotencyConfig;
-import dev.idempotent.IdempotencyConfigurationException;
-import dev.idempotent.IdempotencyEvent;
-import dev.idempotent.IdempotencyException;
-import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyInterruptedException;
-import dev.idempotent.IdempotencyKeyException;
-import dev.idempotent.IdempotencyKeyMismatchException;
-import dev.idempotent.IdempotencyListener;
-import dev.idempotent.IdempotencyOutcomeException;
-import dev.idempotent.IdempotencyStoreException;
-import dev.idempotent.OnAmbiguousFailure;
-import dev.idempotent.OnDuplicate;
-import dev.idempotent.OnInProgress;
-import dev.idempotent.StoreFailurePolicy;
-import dev.idempotent.TimeSource;
 import dev.idempotent.spi.ClaimResult;
-import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
-import dev.idempotent.spi.OutcomeNotRecordedException;
-import dev.idempotent.spi.RecordKey;
 import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The whole idempotency protocol, in plain Java; the woven aspect and the programmatic API both
- * call it.
+ * The blocking driver: runs a call on the calling thread, which waits for each store answer and
+ * sleeps in the store's {@code awaitChange} while another call holds the key. The woven aspect and
+ * the programmatic API both call it; {@link #deferred()} is the driver for work whose result
+ * arrives later.
  *
  * <pre>
- *   claim(key, fresh owner token, fingerprint, lease)
- *     acquired        -> start lease renewal, run the method
- *                          returned            -> complete(outcome, ttl), return the result
- *                          recorded failure    -> complete(failure, ttl), rethrow it
- *                          other failure       -> release (owner-checked), rethrow it unchanged
- *     COMPLETED       -> payload differs?  IdempotencyKeyMismatchException
- *                        REPLAY: return the recorded result / rethrow the recorded failure
- *                        REJECT: DuplicateRequestException
- *     IN_PROGRESS     -> payload differs?  IdempotencyKeyMismatchException
- *                        REJECT: IdempotencyInProgressException
- *                        WAIT:   awaitChange (bounded, growing interval), claim again, until the wait timeout
- *                        (checked first) held by a call on this same thread: IdempotencyConfigurationException
- *   store fails before the method ran -> FAIL_CLOSED: IdempotencyStoreException; FAIL_OPEN: run unprotected
- *   store fails after the method ran  -> the caller still gets the result; the failure is logged and emitted,
- *                                        and recording is retried in the background until the lease would end
- *   thread interrupted on entry, or before the method ran (claim or wait failed with the flag set or an
- *   interrupt as cause)
- *                                     -> IdempotencyInterruptedException, flag kept; never a store failure
- *   thread interrupted after the method ran -> complete/release run anyway (flag cleared for them, set again)
+ *   Protocol.begin (a blank key is refused; an interrupted thread is refused before any store call)
+ *   loop: claim (fresh owner token) -> ClaimDecision
+ *           WAIT   -> awaitChange (at most the decision's pause), claim again
+ *   RUN             -> Settlement starts renewal; run the body on this thread;
+ *                      returned: complete(value); threw: fail(failure), rethrow what it gives;
+ *                      a CompletionStage result (async plan): settled when the stage completes
+ *   RUN_UNPROTECTED -> run the body (fail-open)
+ *   REPLAY_VALUE    -> the value, through the replay hook
+ *   REPLAY_FAILURE  -> rethrow it
+ *   REFUSE          -> throw it
+ *   thread interrupted before the method ran (claim or wait failed with the flag set or an
+ *   interrupt as cause) -> IdempotencyInterruptedException, flag kept, a claim that may have
+ *   reached the store released; never a store failure
+ *   thread interrupted after the method ran -> complete/release run anyway (flag cleared for them,
+ *   set again)
  * </pre>
  *
- * <p>Messages and log lines never copy a store exception's message unless it is an {@code
- * IdempotencyException} (whose messages name no whole key); of any other exception they show the
- * class name only, since a backend's message may list the command's arguments, the key among them.
- *
- * <p>A {@code CompletionStage} result is recorded when the stage completes; the caller gets a stage
- * that completes after the outcome is recorded, so a repeat that starts after it sees the outcome.
- *
- * <p>Why one class of about 800 lines: it is the blocking protocol above, decision by decision, and
- * the settling both paths share (completion, failure, release, events); split further, the diagram
- * would no longer read as the code. The non-blocking path is {@link DeferredCalls}, the lease
- * renewal {@link LeaseRenewer}, the background completion retries {@link CompletionRetries}.
+ * What each step decides is written once, in {@link ClaimDecision} and {@link Settlement}; this
+ * class only carries values on the calling thread. For an async plan a replayed outcome is returned
+ * as a completed stage; refusals are thrown.
  */
 public final class IdempotencyExecutor {
-  private static final Logger LOG = LoggerFactory.getLogger("dev.idempotent");
-  private static final long FIRST_POLL_NANOS = 10_000_000L;
-  private static final long MAX_POLL_NANOS = 250_000_000L;
-
   /** Per thread (JDK types only, so a class loader is never held by a pooled thread's map). */
   private static final ThreadLocal<CallState> STATE = ThreadLocal.withInitial(CallState::new);
 
@@ -110,13 +71,38 @@ public final class IdempotencyExecutor {
     Object run() throws Throwable;
   }
 
-  final IdempotencyConfig config;
-  final OutcomeCodec outcomes;
-  final LeaseRenewer renewer;
-  final TimeSource time;
-  private final IdempotencyListener listener;
-  private final boolean listening;
-  private final DeferredCalls deferred;
+  /** The store, called on the calling thread; completions and releases despite an interrupt. */
+  private static final Call.StoreIo BLOCKING =
+      new Call.StoreIo() {
+        @Override
+        public CompletionStage<ClaimResult> claim(Call call, String owner) {
+          return CompletableFuture.completedFuture(
+              call.plan.store.claim(call.key, owner, call.fingerprint, call.plan.lease));
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(Call call, String owner, byte[] outcome) {
+          IdempotencyStore store = call.plan.store;
+          return answer(() -> store.complete(call.key, owner, outcome, call.plan.ttl));
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(Call call, String owner) {
+          IdempotencyStore store = call.plan.store;
+          return answer(() -> store.release(call.key, owner));
+        }
+
+        private CompletionStage<Boolean> answer(Supplier<Boolean> write) {
+          try {
+            return CompletableFuture.completedFuture(despiteInterrupt(write));
+          } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+          }
+        }
+      };
+
+  private final Protocol protocol;
+  private final DeferredDriver deferred;
 
   /**
    * One executor per configuration: {@link dev.idempotent.Idempotency} makes it, woven calls share
@@ -127,18 +113,13 @@ public final class IdempotencyExecutor {
   }
 
   IdempotencyExecutor(IdempotencyConfig config, LeaseRenewer renewer) {
-    this.config = config;
-    this.outcomes = new OutcomeCodec(config.codec());
-    this.renewer = renewer;
-    this.time = config.timeSource();
-    this.listener = config.listener();
-    this.listening = listener != IdempotencyListener.NO_OP;
-    this.deferred = new DeferredCalls(this);
+    this.protocol = new Protocol(config, renewer);
+    this.deferred = new DeferredDriver(protocol);
     OwnerTokens.prepare();
   }
 
   /** The same protocol for work whose result arrives later, without blocking. */
-  public DeferredCalls deferred() {
+  public DeferredDriver deferred() {
     return deferred;
   }
 
@@ -149,175 +130,102 @@ public final class IdempotencyExecutor {
    */
   public Object execute(OperationPlan plan, String rawKey, String fingerprint, Body body)
       throws Throwable {
-    if (rawKey == null || rawKey.isBlank()) {
-      throw blankKey(plan, rawKey);
-    }
-    RecordKey key = RecordKey.of(plan.scope, rawKey).fittedTo(plan.maxKeyLength);
+    Call call = protocol.begin(plan, rawKey, fingerprint, BLOCKING);
     CallState state = STATE.get();
     state.replayed = false;
     if (Thread.currentThread().isInterrupted()) {
       // Decided before any store call: whether a store would still answer on an interrupted thread
-      // varies (Redisson
-      // sometimes does, sometimes cancels), and the caller must get the same answer every time.
-      throw interrupted(key, "before the call", null);
+      // varies (Redisson sometimes does, sometimes cancels), and the caller must get the same
+      // answer every time.
+      throw interrupted(call, "before the call", null);
     }
-    IdempotencyStore store = plan.store;
-    long start = time.nanoTime();
-    long deadline = 0;
-    long poll = FIRST_POLL_NANOS;
-    while (true) {
-      String owner = OwnerTokens.next();
-      ClaimResult claim;
+    String owner = OwnerTokens.next();
+    ClaimDecision decision = claim(call, owner);
+    while (decision.action() == ClaimDecision.Action.WAIT) {
       try {
-        claim = store.claim(key, owner, fingerprint, plan.lease);
-      } catch (IdempotencyStoreException e) {
-        return onClaimFailure(plan, key, owner, start, body, e);
-      } catch (IdempotencyException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        return onClaimFailure(plan, key, owner, start, body, e);
-      }
-      if (claim.isAcquired()) {
-        if (claim.isTakeover()) {
-          LOG.info("took over {}: the previous holder's lease had ended", key);
-          emit(IdempotencyEvent.Type.TAKEN_OVER, key, start, null);
-        }
-        return runClaimed(plan, key, owner, start, body);
-      }
-      IdempotencyRecord existing = claim.existing();
-      if (!existing.isCompleted() && heldByThisThread(existing.ownerToken())) {
-        throw reentered(key);
-      }
-      checkPayload(key, fingerprint, existing, start);
-      if (existing.isCompleted()) {
-        if (plan.onDuplicate == OnDuplicate.REJECT) {
-          emit(IdempotencyEvent.Type.REJECTED_DUPLICATE, key, start, null);
-          throw new DuplicateRequestException(key.scope(), key.redactedKey());
-        }
-        Object replayed = replay(plan, key, existing, start, state);
-        state.replayed = true;
-        return replayed;
-      }
-      if (plan.onInProgress == OnInProgress.REJECT) {
-        emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
-        throw new IdempotencyInProgressException(
-            key.scope(), key.redactedKey(), existing.expiresIn(), null);
-      }
-      long now = time.nanoTime();
-      if (deadline == 0) {
-        deadline = now + plan.waitTimeout.toNanos();
-      }
-      long remaining = deadline - now;
-      if (remaining <= 0) {
-        emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
-        throw new IdempotencyInProgressException(
-            key.scope(),
-            key.redactedKey(),
-            existing.expiresIn(),
-            "waited " + plan.waitTimeout.toMillis() + " ms");
-      }
-      long pause =
-          Math.min(Math.min(remaining, poll), Math.max(existing.expiresIn().toNanos(), 1_000_000L));
-      try {
-        store.awaitChange(key, Duration.ofNanos(pause));
+        plan.store.awaitChange(call.key, Duration.ofNanos(decision.pauseNanos()));
+        owner = OwnerTokens.next();
+        decision = claim(call, owner);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw interrupted(key, "while waiting for the call that holds the key", e);
+        throw interrupted(call, "while waiting for the call that holds the key", e);
       } catch (RuntimeException e) {
         if (isInterrupt(e)) {
           Thread.currentThread().interrupt();
-          throw interrupted(key, "while waiting for the call that holds the key", e);
+          throw interrupted(call, "while waiting for the call that holds the key", e);
         }
-        return onClaimFailure(plan, key, null, start, body, e);
+        decision = ClaimDecision.storeFailed(call, e);
       }
-      poll = Math.min(poll * 2, MAX_POLL_NANOS);
     }
-  }
-
-  /**
-   * Compares this call's payload fingerprint with the record's: a different payload is an {@link
-   * IdempotencyKeyMismatchException}; a record fingerprinted by another version of the format is
-   * not compared ({@code PAYLOAD_CHECK_SKIPPED}).
-   */
-  void checkPayload(RecordKey key, String fingerprint, IdempotencyRecord existing, long start) {
-    if (fingerprint == null
-        || existing.fingerprint() == null
-        || fingerprint.equals(existing.fingerprint())) {
-      return;
-    }
-    if (!Fingerprints.sameVersion(fingerprint, existing.fingerprint())) {
-      emit(IdempotencyEvent.Type.PAYLOAD_CHECK_SKIPPED, key, start, null);
-      return;
-    }
-    emit(IdempotencyEvent.Type.MISMATCH, key, start, null);
-    throw new IdempotencyKeyMismatchException(key.scope(), key.redactedKey());
-  }
-
-  /** A null or blank key, named by what gave it (the plan's key source, or the caller). */
-  static IdempotencyKeyException blankKey(OperationPlan plan, String rawKey) {
-    String message =
-        plan.keySource == null
-            ? "the idempotency key is "
-                + (rawKey == null ? "null" : "blank")
-                + ": give every call a non-blank key"
-            : plan.keySource
-                + " gave "
-                + (rawKey == null ? "null" : "a blank key")
-                + " for these arguments; every call needs a non-blank key";
-    return new IdempotencyKeyException(message, plan.scope, null);
-  }
-
-  /**
-   * A claim (owner given) or a wait (owner {@code null}) failed before the method ran. An interrupt
-   * is not a store failure: the caller gets {@link IdempotencyInterruptedException} whatever the
-   * policy, and a claim that may have reached the store is released. Otherwise the store-failure
-   * policy decides.
-   */
-  private Object onClaimFailure(
-      OperationPlan plan, RecordKey key, String owner, long start, Body body, RuntimeException e)
-      throws Throwable {
-    if (isInterrupt(e)) {
-      Thread.currentThread().interrupt();
-      if (owner != null) {
+    switch (decision.action()) {
+      case RUN:
+        return runClaimed(call, call.held(owner), body);
+      case RUN_UNPROTECTED:
         try {
-          despiteInterrupt(
-              () ->
-                  plan.store.release(key, owner)); // fenced (false) when the claim never got there
-        } catch (RuntimeException releaseFailure) {
-          LOG.debug(
-              "releasing the interrupted claim of {} failed; a claim that got there ends with its"
-                  + " lease: {}",
-              key,
-              describe(releaseFailure));
+          return body.run();
+        } finally {
+          state.replayed = false;
         }
-      }
-      throw interrupted(key, "while claiming the key", e);
+      case REPLAY_VALUE:
+        if (plan.async) {
+          state.replayed = true;
+          try {
+            return CompletableFuture.completedFuture(call.replayedValue(decision.value()));
+          } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+          }
+        }
+        Object value = call.replayedValue(decision.value());
+        state.replayed = true;
+        return value;
+      case REPLAY_FAILURE:
+        state.replayed = true;
+        if (plan.async) {
+          return CompletableFuture.failedFuture(decision.failure());
+        }
+        throw decision.failure();
+      default:
+        throw decision.failure();
     }
-    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
-    if (config.storeFailurePolicy() == StoreFailurePolicy.FAIL_OPEN) {
-      LOG.warn("store failed for {}; running unprotected (fail-open): {}", key, describe(e));
-      emit(IdempotencyEvent.Type.FAIL_OPEN, key, start, e);
+  }
+
+  /**
+   * One claim and its decision. A claim that failed because the calling thread was interrupted is
+   * no store failure: the caller gets {@link IdempotencyInterruptedException} whatever the policy,
+   * and the claim, which may have reached the store, is released.
+   */
+  private ClaimDecision claim(Call call, String owner) {
+    ClaimResult answer;
+    try {
+      answer = now(call.claim(owner));
+    } catch (RuntimeException e) {
+      if (!isInterrupt(e)) {
+        return ClaimDecision.storeFailed(call, e);
+      }
+      Thread.currentThread().interrupt();
       try {
-        return body.run();
-      } finally {
-        STATE.get().replayed = false;
+        now(call.release(owner)); // fenced (false) when the claim never got there
+      } catch (RuntimeException releaseFailure) {
+        Protocol.LOG.debug(
+            "releasing the interrupted claim of {} failed; a claim that got there ends with its"
+                + " lease: {}",
+            call.key,
+            Protocol.describe(releaseFailure));
       }
+      throw interrupted(call, "while claiming the key", e);
     }
-    throw new IdempotencyStoreException(
-        "the idempotency store failed, so the call did not run (fail-closed): " + describe(e),
-        key.scope(),
-        key.redactedKey(),
-        e);
+    return ClaimDecision.decide(call, answer, IdempotencyExecutor::heldByThisThread);
   }
 
   private static IdempotencyInterruptedException interrupted(
-      RecordKey key, String when, Throwable cause) {
+      Call call, String when, Throwable cause) {
+    call.ended(Call.Outcome.REFUSED, cause);
     return new IdempotencyInterruptedException(
         "the calling thread was interrupted "
             + when
             + ", so the call did not run; its interrupt flag is still set",
-        key.scope(),
-        key.redactedKey(),
+        call.key.scope(),
+        call.key.redactedKey(),
         cause);
   }
 
@@ -370,64 +278,63 @@ public final class IdempotencyExecutor {
   }
 
   /**
-   * What a message or log line may show of a failure: the library's own exceptions (which name no
-   * whole key) in full, any other only by its class name, as a backend's message may carry the key.
+   * The value of a stage of this driver, which is done when returned (its store calls answered on
+   * this thread), or its failure thrown as it is.
    */
-  static String describe(Throwable e) {
-    return e instanceof IdempotencyException ? e.toString() : e.getClass().getName();
+  private static <T> T now(CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().join();
+    } catch (CompletionException e) {
+      Throwable cause = Protocol.unwrap(e);
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
   }
 
-  private Object runClaimed(OperationPlan plan, RecordKey key, String owner, long start, Body body)
-      throws Throwable {
-    LeaseRenewer.ActiveClaim lease =
-        renewer.start(
-            plan.store,
-            plan.settings.store(),
-            key,
-            owner,
-            plan.lease,
-            config.maxHold(),
-            (type, error) -> emit(type, key, start, error));
+  /** Runs the body of a claim this thread holds, then settles the claim. */
+  private Object runClaimed(Call call, Settlement held, Body body) throws Throwable {
     Object value;
     CallState state = STATE.get();
-    List<String> held = state.held;
-    held.add(owner);
+    List<String> claims = state.held;
+    claims.add(held.owner());
     try {
       value = body.run();
     } catch (Throwable t) {
-      renewer.stop(lease);
-      throw settleFailure(plan, key, owner, t, start);
+      throw now(held.fail(t));
     } finally {
-      held.remove(held.size() - 1);
+      claims.remove(claims.size() - 1);
       state.replayed = false; // a call nested in the body may have been a replay; this one is not
     }
-    if (plan.async && value instanceof CompletionStage<?> stage) {
+    if (call.plan.async && value instanceof CompletionStage<?> stage) {
       CompletableFuture<Object> out = new CompletableFuture<>();
       stage.whenComplete(
           (v, err) -> {
-            renewer.stop(lease);
             if (err != null) {
-              Throwable failure = unwrap(err);
-              Throwable thrown = settleFailure(plan, key, owner, failure, start);
-              out.completeExceptionally(thrown == failure ? err : thrown);
+              Throwable failure = Protocol.unwrap(err);
+              held.fail(failure)
+                  .thenAccept(
+                      thrown -> out.completeExceptionally(thrown == failure ? err : thrown));
             } else {
-              try {
-                record(plan, key, owner, v, start);
-              } catch (
-                  Throwable
-                      notRecorded) { // the outcome belonged to the caller's transaction and was not
-                // recorded
-                out.completeExceptionally(notRecorded);
-                return;
-              }
-              out.complete(v);
+              held.complete(v, Integer.MAX_VALUE)
+                  .whenComplete(
+                      (recorded, notRecorded) -> {
+                        if (notRecorded != null) {
+                          // the outcome belonged to the caller's transaction and was not recorded
+                          out.completeExceptionally(Protocol.unwrap(notRecorded));
+                        } else {
+                          out.complete(v);
+                        }
+                      });
             }
           });
       return out;
     }
-    renewer.stop(lease);
-    record(plan, key, owner, value, start);
-    return value;
+    return now(held.complete(value, Integer.MAX_VALUE));
   }
 
   /**
@@ -436,375 +343,5 @@ public final class IdempotencyExecutor {
    */
   private static boolean heldByThisThread(String ownerToken) {
     return ownerToken != null && STATE.get().held.contains(ownerToken);
-  }
-
-  private static IdempotencyConfigurationException reentered(RecordKey key) {
-    return new IdempotencyConfigurationException(
-        "a call re-entered scope "
-            + key.scope()
-            + " with the key "
-            + key.redactedKey()
-            + " that its own thread already holds (a nested call from inside the idempotent method,"
-            + " with the same key): it would wait for itself and can never complete; give the"
-            + " nested call a key or scope of its own, or call the inner code without the"
-            + " idempotency wrapper");
-  }
-
-  /** Scope, declared type and runtime class of each outcome already reported as not recordable. */
-  private final Set<List<Object>> reportedUnrecordable = ConcurrentHashMap.newKeySet();
-
-  private void record(OperationPlan plan, RecordKey key, String owner, Object value, long start) {
-    byte[] bytes;
-    try {
-      bytes = outcomes.encodeValue(value, plan.valueType);
-    } catch (RuntimeException e) {
-      reportUnrecordable(plan, key, value.getClass(), e, start);
-      release(plan, key, owner, start);
-      return;
-    }
-    complete(plan, key, owner, bytes, start);
-  }
-
-  /**
-   * Settles a claim whose method failed: records the failure when the plan lists it, else releases
-   * the key. Returns what the caller gets: the method's own failure, with whatever went wrong while
-   * settling added to it as suppressed; or, when the store must fail the call (a completion that
-   * belongs to the caller's transaction could not be recorded there), the store's exception with
-   * the method's failure added to it as suppressed. The method's failure is never lost.
-   */
-  private Throwable settleFailure(
-      OperationPlan plan, RecordKey key, String owner, Throwable failure, long start) {
-    try {
-      byte[] bytes = failureOutcome(plan, key, failure, start);
-      if (bytes == null) {
-        release(plan, key, owner, start);
-      } else {
-        complete(plan, key, owner, bytes, start);
-      }
-      return failure;
-    } catch (IdempotencyStoreException callFails) {
-      // complete() already logged it; the business failure travels with it
-      addSuppressed(callFails, failure);
-      return callFails;
-    } catch (Throwable settling) {
-      LOG.error(
-          "settling the failed call of {} failed; the method's own exception is thrown, with this"
-              + " one suppressed in it: {}",
-          key,
-          describe(settling));
-      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, settling);
-      addSuppressed(failure, settling);
-      return failure;
-    }
-  }
-
-  /**
-   * What to record for a call that failed with {@code failure}, or {@code null} to release the key:
-   * a listed failure as itself; an unlisted one, or a listed one that cannot be recorded, as the
-   * plan's {@link OnAmbiguousFailure} says.
-   */
-  byte[] failureOutcome(OperationPlan plan, RecordKey key, Throwable failure, long start) {
-    if (failure instanceof UnrecordedOutcome) {
-      return null;
-    }
-    if (plan.records(failure)) {
-      try {
-        return outcomes.encodeFailure(failure, plan.loader, plan.recordFailures);
-      } catch (RuntimeException e) {
-        reportUnrecordable(plan, key, failure.getClass(), e, start);
-      }
-    }
-    return switch (plan.onAmbiguousFailure) {
-      case RELEASE -> null;
-      case RECORD -> OutcomeCodec.encodeAmbiguous(failure, false);
-      case BLOCK -> OutcomeCodec.encodeAmbiguous(failure, true);
-    };
-  }
-
-  /**
-   * What a repeat of a record of an ambiguous failure gets: {@link
-   * IdempotencyAmbiguousOutcomeException}, or {@link IdempotencyBlockedException} for a blocked
-   * key.
-   */
-  IdempotencyException ambiguousReplay(RecordKey key, IdempotencyRecord record, long start) {
-    String type = OutcomeCodec.ambiguousFailureType(record.outcome());
-    if (OutcomeCodec.isBlocked(record.outcome())) {
-      emit(IdempotencyEvent.Type.IN_PROGRESS, key, start, null);
-      return new IdempotencyBlockedException(
-          key.scope(), key.redactedKey(), record.expiresIn(), type);
-    }
-    emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
-    return new IdempotencyAmbiguousOutcomeException(key.scope(), key.redactedKey(), type);
-  }
-
-  private static void addSuppressed(Throwable to, Throwable suppressed) {
-    if (to != suppressed) {
-      to.addSuppressed(suppressed);
-    }
-  }
-
-  /**
-   * An outcome that cannot be encoded, or would not read back, is not recorded: every repeat would
-   * fail for the whole ttl. One ERROR per scope, declared type and runtime class (the message names
-   * the type and the fix), and a {@code STORE_ERROR} event per call.
-   */
-  void reportUnrecordable(
-      OperationPlan plan, RecordKey key, Class<?> type, RuntimeException e, long start) {
-    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
-    if (reportedUnrecordable.add(List.of(plan.scope, plan.valueType, type))) {
-      LOG.error(
-          "the outcome of {} (a {}) is not recorded, so this key is released and every repeat runs"
-              + " the method again until this is fixed; the caller gets its outcome. {} (logged"
-              + " once for this operation and type)",
-          key,
-          type.getName(),
-          e.getMessage(),
-          e);
-    } else {
-      LOG.debug(
-          "the outcome of {} (a {}) is not recorded: {}", key, type.getName(), e.getMessage());
-    }
-  }
-
-  private void complete(OperationPlan plan, RecordKey key, String owner, byte[] bytes, long start) {
-    boolean done;
-    try {
-      done = despiteInterrupt(() -> plan.store.complete(key, owner, bytes, plan.ttl));
-    } catch (RuntimeException e) {
-      if (completionFailed(plan, key, owner, bytes, e, start)) {
-        release(plan, key, owner, start);
-      }
-      return;
-    }
-    completed(key, done, start);
-  }
-
-  /** The store answered a completion: the outcome is recorded, or this holder was fenced. */
-  void completed(RecordKey key, boolean recorded, long start) {
-    if (recorded) {
-      emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
-    } else {
-      LOG.warn(
-          "the outcome of {} was not recorded: the store no longer holds this caller's claim (its"
-              + " lease ended and another caller took the key over, or the store dropped it); the"
-              + " caller still gets its result",
-          key);
-      emit(IdempotencyEvent.Type.FENCED, key, start, null);
-    }
-  }
-
-  /**
-   * A completion failed with {@code e} after the method ran. An outcome that belongs to the
-   * caller's transaction fails the call: this throws the {@link IdempotencyStoreException} to
-   * throw. An outcome the backend can never accept: returns {@code true}, release the key. Any
-   * other failure: recording is retried in the background, and this returns {@code false}.
-   */
-  boolean completionFailed(
-      OperationPlan plan, RecordKey key, String owner, byte[] bytes, Throwable e, long start) {
-    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
-    if (e instanceof OutcomeNotRecordedException notRecorded) {
-      if (notRecorded.isUnconfirmed()) {
-        LOG.warn("the outcome of {} was recorded but not confirmed: {}", key, e.getMessage());
-        throw new IdempotencyStoreException(
-            "the method ran and its outcome was recorded, but not as durably as the store was"
-                + " configured to make sure of, so the call fails: treat its outcome as unknown ("
-                + notRecorded.getMessage()
-                + ")",
-            key.scope(),
-            key.redactedKey(),
-            notRecorded);
-      }
-      if (notRecorded.failsTheCall()) {
-        LOG.warn(
-            "the outcome of {} could not be recorded where it belongs, so the call fails and the"
-                + " claim ends with its lease: {}",
-            key,
-            notRecorded.getMessage());
-        throw new IdempotencyStoreException(
-            "the method ran but its outcome could not be recorded, so the call fails (never"
-                + " recorded elsewhere; roll back its work, and a retry after the lease runs it"
-                + " again): "
-                + notRecorded.getMessage(),
-            key.scope(),
-            key.redactedKey(),
-            notRecorded);
-      }
-      LOG.error(
-          "the outcome of {} cannot be recorded, so the key is released and a repeat will run"
-              + " again; the caller gets its result: {}",
-          key,
-          notRecorded.getMessage());
-      return true;
-    }
-    LOG.warn(
-        "recording the outcome of {} failed; the caller gets its result and recording is retried"
-            + " in the background until the lease would end: {}",
-        key,
-        describe(e));
-    CompletionRetries.shared()
-        .retry(
-            plan.store,
-            key,
-            owner,
-            bytes,
-            plan.ttl,
-            plan.lease,
-            result -> {
-              switch (result) {
-                case RECORDED -> {
-                  LOG.info("the outcome of {} was recorded on a later attempt", key);
-                  emit(IdempotencyEvent.Type.EXECUTED, key, start, null);
-                }
-                case FENCED -> emit(IdempotencyEvent.Type.FENCED, key, start, null);
-                case GAVE_UP -> emit(IdempotencyEvent.Type.STORE_ERROR, key, start, e);
-              }
-            });
-    return false;
-  }
-
-  private void release(OperationPlan plan, RecordKey key, String owner, long start) {
-    boolean done;
-    try {
-      done = despiteInterrupt(() -> plan.store.release(key, owner));
-    } catch (RuntimeException e) {
-      released(key, null, e, start);
-      return;
-    }
-    released(key, done, null, start);
-  }
-
-  /** The store answered a release ({@code released}), or failed it ({@code error}). */
-  void released(RecordKey key, Boolean released, Throwable error, long start) {
-    if (error != null) {
-      LOG.error(
-          "releasing {} failed; the claim frees itself when its lease ends: {}",
-          key,
-          describe(error));
-      emit(IdempotencyEvent.Type.STORE_ERROR, key, start, error);
-    } else if (!released) {
-      LOG.warn("releasing {} was refused: another caller holds the key now", key);
-      emit(IdempotencyEvent.Type.FENCED, key, start, null);
-    }
-  }
-
-  private Object replay(
-      OperationPlan plan, RecordKey key, IdempotencyRecord rec, long start, CallState state)
-      throws Throwable {
-    byte[] outcome = rec.outcome();
-    if (OutcomeCodec.isAmbiguous(outcome)) {
-      IdempotencyException failure;
-      try {
-        failure = ambiguousReplay(key, rec, start);
-      } catch (RuntimeException e) {
-        throw unreadable(key, e, start);
-      }
-      state.replayed = true;
-      if (plan.async) {
-        return CompletableFuture.failedFuture(failure);
-      }
-      throw failure;
-    }
-    if (OutcomeCodec.isFailure(outcome)) {
-      Throwable failure;
-      try {
-        failure = outcomes.decodeFailure(outcome, plan.loader, plan.recordFailures);
-      } catch (RuntimeException e) {
-        throw unreadable(key, e, start);
-      }
-      emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
-      state.replayed = true;
-      if (plan.async) {
-        return CompletableFuture.failedFuture(failure);
-      }
-      throw failure;
-    }
-    Object value;
-    try {
-      value = outcomes.decodeValue(outcome, plan.valueType);
-    } catch (RuntimeException e) {
-      throw unreadable(key, e, start);
-    }
-    emit(IdempotencyEvent.Type.REPLAYED, key, start, null);
-    if (plan.async) {
-      try {
-        return CompletableFuture.completedFuture(replayedValue(plan, key, value));
-      } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }
-    return replayedValue(plan, key, value);
-  }
-
-  /**
-   * {@code value}, recorded under {@code key}, as the configured {@link dev.idempotent.ReplayHook}
-   * hands it to the caller: of the plan's result type, or the call fails naming the scope. A plan
-   * without the hook (an adapter's own values) gets the value as recorded.
-   */
-  Object replayedValue(OperationPlan plan, RecordKey key, Object value) {
-    dev.idempotent.ReplayHook hook = config.replayHook();
-    if (hook == dev.idempotent.ReplayHook.NONE || !plan.replayHooked) {
-      return value;
-    }
-    Object adjusted = hook.onReplay(key.scope(), value);
-    Class<?> expected = plan.replayedClass;
-    if (adjusted != null && expected != null && !expected.isInstance(adjusted)) {
-      throw new IdempotencyConfigurationException(
-          "the replay hook returned a "
-              + adjusted.getClass().getName()
-              + " for scope "
-              + key.scope()
-              + ", whose callers expect a "
-              + expected.getName()
-              + ": return a value of the recorded value's type (or the value unchanged)");
-    }
-    return adjusted;
-  }
-
-  /**
-   * A completed record whose outcome cannot be read back fails this call; the method does not run
-   * again.
-   */
-  IdempotencyOutcomeException unreadable(RecordKey key, RuntimeException e, long start) {
-    LOG.error(
-        "the recorded outcome of {} cannot be read back, so this call fails and the method does not"
-            + " run again: {}",
-        key,
-        e.getMessage());
-    IdempotencyOutcomeException failure =
-        new IdempotencyOutcomeException(
-            "the recorded outcome cannot be read back, so the call fails without running the method"
-                + " again (that could repeat its effect): "
-                + e.getMessage(),
-            key.scope(),
-            key.redactedKey(),
-            e);
-    emit(IdempotencyEvent.Type.STORE_ERROR, key, start, failure);
-    return failure;
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
-  }
-
-  void emit(IdempotencyEvent.Type type, RecordKey key, long start, Throwable error) {
-    if (!listening) {
-      return;
-    }
-    try {
-      listener.onEvent(
-          new IdempotencyEvent(
-              type,
-              key.scope(),
-              key.redactedKey(),
-              Duration.ofNanos(time.nanoTime() - start),
-              error));
-    } catch (Throwable t) {
-      LOG.warn(
-          "IdempotencyListener {} threw on {}; ignored", listener.getClass().getName(), type, t);
-    }
   }
 }

@@ -559,7 +559,7 @@ public final class LeaseRenewer {
                     + " claims");
       }
       if (error != null) {
-        failed(lane, batch, unwrap(error));
+        failed(lane, batch, Protocol.unwrap(error));
         return;
       }
       for (int i = 0; i < renewed.length; i++) {
@@ -621,20 +621,13 @@ public final class LeaseRenewer {
         first.retryPauseNanos / 1_000_000,
         error instanceof java.util.concurrent.TimeoutException
             ? "no answer within the lease"
-            : IdempotencyExecutor.describe(error));
+            : Protocol.describe(error));
     for (ActiveClaim c : batch) {
       c.notBeforeNanos = retryAt + c.retryPauseNanos;
       if (claims.contains(c)) {
         report(c, IdempotencyEvent.Type.RENEWAL_FAILED, error);
       }
     }
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
   }
 
   private static void report(ActiveClaim c, IdempotencyEvent.Type type, Throwable error) {

@@ -74,7 +74,7 @@ public final class NearCacheStore implements IdempotencyStore, AsyncIdempotencyS
   private final DeleteAnnouncingStore.Subscription subscription;
 
   /** The delegate when it is a store created on first use, else {@code null}. */
-  private final DeferredStore deferred;
+  private final LazilyCreatedStore lazy;
 
   /** One kept record; {@code dropAt} is the earlier of its ttl end and its maximum age. */
   private static final class Entry {
@@ -111,7 +111,7 @@ public final class NearCacheStore implements IdempotencyStore, AsyncIdempotencyS
     }
     this.clock = Objects.requireNonNull(clock, "clock");
     this.entries = new ConcurrentHashMap<>(Math.min(maximumSize, 1 << 16));
-    this.deferred = delegate instanceof DeferredStore d ? d : null;
+    this.lazy = delegate instanceof LazilyCreatedStore d ? d : null;
     this.subscription = subscribe(delegate);
   }
 
@@ -144,7 +144,7 @@ public final class NearCacheStore implements IdempotencyStore, AsyncIdempotencyS
               + " elsewhere may be replayed here for up to {}: {}",
           store,
           maxAge,
-          IdempotencyExecutor.describe(e));
+          Protocol.describe(e));
       return null;
     }
   }
@@ -175,8 +175,8 @@ public final class NearCacheStore implements IdempotencyStore, AsyncIdempotencyS
 
   /** The in-process memory store, built by code or from {@code idempotent.store=memory}. */
   private static boolean inProcess(IdempotencyStore store) {
-    if (store instanceof DeferredStore deferred) {
-      return "memory".equals(deferred.name());
+    if (store instanceof LazilyCreatedStore lazy) {
+      return "memory".equals(lazy.name());
     }
     return store.getClass().getName().equals("dev.idempotent.memory.CaffeineIdempotencyStore");
   }
@@ -216,10 +216,10 @@ public final class NearCacheStore implements IdempotencyStore, AsyncIdempotencyS
    * while that store does not exist.
    */
   private RecordKey entryKey(RecordKey key) {
-    if (deferred == null) {
+    if (lazy == null) {
       return key;
     }
-    int length = deferred.createdMaxKeyLength();
+    int length = lazy.createdMaxKeyLength();
     return length < 0 ? null : key.fittedTo(length);
   }
 

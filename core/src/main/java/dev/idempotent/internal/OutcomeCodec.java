@@ -2,6 +2,7 @@ package dev.idempotent.internal;
 
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.ResultCodec;
+import dev.idempotent.internal.codec.RecordedBytes;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -16,6 +17,7 @@ import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
@@ -35,14 +37,24 @@ import java.util.stream.Collectors;
  * shows, once per runtime class, that what it writes reads back, so an outcome that could not be
  * replayed is not recorded.
  *
- * <p>The kind byte is also the format's version: version 1 writes {@code V} (a value), {@code N}
- * ({@code null}), {@code B} (opaque bytes), {@code F} (a recorded failure), {@code A} (an ambiguous
- * failure: the class name of the exception, nothing else) and {@code K} (a key blocked after an
- * ambiguous failure: the class name); a later format that changes one uses other bytes, and a
- * reader refuses a kind it does not know.
+ * <p>The kind byte is also the format's version. Version 2 writes {@code C} (a value: one byte
+ * {@code n}, then the {@code n} ASCII characters of the {@link ResultCodec#format() format name} of
+ * the codec that wrote it, then the codec's bytes), {@code N} ({@code null}), {@code B} (opaque
+ * bytes), {@code F} (a recorded failure), {@code A} (an ambiguous failure: the class name of the
+ * exception, nothing else) and {@code K} (a key blocked after an ambiguous failure: the class
+ * name). Version 1 wrote a value as {@code V} and the codec's bytes, without the codec's name; such
+ * a record is refused, saying so. A value is handed to the codec only when it {@link
+ * ResultCodec#reads(String) reads} the recorded format name (the Jackson 2 and Jackson 3 codecs
+ * read each other's), so a record written by another codec is refused naming both, not decoded as
+ * garbage. A later format that changes a kind uses other bytes, and a reader refuses a kind it does
+ * not know.
  */
 public final class OutcomeCodec {
-  static final byte VALUE = 'V';
+  static final byte VALUE = 'C';
+
+  /** The value kind of format version 1, which named no codec: refused. */
+  static final byte VERSION_1_VALUE = 'V';
+
   static final byte NULL = 'N';
   static final byte FAILURE = 'F';
   static final byte BYTES = 'B';
@@ -97,6 +109,9 @@ public final class OutcomeCodec {
 
   private final ResultCodec codec;
 
+  /** {@link #VALUE}, then the codec's format name, as every value this codec records starts. */
+  private final byte[] valueHeader;
+
   /** Per declared type, the runtime classes whose results were shown to read back. */
   private final ConcurrentHashMap<Type, Set<Class<?>>> readableValues = new ConcurrentHashMap<>();
 
@@ -105,6 +120,35 @@ public final class OutcomeCodec {
 
   public OutcomeCodec(ResultCodec codec) {
     this.codec = codec;
+    this.valueHeader = valueHeader(codec);
+  }
+
+  /**
+   * {@link #VALUE} and the codec's format name; a configuration error when the name is not valid.
+   */
+  static byte[] valueHeader(ResultCodec codec) {
+    String format = codec.format();
+    boolean valid = format != null && !format.isEmpty() && format.length() <= 255;
+    for (int i = 0; valid && i < format.length(); i++) {
+      char c = format.charAt(i);
+      valid = c > 0x20 && c < 0x7F;
+    }
+    if (!valid) {
+      throw new IdempotencyConfigurationException(
+          "the codec "
+              + codec.getClass().getName()
+              + " names its format '"
+              + format
+              + "': a format name is 1 to 255 printable ASCII characters without spaces, stored"
+              + " with every recorded value");
+    }
+    byte[] header = new byte[format.length() + 2];
+    header[0] = VALUE;
+    header[1] = (byte) format.length();
+    for (int i = 0; i < format.length(); i++) {
+      header[i + 2] = (byte) format.charAt(i);
+    }
+    return header;
   }
 
   /**
@@ -137,7 +181,7 @@ public final class OutcomeCodec {
       return bytes;
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-    out.write(VALUE);
+    out.write(valueHeader, 0, valueHeader.length);
     try {
       codec.encode(value, type, out);
     } catch (IOException e) {
@@ -307,6 +351,12 @@ public final class OutcomeCodec {
       }
       return Arrays.copyOfRange(outcome, 1, outcome.length);
     }
+    if (outcome[0] == VERSION_1_VALUE) {
+      throw new UnreadableOutcomeException(
+          "the recorded value is in outcome format 1, which did not name the codec that wrote it;"
+              + " this version reads format 2: delete the record (or let it expire) and call again",
+          null);
+    }
     if (outcome[0] != VALUE) {
       throw new UnreadableOutcomeException(
           "the record's outcome is of unknown kind "
@@ -314,9 +364,10 @@ public final class OutcomeCodec {
               + ", so it was not written by this library",
           null);
     }
+    int start = valueStart(outcome);
     Object value;
     try {
-      value = codec.decode(new ByteArrayInputStream(outcome, 1, outcome.length - 1), type);
+      value = codec.decode(new RecordedBytes(outcome, start), type);
     } catch (IOException | RuntimeException e) {
       throw new UnreadableOutcomeException(
           "cannot read the recorded result back: " + e.getMessage(), e);
@@ -330,6 +381,37 @@ public final class OutcomeCodec {
           null);
     }
     return value;
+  }
+
+  /**
+   * Where the codec's bytes of a recorded value start: after this codec's own header, or after the
+   * format name of another codec that this one {@link ResultCodec#reads(String) reads}; else {@link
+   * UnreadableOutcomeException} naming both formats.
+   */
+  private int valueStart(byte[] outcome) {
+    if (outcome.length >= valueHeader.length
+        && Arrays.equals(outcome, 0, valueHeader.length, valueHeader, 0, valueHeader.length)) {
+      return valueHeader.length;
+    }
+    int n = outcome.length > 1 ? outcome[1] & 0xFF : 0;
+    if (n == 0 || outcome.length < n + 2) {
+      throw new UnreadableOutcomeException(
+          "the recorded value is truncated: it does not name the codec that wrote it", null);
+    }
+    String format = new String(outcome, 2, n, StandardCharsets.US_ASCII);
+    if (!codec.reads(format)) {
+      throw new UnreadableOutcomeException(
+          "the recorded value was written by the codec of format '"
+              + format
+              + "', which this application's codec ("
+              + codec.getClass().getSimpleName()
+              + ", format '"
+              + codec.format()
+              + "') does not read: the codec was changed while records of the old one were"
+              + " kept; configure the codec that wrote them, or delete them (or let them expire)",
+          null);
+    }
+    return n + 2;
   }
 
   /**

@@ -5,16 +5,14 @@ import dev.idempotent.OnCancel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 /**
- * {@code Mono} and {@code Flux} work on the deferred driver ({@link DeferredCalls}): the one
+ * {@code Mono} and {@code Flux} work on the deferred driver ({@link DeferredDriver}): the one
  * Reactor face of the protocol, for woven methods ({@code ReactorResults}) and for code that is not
  * woven ({@code dev.idempotent.reactor.IdempotentReactor}) alike. Loaded only when Reactor is used,
  * so an application without Reactor never touches it.
@@ -44,7 +42,7 @@ public final class ReactorCalls {
   private ReactorCalls() {}
 
   /** One subscription's claim, started, and the configuration its items are limited by. */
-  public record Attempt(CompletionStage<DeferredCalls.Claim> claimed, IdempotencyConfig config) {}
+  public record Attempt(CompletionStage<DeferredDriver.Claim> claimed, IdempotencyConfig config) {}
 
   /** The work of one attempt: returns its publisher, or throws. */
   @FunctionalInterface
@@ -68,10 +66,14 @@ public final class ReactorCalls {
           } catch (Throwable t) {
             return Mono.error(t);
           }
-          return claim(attempt, onCancel)
+          return answer(attempt, onCancel)
               .flatMap(
-                  claim ->
-                      claim.runs() ? runMono(claim, onCancel, work, where) : replayMono(claim));
+                  answer -> {
+                    if (!(answer instanceof DeferredDriver.Claim claim)) {
+                      return errorSignal((Throwable) answer);
+                    }
+                    return claim.runs() ? runMono(claim, onCancel, work, where) : replayMono(claim);
+                  });
         });
   }
 
@@ -86,31 +88,31 @@ public final class ReactorCalls {
           } catch (Throwable t) {
             return Flux.error(t);
           }
-          return claim(attempt, onCancel)
+          return answer(attempt, onCancel)
               .flatMapMany(
-                  claim ->
-                      claim.runs()
-                          ? runFlux(attempt.config(), claim, onCancel, work, where)
-                          : replayFlux(claim));
+                  answer -> {
+                    if (!(answer instanceof DeferredDriver.Claim claim)) {
+                      return ReactorCalls.errorSignal((Throwable) answer).flux();
+                    }
+                    return claim.runs()
+                        ? runFlux(attempt.config(), claim, onCancel, work, where)
+                        : replayFlux(claim);
+                  });
         });
   }
 
   /**
-   * The claim; a claim acquired after its subscriber cancelled is settled by the on-cancel setting,
-   * so that nothing is left renewed and unsettled.
+   * The claim's answer: the claim, or the refusal as a value, which the one operator that follows
+   * turns into the run, the replay or the error signal. A refusal travels as a value so that one
+   * that comes after the subscriber left (a {@code timeout()} while the key was waited for) is
+   * discarded, not dropped as an unhandled error. A claim acquired after its subscriber cancelled
+   * is settled by the on-cancel setting, so that nothing is left renewed and unsettled.
    */
-  private static Mono<DeferredCalls.Claim> claim(Attempt attempt, OnCancel onCancel) {
-    CompletableFuture<DeferredCalls.Claim> claimed = attempt.claimed().toCompletableFuture();
-    // a refusal travels as a value: one that comes after the subscriber left (a timeout() while
-    // the key was waited for) is then discarded, not dropped as an unhandled error
+  private static Mono<Object> answer(Attempt attempt, OnCancel onCancel) {
+    CompletableFuture<DeferredDriver.Claim> claimed = attempt.claimed().toCompletableFuture();
     CompletableFuture<Object> answered =
-        claimed.handle((claim, error) -> error == null ? claim : unwrap(error));
+        claimed.handle((claim, error) -> error == null ? claim : Protocol.unwrap(error));
     return Mono.fromFuture(answered, true)
-        .flatMap(
-            answer ->
-                answer instanceof DeferredCalls.Claim claim
-                    ? Mono.just(claim)
-                    : ReactorCalls.<DeferredCalls.Claim>errorSignal((Throwable) answer))
         .doOnCancel(
             () ->
                 claimed.thenAccept(
@@ -121,14 +123,14 @@ public final class ReactorCalls {
                     }));
   }
 
-  private static Mono<Object> replayMono(DeferredCalls.Claim claim) {
+  private static Mono<Object> replayMono(DeferredDriver.Claim claim) {
     if (claim.replaysFailure()) {
       return errorSignal(claim.replayedFailure());
     }
     return Mono.justOrEmpty(claim.replayedValue());
   }
 
-  private static Flux<Object> replayFlux(DeferredCalls.Claim claim) {
+  private static Flux<Object> replayFlux(DeferredDriver.Claim claim) {
     if (claim.replaysFailure()) {
       return errorSignal(claim.replayedFailure()).flux();
     }
@@ -138,23 +140,23 @@ public final class ReactorCalls {
 
   @SuppressWarnings("unchecked") // a Mono of any type is read as a Mono of Object
   private static Mono<Object> runMono(
-      DeferredCalls.Claim claim, OnCancel onCancel, Work work, String where) {
+      DeferredDriver.Claim claim, OnCancel onCancel, Work work, String where) {
     Mono<Object> running;
     try {
       running = (Mono<Object>) publisher(work, where, "Mono");
     } catch (Throwable t) {
-      return settled(claim.fail(unwrap(t)));
+      return settled(claim.fail(Protocol.unwrap(t)));
     }
     return ThrownErrorSignal.mono(running)
         .flatMap(value -> settling(claim.complete(value)))
         .switchIfEmpty(Mono.defer(() -> settling(claim.complete(null)).then(Mono.empty())))
-        .onErrorResume(e -> settled(claim.fail(unwrap(e))))
+        .onErrorResume(e -> settled(claim.fail(Protocol.unwrap(e))))
         .doOnCancel(() -> claim.cancel(onCancel));
   }
 
   private static Flux<Object> runFlux(
       IdempotencyConfig config,
-      DeferredCalls.Claim claim,
+      DeferredDriver.Claim claim,
       OnCancel onCancel,
       Work work,
       String where) {
@@ -162,7 +164,7 @@ public final class ReactorCalls {
     try {
       running = (Flux<?>) publisher(work, where, "Flux");
     } catch (Throwable t) {
-      return settled(claim.fail(unwrap(t))).flux();
+      return settled(claim.fail(Protocol.unwrap(t))).flux();
     }
     Items items = new Items(claim, config.fluxMaxItems(), config.fluxMaxBytes());
     return ThrownErrorSignal.flux(running)
@@ -175,7 +177,7 @@ public final class ReactorCalls {
                         ? settling(claim.abandon(items.overLimit)).then(Mono.empty())
                         : settling(claim.complete(items.list, config.fluxMaxBytes()))
                             .then(Mono.empty())))
-        .onErrorResume(e -> settled(claim.fail(unwrap(e))))
+        .onErrorResume(e -> settled(claim.fail(Protocol.unwrap(e))))
         .doOnCancel(() -> claim.cancel(onCancel));
   }
 
@@ -186,14 +188,14 @@ public final class ReactorCalls {
    * repeat runs alongside it) and then released.
    */
   private static final class Items {
-    final DeferredCalls.Claim claim;
+    final DeferredDriver.Claim claim;
     final int maxItems;
     final long maxBytes;
     final List<Object> list = new ArrayList<>();
     long bytes;
     String overLimit;
 
-    Items(DeferredCalls.Claim claim, int maxItems, int maxBytes) {
+    Items(DeferredDriver.Claim claim, int maxItems, int maxBytes) {
       this.claim = claim;
       this.maxItems = maxItems;
       this.maxBytes = maxBytes;
@@ -259,13 +261,5 @@ public final class ReactorCalls {
    */
   private static <T> Mono<T> settling(CompletionStage<T> stage) {
     return Mono.fromFuture(stage.toCompletableFuture(), true);
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
   }
 }

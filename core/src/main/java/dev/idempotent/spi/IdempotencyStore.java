@@ -6,8 +6,9 @@ import java.util.Optional;
 
 /**
  * Where idempotency records live. A store does only what its backend must do atomically; the
- * protocol that uses these operations is written once, in the core executor, and is the same for
- * every store.
+ * protocol that uses these operations is written once, in the core (one decision on a claim's
+ * answer, one settlement of a held claim, used by the blocking and the non-blocking driver alike),
+ * and is the same for every store.
  *
  * <h2>The protocol</h2>
  *

@@ -1,5 +1,7 @@
 package dev.idempotent.spi;
 
+import java.util.List;
+
 /**
  * Builds a store from settings, so that a store module on the classpath works with no code.
  * Registered through {@link java.util.ServiceLoader} in {@code
@@ -7,6 +9,11 @@ package dev.idempotent.spi;
  *
  * <p>{@code idempotent.store=NAME} picks the provider whose {@link #name()} is {@code NAME}. When
  * it is not set and exactly one provider is on the classpath, that one is the default store.
+ *
+ * <p>Every setting the provider reads is defined once, as a {@link Setting} listed by {@link
+ * #settings()} and read with {@link StoreSettings#value(Setting)}; the Spring Boot starter gives
+ * the same settings typed, and its tests check its properties, their metadata and the docs against
+ * this list (docs/stores/writing-a-store.md).
  */
 public interface IdempotencyStoreProvider {
   /**
@@ -14,6 +21,14 @@ public interface IdempotencyStoreProvider {
    * redisson}, {@code jdbc}.
    */
   String name();
+
+  /**
+   * The settings {@link #create} reads, each defined once ({@code idempotent.<name>.*} by
+   * convention), in the order the docs list them.
+   */
+  default List<Setting<?>> settings() {
+    return List.of();
+  }
 
   /**
    * Creates the store. The two kinds of failure are told apart: a wrong setting is a configuration

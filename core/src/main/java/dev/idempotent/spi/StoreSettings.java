@@ -3,9 +3,12 @@ package dev.idempotent.spi;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,13 +21,54 @@ public final class StoreSettings {
   private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
   private final Map<String, String> values;
+  private final Map<String, Object> typed;
 
-  private StoreSettings(Map<String, String> values) {
+  private StoreSettings(Map<String, String> values, Map<String, Object> typed) {
     this.values = Collections.unmodifiableMap(new TreeMap<>(values));
+    this.typed = Collections.unmodifiableMap(new TreeMap<>(typed));
   }
 
+  /** Written settings by name, as {@code idempotent.properties} and system properties hold them. */
   public static StoreSettings of(Map<String, String> values) {
-    return new StoreSettings(values);
+    return new StoreSettings(values, Map.of());
+  }
+
+  /**
+   * These settings with {@code typed} values by setting name over them (the Spring Boot starter's
+   * bound properties): {@link #value(Setting)} takes a typed value as it is, after its {@link
+   * Setting#check check}, and reads a written one only for a setting not given typed. A {@code
+   * null} value counts as not given.
+   */
+  public StoreSettings withTyped(Map<String, ?> typed) {
+    Map<String, Object> all = new HashMap<>(this.typed);
+    typed.forEach(
+        (k, v) -> {
+          if (v != null) {
+            all.put(k, v);
+          }
+        });
+    return new StoreSettings(values, all);
+  }
+
+  /**
+   * The value of {@code setting}: given typed, else written (and parsed), else its default (which
+   * may be {@code null}).
+   *
+   * @throws dev.idempotent.IdempotencyConfigurationException naming the setting when its value is
+   *     bad
+   */
+  public <T> T value(Setting<T> setting) {
+    Object v = typed.get(setting.name());
+    if (v != null) {
+      return setting.check(v);
+    }
+    Optional<String> written = get(setting.name());
+    return written.isPresent() ? setting.parse(written.get()) : setting.defaultValue();
+  }
+
+  /** Whether {@code setting} is given, typed or written. */
+  public boolean isSet(Setting<?> setting) {
+    return typed.containsKey(setting.name()) || get(setting.name()).isPresent();
   }
 
   /**
@@ -132,6 +176,8 @@ public final class StoreSettings {
   /** Names only: values may hold passwords. */
   @Override
   public String toString() {
-    return "StoreSettings" + values.keySet();
+    Set<String> names = new TreeSet<>(values.keySet());
+    names.addAll(typed.keySet());
+    return "StoreSettings" + names;
   }
 }

@@ -101,7 +101,8 @@ class PropertiesConfigLoaderTest {
                   PropertiesConfigLoader.builder(Map.of("idempotent.near-cache.maximum-size", bad)))
           .isInstanceOf(IdempotencyConfigurationException.class)
           .hasMessageContaining("idempotent.near-cache.maximum-size=" + bad)
-          .hasMessageContaining("0 (no near cache");
+          .hasMessageContaining("from 0 to")
+          .hasMessageContaining("(default 0)");
     }
     assertThatThrownBy(
             () ->

@@ -14,6 +14,7 @@ import dev.idempotent.RealClockStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -119,10 +120,13 @@ class IdempotentReactorTest {
               answers.release();
               return gate.asMono();
             });
-    held.subscribe(firstValues::add);
+    CountDownLatch firstAnswered = new CountDownLatch(1);
+    held.doOnNext(firstValues::add).subscribe(v -> firstAnswered.countDown());
     answers.acquireUninterruptibly(); // the first subscription holds the key and runs
     StepVerifier.create(held).expectError(IdempotencyInProgressException.class).verify(TIMEOUT);
     gate.tryEmitValue("done");
+    // the holder's subscriber gets the value after the outcome is recorded, maybe on another thread
+    assertThat(awaitUninterruptibly(firstAnswered)).isTrue();
     StepVerifier.create(held).expectNext("done").expectComplete().verify(TIMEOUT);
     assertThat(firstValues).containsExactly("done");
     assertThat(runs).hasValue(1);
@@ -270,5 +274,14 @@ class IdempotentReactorTest {
           runs.incrementAndGet();
           return Flux.range(1, n);
         });
+  }
+
+  private static boolean awaitUninterruptibly(CountDownLatch latch) {
+    try {
+      return latch.await(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 }

@@ -434,12 +434,28 @@ public final class HttpIdempotency {
     }
   }
 
+  /**
+   * The answer to {@code e} escaping an application's handler outside the filters (Spring's problem
+   * details): the problem and {@code Retry-After} an {@code Idempotency-Key} rule with the default
+   * {@link IdempotencyRule#DEFAULT_RETRY_AFTER} answers with; {@link HttpResult#headers} gives its
+   * final headers. Nothing is logged here.
+   */
+  public static HttpResult answer(IdempotencyException e) {
+    return answer(false, IdempotencyRule.DEFAULT_RETRY_AFTER, null, e);
+  }
+
   private static HttpResult answer(IdempotencyRule rule, IdempotencyException e) {
-    boolean submit = rule.key() == IdempotencyRule.Key.SUBMIT_TOKEN;
+    return answer(
+        rule.key() == IdempotencyRule.Key.SUBMIT_TOKEN, rule.retryAfter(), rule.scope(), e);
+  }
+
+  /** {@code scope} names the rule in the log; {@code null}: nothing is logged. */
+  private static HttpResult answer(
+      boolean submit, Duration retryAfter, String scope, IdempotencyException e) {
     if (e instanceof IdempotencyInProgressException p) {
       return HttpResult.problem(
           submit ? HttpProblem.SUBMIT_IN_PROGRESS : HttpProblem.IN_PROGRESS,
-          retryAfterSeconds(rule.retryAfter(), p.leaseRemaining()));
+          retryAfterSeconds(retryAfter, p.leaseRemaining()));
     }
     if (e instanceof DuplicateRequestException) {
       return HttpResult.problem(
@@ -447,15 +463,17 @@ public final class HttpIdempotency {
     }
     HttpProblem problem = HttpProblem.of(e);
     if (e instanceof IdempotencyStoreException || problem == HttpProblem.STORE_UNAVAILABLE) {
-      LOG.warn(
-          "the idempotency store failed, so a request to rule '{}' was refused with 503"
-              + " (fail-closed): {}",
-          rule.scope(),
-          e.getCause() == null ? e.getMessage() : e.getCause().getClass().getName());
-      return HttpResult.problem(problem, retryAfterSeconds(rule.retryAfter(), null));
+      if (scope != null) {
+        LOG.warn(
+            "the idempotency store failed, so a request to rule '{}' was refused with 503"
+                + " (fail-closed): {}",
+            scope,
+            e.getCause() == null ? e.getMessage() : e.getCause().getClass().getName());
+      }
+      return HttpResult.problem(problem, retryAfterSeconds(retryAfter, null));
     }
-    if (problem == HttpProblem.MISCONFIGURED) {
-      LOG.error("a request to rule '{}' was answered 500: {}", rule.scope(), e.getMessage());
+    if (problem == HttpProblem.MISCONFIGURED && scope != null) {
+      LOG.error("a request to rule '{}' was answered 500: {}", scope, e.getMessage());
     }
     return HttpResult.problem(problem, 0);
   }

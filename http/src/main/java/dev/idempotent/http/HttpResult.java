@@ -1,6 +1,7 @@
 package dev.idempotent.http;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -105,29 +106,7 @@ public final class HttpResult {
    */
   public List<Map.Entry<String, String>> headers(
       List<Map.Entry<String, String>> responseHeaders, String problemTypeBase) {
-    List<Map.Entry<String, String>> set = new ArrayList<>();
-    switch (kind) {
-      case SEND_CAPTURED ->
-          throw new IllegalStateException(
-              "the headers of a captured response are on the response already");
-      case REPLAY -> {
-        for (Map.Entry<String, String> h : replayed.headers()) {
-          if (!IdempotencyRule.NEVER_REPLAYED.contains(h.getKey())) {
-            set.add(h);
-          }
-        }
-        set.add(Map.entry(HttpIdempotency.REPLAYED_HEADER, "true"));
-        set.add(Map.entry(CONTENT_LENGTH, Integer.toString(replayed.bodyLength())));
-      }
-      case PROBLEM -> {
-        set.add(Map.entry("Content-Type", HttpProblem.MEDIA_TYPE));
-        set.add(Map.entry("Cache-Control", "no-store"));
-        if (retryAfterSeconds > 0) {
-          set.add(Map.entry("Retry-After", Long.toString(retryAfterSeconds)));
-        }
-        set.add(Map.entry(CONTENT_LENGTH, Integer.toString(problem.body(problemTypeBase).length)));
-      }
-    }
+    List<Map.Entry<String, String>> set = answerHeaders(problemTypeBase);
     List<Map.Entry<String, String>> out = new ArrayList<>(responseHeaders.size() + set.size());
     for (Map.Entry<String, String> h : responseHeaders) {
       if (!named(set, h.getKey())) {
@@ -135,8 +114,55 @@ public final class HttpResult {
       }
     }
     out.addAll(set);
-    return List.copyOf(out);
+    return Collections.unmodifiableList(out);
   }
+
+  /**
+   * The headers a {@link Kind#REPLAY} or a {@link Kind#PROBLEM} sets, in order (a name may repeat):
+   * the last part of {@link #headers}, without the response's own. An adapter whose response keeps
+   * the headers it has (a servlet response after {@code resetBuffer()}) sets each name's first
+   * value from this list and adds the rest, and has then sent exactly {@link #headers}: the
+   * response's headers of a name not in this list stay as they are.
+   *
+   * @param problemTypeBase the prefix of the problem's {@code type} URI, as its body is written
+   * @throws IllegalStateException for {@link Kind#SEND_CAPTURED}, whose headers are on the response
+   *     already
+   */
+  public List<Map.Entry<String, String>> answerHeaders(String problemTypeBase) {
+    List<Map.Entry<String, String>> set;
+    switch (kind) {
+      case REPLAY -> {
+        List<Map.Entry<String, String>> recorded = replayed.headers();
+        set = new ArrayList<>(recorded.size() + 2);
+        for (Map.Entry<String, String> h : recorded) {
+          if (!IdempotencyRule.NEVER_REPLAYED.contains(h.getKey())) {
+            set.add(h);
+          }
+        }
+        set.add(REPLAYED);
+        set.add(Map.entry(CONTENT_LENGTH, Integer.toString(replayed.bodyLength())));
+      }
+      case PROBLEM -> {
+        set = new ArrayList<>(4);
+        set.add(PROBLEM_CONTENT_TYPE);
+        set.add(NO_STORE);
+        if (retryAfterSeconds > 0) {
+          set.add(Map.entry("Retry-After", Long.toString(retryAfterSeconds)));
+        }
+        set.add(Map.entry(CONTENT_LENGTH, Integer.toString(problem.body(problemTypeBase).length)));
+      }
+      default ->
+          throw new IllegalStateException(
+              "the headers of a captured response are on the response already");
+    }
+    return Collections.unmodifiableList(set);
+  }
+
+  private static final Map.Entry<String, String> REPLAYED =
+      Map.entry(HttpIdempotency.REPLAYED_HEADER, "true");
+  private static final Map.Entry<String, String> PROBLEM_CONTENT_TYPE =
+      Map.entry("Content-Type", HttpProblem.MEDIA_TYPE);
+  private static final Map.Entry<String, String> NO_STORE = Map.entry("Cache-Control", "no-store");
 
   private static final String CONTENT_LENGTH = "Content-Length";
 

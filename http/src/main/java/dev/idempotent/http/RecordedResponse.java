@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -33,13 +34,14 @@ public final class RecordedResponse {
   private final int bodyLength;
 
   public RecordedResponse(int status, List<Map.Entry<String, String>> headers, byte[] body) {
-    this(status, headers, body, 0, body.length);
+    this(status, List.copyOf(headers), body, 0, body.length);
   }
 
+  /** With {@code headers} unmodifiable already, not copied. */
   private RecordedResponse(
       int status, List<Map.Entry<String, String>> headers, byte[] body, int offset, int length) {
     this.status = status;
-    this.headers = List.copyOf(headers);
+    this.headers = headers;
     this.body = body;
     this.bodyOffset = offset;
     this.bodyLength = length;
@@ -53,12 +55,12 @@ public final class RecordedResponse {
     return headers;
   }
 
-  /** The number of body bytes. */
   /** A copy of the body's bytes. */
   public byte[] body() {
     return java.util.Arrays.copyOfRange(body, bodyOffset, bodyOffset + bodyLength);
   }
 
+  /** The number of body bytes. */
   public int bodyLength() {
     return bodyLength;
   }
@@ -141,7 +143,8 @@ public final class RecordedResponse {
     if (length < 0 || length > follow) {
       throw corrupt("the body is recorded as " + length + " bytes, but " + follow + " follow");
     }
-    return new RecordedResponse(status, headers, bytes, in.at, length);
+    return new RecordedResponse(
+        status, Collections.unmodifiableList(headers), bytes, in.at, length);
   }
 
   private static IllegalStateException corrupt(String why) {

@@ -9,9 +9,15 @@ import dev.idempotent.ResultCodec;
 import dev.idempotent.TimeSource;
 import dev.idempotent.internal.PropertiesConfigLoader;
 import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.StoreSettings;
+import dev.idempotent.spring.internal.ApplicationJsonMapperCodec;
+import dev.idempotent.spring.internal.ApplicationMapperCodecs;
 import dev.idempotent.spring.internal.ApplicationObjectMapperCodec;
+import dev.idempotent.spring.internal.IdempotencyRuntimeHints;
 import dev.idempotent.spring.internal.Installation;
 import dev.idempotent.spring.internal.Listeners;
+import dev.idempotent.spring.internal.PropertiesFileSource;
+import dev.idempotent.spring.internal.TypedSettings;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -20,6 +26,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.env.Environment;
 
 /**
  * Installs the {@link Idempotency} that every woven {@code @Idempotent} method uses (beans or not),
@@ -38,15 +46,23 @@ import org.springframework.context.annotation.Configuration;
  *       IdempotencyListener} beans (among them the Micrometer one of {@link
  *       IdempotencyMicrometerAutoConfiguration}) receive the events; a {@link ResultCodec} bean
  *       replaces the codec (with {@code idempotent.codec.type=jackson}, the jackson codec works on
- *       a copy of the application's Jackson 2 {@code ObjectMapper} bean, if it has one) and a
- *       {@link TimeSource} bean the clock.
+ *       a copy of the application's Jackson 3 {@code JsonMapper} bean, else of its Jackson 2 {@code
+ *       ObjectMapper} bean, if it has one: {@link ApplicationMapperCodecs}) and a {@link
+ *       TimeSource} bean the clock.
  *   <li>An {@link IdempotencyConfig} bean of the application's replaces all of this: it is
  *       installed as it is.
  * </ul>
  */
 @AutoConfiguration
 @EnableConfigurationProperties(IdempotencyProperties.class)
+@ImportRuntimeHints(IdempotencyRuntimeHints.class)
 public class IdempotencyAutoConfiguration {
+
+  /** {@code idempotent.properties} as Boot's property source of lowest precedence. */
+  @Bean
+  static PropertiesFileSource idempotencyPropertiesFileSource() {
+    return new PropertiesFileSource();
+  }
 
   /**
    * The configuration that is installed; an application bean of this type wins. The store beans are
@@ -59,18 +75,25 @@ public class IdempotencyAutoConfiguration {
       IdempotencyProperties properties,
       Map<String, IdempotencyStore> named,
       ObjectProvider<IdempotencyStore> stores,
+      ObjectProvider<IdempotencyStoreProperties> storeProperties,
+      Environment environment,
       ObjectProvider<KeyResolver> keyResolvers,
       ObjectProvider<IdempotencyListener> listeners,
       ObjectProvider<ResultCodec> codec,
       ObjectProvider<ApplicationObjectMapperCodec> applicationObjectMapper,
+      ObjectProvider<ApplicationJsonMapperCodec> applicationJsonMapper,
       ObjectProvider<TimeSource> timeSource) {
-    Map<String, String> settings = properties.settings();
+    StoreSettings settings =
+        TypedSettings.typed(
+            TypedSettings.of(properties, "idempotent", PropertiesConfigLoader.SETTINGS));
     IdempotencyConfig.Builder b = PropertiesConfigLoader.builder(settings);
     if (named.isEmpty()) {
       // no store bean: the store module that idempotent.store names, or the only one present
       b.defaultStore(
           PropertiesConfigLoader.createStore(
-              settings, IdempotencyAutoConfiguration.class.getClassLoader()));
+              settings.withTyped(
+                  TypedSettings.ofAllStores(storeProperties.orderedStream().toList(), environment)),
+              IdempotencyAutoConfiguration.class.getClassLoader()));
     } else {
       IdempotencyStore defaultStore = stores.getIfUnique();
       if (defaultStore == null) {
@@ -86,22 +109,34 @@ public class IdempotencyAutoConfiguration {
     keyResolvers.orderedStream().forEach(b::keyResolver);
     b.listener(Listeners.of(listeners.orderedStream().toList()));
     ResultCodec userCodec = codec.getIfUnique();
-    ApplicationObjectMapperCodec jackson = applicationObjectMapper.getIfAvailable();
+    ResultCodec onApplicationsMapper =
+        userCodec != null
+            ? null
+            : ApplicationMapperCodecs.codecOrNull(
+                settings,
+                applicationJsonMapper.getIfAvailable(),
+                applicationObjectMapper.getIfAvailable());
     if (userCodec != null) {
       b.codec(userCodec);
-    } else if (jackson != null && jacksonWanted(settings)) {
-      ResultCodec onApplicationsMapper = jackson.codecOrNull();
-      if (onApplicationsMapper != null) {
-        b.codec(onApplicationsMapper);
-      }
+    } else if (onApplicationsMapper != null) {
+      b.codec(onApplicationsMapper);
     }
     timeSource.ifUnique(b::timeSource);
     return b.build();
   }
 
-  private static boolean jacksonWanted(Map<String, String> settings) {
-    String type = settings.getOrDefault("idempotent.codec.type", settings.get("idempotent.codec"));
-    return "jackson".equals(type);
+  /**
+   * With Jackson 3 on the classpath: the application's JsonMapper for the jackson codec (preferred
+   * over a Jackson 2 ObjectMapper when the application has both).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "tools.jackson.databind.json.JsonMapper")
+  static class Jackson3Configuration {
+    @Bean
+    ApplicationJsonMapperCodec idempotencyApplicationJsonMapperCodec(
+        ObjectProvider<tools.jackson.databind.json.JsonMapper> mappers) {
+      return new ApplicationJsonMapperCodec(mappers);
+    }
   }
 
   /** With Jackson 2 on the classpath: the application's ObjectMapper for the jackson codec. */

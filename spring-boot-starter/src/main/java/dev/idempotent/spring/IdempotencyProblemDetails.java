@@ -1,10 +1,12 @@
 package dev.idempotent.spring;
 
 import dev.idempotent.IdempotencyException;
-import dev.idempotent.IdempotencyInProgressException;
+import dev.idempotent.http.HttpIdempotency;
 import dev.idempotent.http.HttpProblem;
+import dev.idempotent.http.HttpResult;
 import java.net.URI;
-import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
@@ -35,13 +37,16 @@ public class IdempotencyProblemDetails {
   /** The prefix of every problem {@code type}. */
   public static final String TYPE_BASE = HttpProblem.DEFAULT_TYPE_BASE;
 
-  /** The most a client is asked to wait before retrying a call in progress. */
-  public static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(1);
-
-  /** The problem detail for {@code e}. */
+  /**
+   * The problem detail for {@code e}, with the headers the HTTP protocol decides for it ({@link
+   * HttpIdempotency#answer}, {@link HttpResult#headers}): {@code Cache-Control}, {@code
+   * Retry-After} and the problem's media type. The body is Spring's {@link ProblemDetail}, written
+   * by Spring's converter, which sets its length.
+   */
   @ExceptionHandler(IdempotencyException.class)
   public ResponseEntity<ProblemDetail> handle(IdempotencyException e) {
-    HttpProblem p = HttpProblem.of(e);
+    HttpResult answer = HttpIdempotency.answer(e);
+    HttpProblem p = answer.problem();
     if (p.status() >= 500) {
       LOG.warn("an idempotent call was answered {} {}: {}", p.status(), p.slug(), e.getMessage());
     } else {
@@ -51,26 +56,13 @@ public class IdempotencyProblemDetails {
     problem.setType(URI.create(TYPE_BASE + p.slug()));
     problem.setTitle(p.title());
     problem.setDetail(p.detail());
-    ResponseEntity.BodyBuilder response =
-        ResponseEntity.status(p.status()).header(HttpHeaders.CACHE_CONTROL, "no-store");
-    if (e instanceof IdempotencyInProgressException inProgress) {
-      response.header(
-          HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(inProgress.leaseRemaining())));
-    } else if (p == HttpProblem.STORE_UNAVAILABLE) {
-      response.header(HttpHeaders.RETRY_AFTER, Long.toString(MAX_RETRY_AFTER.toSeconds()));
+    // the builder, not HttpHeaders itself, whose type differs between Spring 6 and 7
+    ResponseEntity.BodyBuilder response = ResponseEntity.status(p.status());
+    for (Map.Entry<String, String> h : answer.headers(List.of(), TYPE_BASE)) {
+      if (!h.getKey().equalsIgnoreCase(HttpHeaders.CONTENT_LENGTH)) {
+        response.header(h.getKey(), h.getValue());
+      }
     }
     return response.body(problem);
-  }
-
-  /**
-   * {@code min(leaseRemaining, 1 s)} in whole seconds, at least 1: the holder usually finishes well
-   * within it.
-   */
-  static long retryAfterSeconds(Duration leaseRemaining) {
-    Duration d =
-        leaseRemaining == null || leaseRemaining.compareTo(MAX_RETRY_AFTER) > 0
-            ? MAX_RETRY_AFTER
-            : leaseRemaining;
-    return Math.max(1, (d.toMillis() + 999) / 1000);
   }
 }

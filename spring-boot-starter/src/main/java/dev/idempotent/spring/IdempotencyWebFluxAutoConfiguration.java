@@ -2,6 +2,7 @@ package dev.idempotent.spring;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.http.HttpIdempotency;
+import dev.idempotent.spring.internal.WebRulesSet;
 import dev.idempotent.webflux.IdempotencyWebFilter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -10,18 +11,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Condition;
-import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.http.codec.ServerCodecConfigurer;
 
 /**
  * Reactive web applications: {@link IdempotencyProblemDetails} for WebFlux handlers, and the {@link
  * IdempotencyWebFilter} (with idempotent-webflux on the classpath) when {@code
- * idempotent.web.paths} or {@code idempotent.web.rules} is set, with the same rules the servlet
- * filter gets in a servlet application.
+ * idempotent.web.paths} or a rule under {@code idempotent.web.rules} is set, with the same rules
+ * the servlet filter gets in a servlet application.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -49,15 +47,12 @@ public class IdempotencyWebFluxAutoConfiguration {
   /** The {@code Idempotency-Key} and submit-token web filter. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "dev.idempotent.webflux.IdempotencyWebFilter")
-  @Conditional(WebPathsSet.class)
+  @Conditional(WebRulesSet.class)
   static class WebFilterConfiguration {
     @Bean
     @ConditionalOnMissingBean
     HttpIdempotency idempotencyWebRules(Idempotency idempotency, IdempotencyProperties properties) {
-      return HttpIdempotency.builder()
-          .idempotency(idempotency)
-          .settings(properties.webSettings())
-          .build();
+      return properties.getWeb().protocol(idempotency);
     }
 
     /** Ordered after Spring Security's web filters, so the caller is the authenticated one. */
@@ -71,20 +66,6 @@ public class IdempotencyWebFluxAutoConfiguration {
         filter.codecs(configured);
       }
       return filter.build();
-    }
-  }
-
-  /** True when one of the filter's path settings is set. */
-  static final class WebPathsSet implements Condition {
-    @Override
-    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-      for (String name : new String[] {"paths", "rules"}) {
-        String v = context.getEnvironment().getProperty("idempotent.web." + name);
-        if (v != null && !v.isBlank()) {
-          return true;
-        }
-      }
-      return false;
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.idempotent.spring;
 
 import dev.idempotent.Idempotency;
 import dev.idempotent.http.HttpIdempotency;
+import dev.idempotent.spring.internal.WebRulesSet;
 import dev.idempotent.web.IdempotencyFilter;
 import jakarta.servlet.DispatcherType;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -11,17 +12,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Condition;
-import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Servlet web applications: {@link IdempotencyProblemDetails} for Spring MVC, and the {@link
- * IdempotencyFilter} (with idempotent-web on the classpath) when {@code idempotent.web.paths} or
- * {@code idempotent.web.rules} is set.
+ * IdempotencyFilter} (with idempotent-web on the classpath) when {@code idempotent.web.paths} or a
+ * rule under {@code idempotent.web.rules} is set.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -49,15 +47,12 @@ public class IdempotencyWebMvcAutoConfiguration {
   /** The {@code Idempotency-Key} and submit-token filter. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "dev.idempotent.web.IdempotencyFilter")
-  @Conditional(WebPathsSet.class)
+  @Conditional(WebRulesSet.class)
   static class FilterConfiguration {
     @Bean
     @ConditionalOnMissingBean
     HttpIdempotency idempotencyWebRules(Idempotency idempotency, IdempotencyProperties properties) {
-      return HttpIdempotency.builder()
-          .idempotency(idempotency)
-          .settings(properties.webSettings())
-          .build();
+      return properties.getWeb().protocol(idempotency);
     }
 
     @Bean
@@ -71,20 +66,6 @@ public class IdempotencyWebMvcAutoConfiguration {
       registration.setOrder(
           Ordered.LOWEST_PRECEDENCE - 100); // after security, before the application's own
       return registration;
-    }
-  }
-
-  /** True when one of the filter's path settings is set. */
-  static final class WebPathsSet implements Condition {
-    @Override
-    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-      for (String name : new String[] {"paths", "rules"}) {
-        String v = context.getEnvironment().getProperty("idempotent.web." + name);
-        if (v != null && !v.isBlank()) {
-          return true;
-        }
-      }
-      return false;
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.idempotent.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.jdbc.internal.JdbcStoreProvider;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.IdempotencyStoreProvider;
@@ -79,7 +80,7 @@ class JdbcStoreProviderTest {
   @Test
   void settingsErrorsNameTheSetting() {
     assertThatThrownBy(() -> provider().create(StoreSettings.of(Map.of())))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("idempotent.jdbc.url");
     assertThatThrownBy(
             () ->
@@ -91,7 +92,7 @@ class JdbcStoreProviderTest {
                                 "jdbc:h2:mem:x",
                                 "idempotent.jdbc.pool-size",
                                 "lots"))))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("idempotent.jdbc.pool-size")
         .hasMessageContaining("lots");
     assertThatThrownBy(
@@ -104,7 +105,7 @@ class JdbcStoreProviderTest {
                                 "jdbc:h2:mem:x",
                                 "idempotent.jdbc.create-table",
                                 "yes"))))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("idempotent.jdbc.create-table");
   }
 }

@@ -47,7 +47,7 @@ class MemoryStoreProviderTest {
   void readsMaximumSize() {
     IdempotencyStore store =
         memoryProvider()
-            .create(StoreSettings.of(Map.of(MemoryStoreProvider.MAXIMUM_SIZE, " 2_500 ")));
+            .create(StoreSettings.of(Map.of(MemoryStoreSettings.MAXIMUM_SIZE.name(), " 2_500 ")));
     assertThat(store).hasToString("CaffeineIdempotencyStore{maximumSize=2500}");
   }
 
@@ -56,9 +56,9 @@ class MemoryStoreProviderTest {
   void rejectsABadMaximumSizeNamingTheSetting(String bad) {
     StoreSettings settings = StoreSettings.of(Map.of("idempotent.memory.maximum-size", bad));
     assertThatThrownBy(() -> memoryProvider().create(settings))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("idempotent.memory.maximum-size")
-        .hasMessageContaining("'" + bad + "'")
-        .hasMessageContaining("positive whole number");
+        .isInstanceOf(dev.idempotent.IdempotencyConfigurationException.class)
+        .hasMessageStartingWith("idempotent.memory.maximum-size=" + bad + " ")
+        .hasMessageContaining("a whole number from 1 to")
+        .hasMessageContaining("(default 100000)");
   }
 }

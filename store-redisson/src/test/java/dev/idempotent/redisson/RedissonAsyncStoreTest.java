@@ -206,9 +206,9 @@ class RedissonAsyncStoreTest {
                 .create(
                     StoreSettings.of(
                         Map.of(
-                            RedissonStoreProvider.ADDRESS,
+                            dev.idempotent.redisson.RedissonStoreSettings.ADDRESS.name(),
                             server.url(),
-                            RedissonStoreProvider.TIMEOUT,
+                            dev.idempotent.redisson.RedissonStoreSettings.TIMEOUT.name(),
                             "1s")))) {
       AsyncIdempotencyStore store = (AsyncIdempotencyStore) blocking;
       String secret = "card=4111111111111111";
@@ -273,7 +273,11 @@ class RedissonAsyncStoreTest {
     try (RedisServerProcess server = RedisServerProcess.launch();
         IdempotencyStore blocking =
             new RedissonStoreProvider()
-                .create(StoreSettings.of(Map.of(RedissonStoreProvider.ADDRESS, server.url())))) {
+                .create(
+                    StoreSettings.of(
+                        Map.of(
+                            dev.idempotent.redisson.RedissonStoreSettings.ADDRESS.name(),
+                            server.url())))) {
       AsyncIdempotencyStore store = (AsyncIdempotencyStore) blocking;
       RecordKey key = RecordKey.of(scope, "flushed");
       assertThat(server.cli("SCRIPT", "FLUSH")).contains("OK");

@@ -56,10 +56,11 @@ class RedissonFaultTest {
 
   private static IdempotencyStore storeAt(String url, String password) {
     Map<String, String> settings = new HashMap<>();
-    settings.put(RedissonStoreProvider.ADDRESS, url);
-    settings.put(RedissonStoreProvider.TIMEOUT, TIMEOUT.toMillis() + "ms");
+    settings.put(dev.idempotent.redisson.RedissonStoreSettings.ADDRESS.name(), url);
+    settings.put(
+        dev.idempotent.redisson.RedissonStoreSettings.TIMEOUT.name(), TIMEOUT.toMillis() + "ms");
     if (password != null) {
-      settings.put(RedissonStoreProvider.PASSWORD, password);
+      settings.put(dev.idempotent.redisson.RedissonStoreSettings.PASSWORD.name(), password);
     }
     return new RedissonStoreProvider().create(dev.idempotent.spi.StoreSettings.of(settings));
   }

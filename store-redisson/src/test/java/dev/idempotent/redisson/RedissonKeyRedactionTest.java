@@ -59,9 +59,9 @@ class RedissonKeyRedactionTest {
             .create(
                 StoreSettings.of(
                     Map.of(
-                        RedissonStoreProvider.ADDRESS,
+                        dev.idempotent.redisson.RedissonStoreSettings.ADDRESS.name(),
                         server.url(),
-                        RedissonStoreProvider.TIMEOUT,
+                        dev.idempotent.redisson.RedissonStoreSettings.TIMEOUT.name(),
                         "500ms")));
   }
 

@@ -129,9 +129,9 @@ class RedissonResentCommandTest {
         .create(
             StoreSettings.of(
                 Map.of(
-                    RedissonStoreProvider.ADDRESS,
+                    dev.idempotent.redisson.RedissonStoreSettings.ADDRESS.name(),
                     server.url(),
-                    RedissonStoreProvider.TIMEOUT,
+                    dev.idempotent.redisson.RedissonStoreSettings.TIMEOUT.name(),
                     timeout.toMillis() + "ms")));
   }
 

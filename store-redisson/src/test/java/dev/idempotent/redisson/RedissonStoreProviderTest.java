@@ -3,6 +3,7 @@ package dev.idempotent.redisson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.redisson.internal.RedissonStoreProvider;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.IdempotencyStoreProvider;
@@ -33,7 +34,7 @@ class RedissonStoreProviderTest {
   @Test
   void missingAddressNamesTheSetting() {
     assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of())))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("idempotent.redisson.address")
         .hasMessageContaining("idempotent.redisson.config");
   }
@@ -49,13 +50,13 @@ class RedissonStoreProviderTest {
                             "redis://127.0.0.1:1",
                             "idempotent.redisson.config",
                             "/x.yaml"))))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("keep one");
     assertThatThrownBy(
             () ->
                 provider.create(
                     StoreSettings.of(Map.of("idempotent.redisson.address", "127.0.0.1:6379"))))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("redis://host:port");
     assertThatThrownBy(
             () ->
@@ -66,7 +67,7 @@ class RedissonStoreProviderTest {
                             "redis://127.0.0.1:1",
                             "idempotent.redisson.timeout",
                             "soon"))))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("idempotent.redisson.timeout");
     assertThatThrownBy(
             () ->
@@ -77,14 +78,14 @@ class RedissonStoreProviderTest {
                             "redis://127.0.0.1:1",
                             "idempotent.redisson.sync-replicas",
                             "-2"))))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("idempotent.redisson.sync-replicas");
     assertThatThrownBy(
             () ->
                 provider.create(
                     StoreSettings.of(
                         Map.of("idempotent.redisson.config", "/nonexistent/redisson.yaml"))))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("idempotent.redisson.config")
         .hasMessageContaining("/nonexistent/redisson.yaml");
   }
@@ -97,7 +98,7 @@ class RedissonStoreProviderTest {
                     StoreSettings.of(
                         Map.of(
                             "idempotent.redisson.address", "tcp://user:Hunter2@127.0.0.1:6379"))))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("tcp://***@127.0.0.1:6379")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("Hunter2"));
   }
@@ -139,7 +140,7 @@ class RedissonStoreProviderTest {
                             url,
                             "idempotent.redisson.key-prefix",
                             "idem{x}:"))))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOfAny(IllegalArgumentException.class, IdempotencyConfigurationException.class)
         .hasMessageContaining("idempotent.redisson.key-prefix")
         .hasMessageContaining("brace");
   }

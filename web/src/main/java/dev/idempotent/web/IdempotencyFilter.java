@@ -258,13 +258,28 @@ public final class IdempotencyFilter implements Filter {
 
   private static List<String> headers(HttpServletRequest request, String name) {
     Enumeration<String> values = request.getHeaders(name);
-    return values == null ? List.of() : Collections.list(values);
+    if (values == null || !values.hasMoreElements()) {
+      return List.of();
+    }
+    String first = values.nextElement();
+    if (!values.hasMoreElements()) {
+      return Collections.singletonList(first); // a header may be null in a container's list
+    }
+    List<String> all = new ArrayList<>(4);
+    all.add(first);
+    while (values.hasMoreElements()) {
+      all.add(values.nextElement());
+    }
+    return all;
   }
 
   static String pathOf(HttpServletRequest request) {
     String servletPath = request.getServletPath();
     String info = request.getPathInfo();
-    String path = (servletPath == null ? "" : servletPath) + (info == null ? "" : info);
+    String path =
+        info == null
+            ? (servletPath == null ? "" : servletPath)
+            : servletPath == null ? info : servletPath + info;
     if (path.isEmpty()) {
       String uri = request.getRequestURI();
       String ctx = request.getContextPath();
@@ -274,8 +289,11 @@ public final class IdempotencyFilter implements Filter {
   }
 
   /**
-   * Sends a replay or a problem: its status, the protocol's final header list copied onto the
-   * response, and its body.
+   * Sends a replay or a problem: its status, its headers and its body. The response keeps the
+   * headers it has ({@code resetBuffer} clears the body only), so setting the answer's own headers
+   * ({@link HttpResult#answerHeaders}) on it leaves it with the protocol's final list ({@link
+   * HttpResult#headers}): the response's headers of the names the answer sets replaced, the others
+   * kept.
    */
   private static void answer(
       HttpIdempotency protocol, HttpServletResponse response, HttpResult result)
@@ -285,8 +303,7 @@ public final class IdempotencyFilter implements Filter {
       LOG.warn("could not answer {} {}: the response was already committed", p.status(), p.title());
       return;
     }
-    List<Map.Entry<String, String>> headers =
-        result.headers(headersOf(response), protocol.problemTypeBase());
+    List<Map.Entry<String, String>> headers = result.answerHeaders(protocol.problemTypeBase());
     response.resetBuffer();
     if (p != null) {
       response.setStatus(p.status());
@@ -302,19 +319,27 @@ public final class IdempotencyFilter implements Filter {
     }
   }
 
-  /**
-   * Copies a final header list onto {@code response}: each name's first value set, the rest added.
-   */
+  /** Copies a header list onto {@code response}: each name's first value set, the rest added. */
   private static void copy(List<Map.Entry<String, String>> headers, HttpServletResponse response) {
-    List<String> set = new ArrayList<>(headers.size());
-    for (Map.Entry<String, String> h : headers) {
-      if (containsIgnoringCase(set, h.getKey())) {
+    for (int i = 0; i < headers.size(); i++) {
+      Map.Entry<String, String> h = headers.get(i);
+      if (namedBefore(headers, i, h.getKey())) {
         response.addHeader(h.getKey(), h.getValue());
       } else {
-        set.add(h.getKey());
         response.setHeader(h.getKey(), h.getValue());
       }
     }
+  }
+
+  /** Whether a header before index {@code end} of {@code headers} has {@code name}. */
+  private static boolean namedBefore(
+      List<Map.Entry<String, String>> headers, int end, String name) {
+    for (int i = 0; i < end; i++) {
+      if (headers.get(i).getKey().equalsIgnoreCase(name)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Every header of {@code response}, in order, {@code Content-Type} first when there is one. */

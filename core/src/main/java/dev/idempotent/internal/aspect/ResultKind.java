@@ -1,8 +1,8 @@
 package dev.idempotent.internal.aspect;
 
 import dev.idempotent.IdempotencyConfigurationException;
-import dev.idempotent.internal.DeferredTypes;
 import dev.idempotent.internal.ListOf;
+import dev.idempotent.internal.RefusedResultTypes;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -35,8 +35,8 @@ enum ResultKind {
    */
   SUSPEND;
 
-  static final String MONO_CLASS = DeferredTypes.MONO;
-  static final String FLUX_CLASS = DeferredTypes.FLUX;
+  static final String MONO_CLASS = RefusedResultTypes.MONO;
+  static final String FLUX_CLASS = RefusedResultTypes.FLUX;
   static final String CONTINUATION_CLASS = "kotlin.coroutines.Continuation";
   static final String UNIT_CLASS = "kotlin.Unit";
 
@@ -61,7 +61,7 @@ enum ResultKind {
     if (type.getName().equals(FLUX_CLASS)) {
       return FLUX;
     }
-    String refusal = DeferredTypes.refusal(type.getName(), names);
+    String refusal = RefusedResultTypes.refusal(type.getName(), names);
     if (refusal != null) {
       throw new IdempotencyConfigurationException(where + ": " + refusal);
     }

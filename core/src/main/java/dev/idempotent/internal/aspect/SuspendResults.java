@@ -1,12 +1,12 @@
 package dev.idempotent.internal.aspect;
 
 import dev.idempotent.OnCancel;
-import dev.idempotent.internal.DeferredCalls;
+import dev.idempotent.internal.DeferredDriver;
+import dev.idempotent.internal.Protocol;
 import java.util.Arrays;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import kotlin.Result;
 import kotlin.ResultKt;
@@ -30,7 +30,7 @@ import kotlin.coroutines.jvm.internal.BaseContinuationImpl;
  *       gets the caller's {@code CoroutineContext} as {@code subscriberContext()}); a key that
  *       cannot be derived is thrown at once.
  *   <li>The claim, a wait for a key in progress and the settling use the store's non-blocking face
- *       ({@link DeferredCalls}): no thread is parked. A claim answered later than the call is
+ *       ({@link DeferredDriver}): no thread is parked. A claim answered later than the call is
  *       handed to the caller's dispatcher (its {@code ContinuationInterceptor}) before anything
  *       else runs, so the body never runs on a store's thread.
  *   <li>Claimed: the body runs with a continuation of the library's ({@link Completion}, with the
@@ -77,7 +77,7 @@ final class SuspendResults {
     String key = method.key(r, target, arguments, context);
     String fingerprint = method.fingerprint(arguments);
     Call call = new Call(method, args, proceed, context);
-    CompletableFuture<DeferredCalls.Claim> claimed =
+    CompletableFuture<DeferredDriver.Claim> claimed =
         r.executor().deferred().claim(r.plan(), key, fingerprint).toCompletableFuture();
     if (claimed.isDone()) {
       call.claimed(claimed);
@@ -124,12 +124,12 @@ final class SuspendResults {
       this.context = context;
     }
 
-    void claimed(CompletableFuture<DeferredCalls.Claim> claimed) {
-      DeferredCalls.Claim claim;
+    void claimed(CompletableFuture<DeferredDriver.Claim> claimed) {
+      DeferredDriver.Claim claim;
       try {
         claim = claimed.join();
       } catch (CompletionException | CancellationException e) {
-        outcome.completeExceptionally(unwrap(e));
+        outcome.completeExceptionally(Protocol.unwrap(e));
         return;
       }
       if (!claim.runs()) {
@@ -155,7 +155,7 @@ final class SuspendResults {
       }
     }
 
-    void completed(DeferredCalls.Claim claim, Object returned) {
+    void completed(DeferredDriver.Claim claim, Object returned) {
       Object recorded = method.resumesWithUnit() ? null : returned;
       claim
           .complete(recorded)
@@ -164,12 +164,12 @@ final class SuspendResults {
                 if (error == null) {
                   outcome.complete(returned);
                 } else {
-                  outcome.completeExceptionally(unwrap(error));
+                  outcome.completeExceptionally(Protocol.unwrap(error));
                 }
               });
     }
 
-    void failed(DeferredCalls.Claim claim, Throwable thrown) {
+    void failed(DeferredDriver.Claim claim, Throwable thrown) {
       if (thrown instanceof CancellationException) {
         OnCancel onCancel = method.onCancel();
         claim
@@ -181,7 +181,8 @@ final class SuspendResults {
           .fail(thrown)
           .whenComplete(
               (delivered, error) ->
-                  outcome.completeExceptionally(error != null ? unwrap(error) : delivered));
+                  outcome.completeExceptionally(
+                      error != null ? Protocol.unwrap(error) : delivered));
     }
 
     /**
@@ -212,9 +213,9 @@ final class SuspendResults {
   /** The continuation the body runs with: what it resumes with settles the claim. */
   private static final class Completion implements Continuation<Object> {
     final Call call;
-    final DeferredCalls.Claim claim;
+    final DeferredDriver.Claim claim;
 
-    Completion(Call call, DeferredCalls.Claim claim) {
+    Completion(Call call, DeferredDriver.Claim claim) {
       this.call = call;
       this.claim = claim;
     }
@@ -232,13 +233,5 @@ final class SuspendResults {
         call.completed(claim, result);
       }
     }
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
   }
 }

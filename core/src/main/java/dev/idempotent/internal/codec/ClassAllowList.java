@@ -5,10 +5,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Which class names the Java serialization codec may read back, decided on the name alone (before
- * any class is loaded). A class is refused when it is on the deny-list, which wins over every allow
- * pattern, or when no allow pattern matches it. Arrays are judged by their element class; primitive
- * arrays are allowed.
+ * Which class names a codec may read back (the Java serialization codec, and the class names in the
+ * polymorphic type ids of the Jackson codecs), decided on the name alone (before any class is
+ * loaded). A class is refused when it is on the deny-list, which wins over every allow pattern, or
+ * when no allow pattern matches it. Arrays are judged by their element class; primitive arrays are
+ * allowed.
  *
  * <p>The deny-list holds classes whose deserialization or hashing does I/O or runs code the stream
  * chooses: {@code java.net} (a {@code URL} key of a {@code HashMap} resolves its host while the map
@@ -74,6 +75,11 @@ final class ClassAllowList {
 
   private final List<String> patterns;
 
+  /** The codec's name and the factory call that allows more, for the refusal messages. */
+  private final String codecName;
+
+  private final String factory;
+
   /** The patterns parsed once, so that judging a name allocates nothing. */
   private final Pattern[] compiled;
 
@@ -84,6 +90,16 @@ final class ClassAllowList {
   private final Set<Class<?>> allowedClasses = ConcurrentHashMap.newKeySet();
 
   ClassAllowList(List<String> patterns) {
+    this(patterns, "the Java serialization codec", "ResultCodec.javaSerialization");
+  }
+
+  /**
+   * {@code codecName} (e.g. "the Jackson codec") and {@code factory} (e.g. "ResultCodec.jackson")
+   * appear in the refusal messages.
+   */
+  ClassAllowList(List<String> patterns, String codecName, String factory) {
+    this.codecName = codecName;
+    this.factory = factory;
     this.patterns = List.copyOf(patterns);
     this.compiled = this.patterns.stream().map(Pattern::of).toArray(Pattern[]::new);
   }
@@ -112,7 +128,9 @@ final class ClassAllowList {
     if (isDenied(name)) {
       return "class "
           + name
-          + " is refused by the Java serialization codec, whatever the allow-list says: reading it"
+          + " is refused by "
+          + codecName
+          + ", whatever the allow-list says: reading it"
           + " back or hashing it can do I/O or run code that stored bytes choose; return plain data"
           + " instead";
     }
@@ -125,10 +143,13 @@ final class ClassAllowList {
     String pattern = dot < 0 ? name : name.substring(0, dot) + ".*";
     return "class "
         + name
-        + " is not in the allow-list of the Java serialization codec; if the application"
-        + " returns it, allow it with idempotent.codec.allow="
+        + " is not in the allow-list of "
+        + codecName
+        + "; if the application returns it, allow it with idempotent.codec.allow="
         + pattern
-        + " or ResultCodec.javaSerialization(\""
+        + " or "
+        + factory
+        + "(\""
         + pattern
         + "\")";
   }

@@ -14,18 +14,10 @@ import java.io.ObjectOutputStream;
 import java.io.ObjectStreamConstants;
 import java.io.OutputStream;
 import java.io.Serializable;
-import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Proxy;
 import java.lang.reflect.Type;
-import java.lang.reflect.TypeVariable;
-import java.lang.reflect.WildcardType;
-import java.util.Arrays;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -48,24 +40,21 @@ public final class JavaSerializationCodec implements ResultCodec {
   /** The longest recorded result it writes or reads: 16 MiB. */
   public static final int MAX_BYTES = 16 * 1024 * 1024;
 
-  private static final List<String> BASE =
-      List.of("java.lang.*", "java.util.*", "java.time.*", "java.math.*", "java.net.URI");
-
-  private final String[] allowed;
-  private final ConcurrentHashMap<Type, ClassAllowList> allowLists = new ConcurrentHashMap<>();
+  private final AllowListsByResultType allowLists;
   private final EncoderPool encoders = new EncoderPool();
 
   public JavaSerializationCodec(String... allowedPatterns) {
-    for (String p : allowedPatterns) {
-      if (p == null || p.isBlank() || p.contains(";") || p.startsWith("!")) {
-        throw new IllegalArgumentException(
-            "bad codec allow pattern '"
-                + p
-                + "': give one class or package pattern per entry, e.g. com.example.Order,"
-                + " com.example.*, com.example.**");
-      }
-    }
-    this.allowed = allowedPatterns.clone();
+    this.allowLists =
+        new AllowListsByResultType(
+            allowedPatterns, "the Java serialization codec", "ResultCodec.javaSerialization");
+  }
+
+  /** The format name stored with its values. */
+  public static final String FORMAT = "java";
+
+  @Override
+  public String format() {
+    return FORMAT;
   }
 
   @Override
@@ -94,11 +83,26 @@ public final class JavaSerializationCodec implements ResultCodec {
 
   @Override
   public Object decode(InputStream in, Type type) throws IOException {
-    byte[] bytes = readAtMostMaxBytes(in);
+    byte[] bytes;
+    int from;
+    if (in instanceof RecordedBytes recorded && recorded.runsToEnd()) {
+      // the library's own record: checked and read in place, without a copy
+      bytes = recorded.array();
+      from = recorded.from();
+      if (bytes.length - from > MAX_BYTES) {
+        throw tooLong();
+      }
+      recorded.skip(bytes.length - from);
+    } else {
+      bytes = readAtMostMaxBytes(in);
+      from = 0;
+    }
+    int length = bytes.length - from;
     ClassAllowList allowList = allowList(type);
-    SerializedStreamCheck.check(bytes, allowList);
-    try (ObjectInputStream ois = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
-      ois.setObjectInputFilter(new ReadFilter(allowList, bytes.length));
+    SerializedStreamCheck.check(bytes, from, allowList);
+    try (ObjectInputStream ois =
+        new ObjectInputStream(new ByteArrayInputStream(bytes, from, length))) {
+      ois.setObjectInputFilter(new ReadFilter(allowList, length));
       return ois.readObject();
     } catch (InvalidClassException e) {
       Throwable refusal = e.getCause() instanceof IllegalStateException ? e.getCause() : e;
@@ -117,7 +121,7 @@ public final class JavaSerializationCodec implements ResultCodec {
    * InputStream.readNBytes(int)} would first fill an 8 KiB buffer and copy it, several times the
    * size of a typical result, on every replay.
    */
-  private static byte[] readAtMostMaxBytes(InputStream in) throws IOException {
+  static byte[] readAtMostMaxBytes(InputStream in) throws IOException {
     if (in instanceof ByteArrayInputStream array) {
       int length = array.available();
       if (length > MAX_BYTES) {
@@ -139,15 +143,7 @@ public final class JavaSerializationCodec implements ResultCodec {
   }
 
   private ClassAllowList allowList(Type type) {
-    ClassAllowList list = allowLists.get(type);
-    return list != null ? list : allowLists.computeIfAbsent(type, this::allowListFor);
-  }
-
-  private ClassAllowList allowListFor(Type type) {
-    Set<String> patterns = new LinkedHashSet<>(BASE);
-    collectPackages(type, patterns, 0);
-    patterns.addAll(Arrays.asList(allowed));
-    return new ClassAllowList(List.copyOf(patterns));
+    return allowLists.of(type);
   }
 
   /**
@@ -405,37 +401,6 @@ public final class JavaSerializationCodec implements ResultCodec {
               + ", which the Java serialization codec cannot record: implement"
               + " java.io.Serializable, or use the Jackson codec (idempotent.codec=jackson, or"
               + " IdempotencyConfig.builder().codec(ResultCodec.jackson()))");
-    }
-  }
-
-  private static void collectPackages(Type type, Set<String> out, int depth) {
-    if (depth > 8 || type == null) {
-      return;
-    }
-    if (type instanceof Class<?> c) {
-      while (c.isArray()) {
-        c = c.getComponentType();
-      }
-      if (!c.isPrimitive() && c != Object.class && !c.getPackageName().isEmpty()) {
-        out.add(c.getPackageName() + ".*");
-      } else if (!c.isPrimitive() && c != Object.class) {
-        out.add(c.getName());
-      }
-    } else if (type instanceof ParameterizedType p) {
-      collectPackages(p.getRawType(), out, depth + 1);
-      for (Type a : p.getActualTypeArguments()) {
-        collectPackages(a, out, depth + 1);
-      }
-    } else if (type instanceof GenericArrayType g) {
-      collectPackages(g.getGenericComponentType(), out, depth + 1);
-    } else if (type instanceof WildcardType w) {
-      for (Type b : w.getUpperBounds()) {
-        collectPackages(b, out, depth + 1);
-      }
-    } else if (type instanceof TypeVariable<?> v) {
-      for (Type b : v.getBounds()) {
-        collectPackages(b, out, depth + 1);
-      }
     }
   }
 

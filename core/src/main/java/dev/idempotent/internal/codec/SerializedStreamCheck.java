@@ -82,8 +82,9 @@ final class SerializedStreamCheck {
   private long[] sizes = new long[8];
   private int handles;
 
-  private SerializedStreamCheck(byte[] bytes, ClassAllowList allowList) {
+  private SerializedStreamCheck(byte[] bytes, int from, ClassAllowList allowList) {
     this.bytes = bytes;
+    this.pos = from;
     this.end = bytes.length;
     this.allowList = allowList;
   }
@@ -92,7 +93,18 @@ final class SerializedStreamCheck {
    * Returns normally when {@code bytes} is one object the codec may read back; else throws why not.
    */
   static void check(byte[] bytes, ClassAllowList allowList) throws ObjectStreamException {
-    SerializedStreamCheck check = new SerializedStreamCheck(bytes, allowList);
+    check(bytes, 0, allowList);
+  }
+
+  /**
+   * {@link #check(byte[], ClassAllowList)} of the bytes from {@code from} to the end of the array,
+   * read in place.
+   */
+  static void check(byte[] bytes, int from, ClassAllowList allowList) throws ObjectStreamException {
+    if (from < 0 || from > bytes.length) {
+      throw new IllegalArgumentException("from " + from + " is outside " + bytes.length + " bytes");
+    }
+    SerializedStreamCheck check = new SerializedStreamCheck(bytes, from, allowList);
     try {
       check.stream();
     } catch (ArrayIndexOutOfBoundsException e) {

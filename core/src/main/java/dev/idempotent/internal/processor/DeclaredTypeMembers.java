@@ -53,6 +53,9 @@ final class DeclaredTypeMembers {
   private final ExecutableElement method;
   private final List<Finding> findings = new ArrayList<>();
 
+  /** The binary names of the declared types whose members the expression reads. */
+  private final Set<String> readTypes = new java.util.TreeSet<>();
+
   private DeclaredTypeMembers(ProcessingEnvironment env, String source, ExecutableElement method) {
     this.types = env.getTypeUtils();
     this.elements = env.getElementUtils();
@@ -65,8 +68,19 @@ final class DeclaredTypeMembers {
    * parameters.
    */
   static List<Finding> check(ProcessingEnvironment env, String source, ExecutableElement method) {
+    return check(env, source, method, new java.util.TreeSet<>());
+  }
+
+  /**
+   * {@link #check(ProcessingEnvironment, String, ExecutableElement)}, adding to {@code readTypes}
+   * the binary names of the declared types whose members the expression reads at run time (by
+   * reflection, which a native image must be told of).
+   */
+  static List<Finding> check(
+      ProcessingEnvironment env, String source, ExecutableElement method, Set<String> readTypes) {
     DeclaredTypeMembers check = new DeclaredTypeMembers(env, source, method);
     check.scan();
+    readTypes.addAll(check.readTypes);
     return check.findings;
   }
 
@@ -117,6 +131,10 @@ final class DeclaredTypeMembers {
         }
       }
       if (type != null && !name.isEmpty()) {
+        DeclaredType read = declared(type);
+        if (read != null) {
+          readTypes.add(elements.getBinaryName((TypeElement) read.asElement()).toString());
+        }
         TypeMirror next =
             call
                 ? call(type, name, nameStart + 1, open)

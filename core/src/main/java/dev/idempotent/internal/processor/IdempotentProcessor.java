@@ -1,6 +1,6 @@
 package dev.idempotent.internal.processor;
 
-import dev.idempotent.internal.DeferredTypes;
+import dev.idempotent.internal.RefusedResultTypes;
 import dev.idempotent.internal.WovenMethods;
 import dev.idempotent.internal.expression.ExpressionException;
 import dev.idempotent.internal.expression.KeyExpression;
@@ -40,9 +40,9 @@ import javax.tools.StandardLocation;
  *
  * <ul>
  *   <li>fails the build when the method returns a deferred or one-shot container the library cannot
- *       record ({@link DeferredTypes}: a {@code Stream}, an {@code Iterator}, a {@code Future} that
- *       is not a {@code CompletionStage}, a {@code Publisher} that is not a {@code Mono} or {@code
- *       Flux}, a Kotlin {@code Flow}...), naming the type and what to return;
+ *       record ({@link RefusedResultTypes}: a {@code Stream}, an {@code Iterator}, a {@code Future}
+ *       that is not a {@code CompletionStage}, a {@code Publisher} that is not a {@code Mono} or
+ *       {@code Flux}, a Kotlin {@code Flow}...), naming the type and what to return;
  *   <li>fails the build when the method is abstract (an interface or abstract method is never
  *       woven: AspectJ weaves the body of the implementing method, so the annotation belongs
  *       there);
@@ -72,7 +72,11 @@ import javax.tools.StandardLocation;
  * still see {@code @Idempotent}.
  */
 @SupportedAnnotationTypes(IdempotentProcessor.ANNOTATION)
-@SupportedOptions({IdempotentProcessor.REQUIRE_SCOPE, IdempotentProcessor.CODEC})
+@SupportedOptions({
+  IdempotentProcessor.REQUIRE_SCOPE,
+  IdempotentProcessor.CODEC,
+  IdempotentProcessor.NATIVE_IMAGE_NAME
+})
 public final class IdempotentProcessor extends AbstractProcessor {
   static final String ANNOTATION = "dev.idempotent.Idempotent";
 
@@ -95,6 +99,13 @@ public final class IdempotentProcessor extends AbstractProcessor {
    */
   static final String CODEC_SUPPRESSION = "idempotent.codec";
 
+  /**
+   * The option ({@code -Aidempotent.nativeImageName=orders}) naming the directory of the generated
+   * native-image metadata, {@value NativeImageMetadata#DIRECTORY}{@code <name>/}; by default the
+   * first package of the classes with {@code @Idempotent} methods.
+   */
+  static final String NATIVE_IMAGE_NAME = "idempotent.nativeImageName";
+
   /** The result wrappers whose type arguments are what is recorded. */
   private static final Set<String> WRAPPERS =
       Set.of(
@@ -111,6 +122,8 @@ public final class IdempotentProcessor extends AbstractProcessor {
   static final String SUPPRESSION = "idempotent";
 
   private final Set<String> recorded = new TreeSet<>();
+
+  private NativeImageMetadata nativeImage;
 
   @Override
   public SourceVersion getSupportedSourceVersion() {
@@ -129,6 +142,7 @@ public final class IdempotentProcessor extends AbstractProcessor {
     }
     if (round.processingOver() && !recorded.isEmpty()) {
       write();
+      writeNativeImageMetadata();
     }
     return false;
   }
@@ -166,6 +180,24 @@ public final class IdempotentProcessor extends AbstractProcessor {
     if (refusal == null && checksCodec(method)) {
       checkSerializableResult(method, owner, annotation);
     }
+    String ownerName = processingEnv.getElementUtils().getBinaryName(owner).toString();
+    if (refusal == null) {
+      nativeImage().result(ownerName, method, WRAPPERS);
+      nativeImage().method(ownerName, method);
+      AnnotationValue failures = value(annotation.getElementValues(), "recordFailures");
+      if (failures != null && failures.getValue() instanceof List<?> listed) {
+        for (Object failure : listed) {
+          if (failure instanceof AnnotationValue v
+              && v.getValue() instanceof DeclaredType failureType
+              && failureType.asElement() instanceof TypeElement failureClass) {
+            nativeImage()
+                .instantiated(
+                    ownerName,
+                    processingEnv.getElementUtils().getBinaryName(failureClass).toString());
+          }
+        }
+      }
+    }
     Map<? extends ExecutableElement, ? extends AnnotationValue> values =
         annotation.getElementValues();
     AnnotationValue key = value(values, "key");
@@ -193,12 +225,19 @@ public final class IdempotentProcessor extends AbstractProcessor {
     }
     boolean expressionKey =
         resolver == null || isNamed((TypeMirror) resolver.getValue(), KEY_RESOLVER);
+    if (!expressionKey
+        && resolver.getValue() instanceof DeclaredType resolverType
+        && resolverType.asElement() instanceof TypeElement resolverClass) {
+      nativeImage()
+          .instantiated(
+              ownerName, processingEnv.getElementUtils().getBinaryName(resolverClass).toString());
+    }
     boolean checked = !suppressed(method, SUPPRESSION);
     if (checked && key != null && expressionKey) {
-      checkExpression(method, annotation, key, "key");
+      checkExpression(method, ownerName, annotation, key, "key");
     }
     if (checked && payload != null && !"*".equals(payload.getValue())) {
-      checkExpression(method, annotation, payload, "payload");
+      checkExpression(method, ownerName, annotation, payload, "payload");
     }
     recorded.add(
         WovenMethods.describe(
@@ -279,7 +318,7 @@ public final class IdempotentProcessor extends AbstractProcessor {
     }
   }
 
-  /** Why the method's result type cannot be recorded ({@link DeferredTypes}), or null. */
+  /** Why the method's result type cannot be recorded ({@link RefusedResultTypes}), or null. */
   private String refusedResult(ExecutableElement method) {
     TypeMirror returned = method.getReturnType();
     if (!(returned instanceof DeclaredType declared)) {
@@ -297,12 +336,13 @@ public final class IdempotentProcessor extends AbstractProcessor {
       }
     }
     TypeElement type = (TypeElement) declared.asElement();
-    return DeferredTypes.refusal(
+    return RefusedResultTypes.refusal(
         processingEnv.getElementUtils().getBinaryName(type).toString(), names);
   }
 
   private void checkExpression(
       ExecutableElement method,
+      String ownerName,
       AnnotationMirror annotation,
       AnnotationValue value,
       String attribute) {
@@ -327,7 +367,9 @@ public final class IdempotentProcessor extends AbstractProcessor {
     }
     List<DeclaredTypeMembers.Finding> findings;
     try {
-      findings = DeclaredTypeMembers.check(processingEnv, source, method);
+      Set<String> reads = new TreeSet<>();
+      findings = DeclaredTypeMembers.check(processingEnv, source, method, reads);
+      nativeImage().keyReads(ownerName, reads);
     } catch (RuntimeException e) {
       messager.printMessage(
           Diagnostic.Kind.WARNING,
@@ -377,6 +419,45 @@ public final class IdempotentProcessor extends AbstractProcessor {
                   + " ("
                   + e
                   + "): the library cannot report these @Idempotent methods if they are not woven");
+    }
+  }
+
+  private NativeImageMetadata nativeImage() {
+    if (nativeImage == null) {
+      nativeImage = new NativeImageMetadata(processingEnv);
+    }
+    return nativeImage;
+  }
+
+  /**
+   * Writes {@value NativeImageMetadata#DIRECTORY}{@code <name>/}{@value NativeImageMetadata#FILE}
+   * of the class output, which GraalVM's {@code native-image} reads from the class path.
+   */
+  private void writeNativeImageMetadata() {
+    if (nativeImage == null || nativeImage.isEmpty()) {
+      return;
+    }
+    String path =
+        NativeImageMetadata.DIRECTORY
+            + nativeImage.directoryName(processingEnv.getOptions().get(NATIVE_IMAGE_NAME))
+            + "/"
+            + NativeImageMetadata.FILE;
+    try {
+      FileObject file =
+          processingEnv.getFiler().createResource(StandardLocation.CLASS_OUTPUT, "", path);
+      try (Writer out = new OutputStreamWriter(file.openOutputStream(), StandardCharsets.UTF_8)) {
+        out.write(nativeImage.json());
+      }
+    } catch (IOException | RuntimeException e) {
+      processingEnv
+          .getMessager()
+          .printMessage(
+              Diagnostic.Kind.WARNING,
+              "could not write "
+                  + path
+                  + " ("
+                  + e
+                  + "): a native image of this code needs that reflection metadata from elsewhere");
     }
   }
 

@@ -17,8 +17,8 @@ public final class ApplicationObjectMapperCodec {
   }
 
   /** The codec, or {@code null} when the application has no single ObjectMapper bean. */
-  public ResultCodec codecOrNull() {
+  public ResultCodec codecOrNull(String... allowedPatterns) {
     ObjectMapper mapper = mappers.getIfUnique();
-    return mapper == null ? null : JacksonCodecFactory.create(mapper);
+    return mapper == null ? null : JacksonCodecFactory.create(mapper, allowedPatterns);
   }
 }

@@ -10,7 +10,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * The conditions of the store auto-configurations on the {@code idempotent.*} settings, read as the
- * library reads them: Spring's environment first, then {@code idempotent.properties}.
+ * library reads them: Spring's environment first, then {@code idempotent.properties}. A store's
+ * auto-configuration subclasses them with its own name and settings.
  */
 public final class StoreConditions {
   private StoreConditions() {}
@@ -25,10 +26,10 @@ public final class StoreConditions {
   }
 
   /** Matches when {@code idempotent.store} is unset or names {@code store}, in any spelling. */
-  abstract static class Chosen extends SpringBootCondition {
+  public abstract static class Chosen extends SpringBootCondition {
     private final String store;
 
-    Chosen(String store) {
+    protected Chosen(String store) {
       this.store = store;
     }
 
@@ -46,33 +47,12 @@ public final class StoreConditions {
     }
   }
 
-  /** {@code idempotent.store} is unset or {@code memory}. */
-  public static final class MemoryChosen extends Chosen {
-    public MemoryChosen() {
-      super("memory");
-    }
-  }
-
-  /** {@code idempotent.store} is unset or {@code redisson}. */
-  public static final class RedissonChosen extends Chosen {
-    public RedissonChosen() {
-      super("redisson");
-    }
-  }
-
-  /** {@code idempotent.store} is unset or {@code jdbc}. */
-  public static final class JdbcChosen extends Chosen {
-    public JdbcChosen() {
-      super("jdbc");
-    }
-  }
-
   /** Matches when one of {@code names} is set, or with {@code set == false} when none is. */
-  abstract static class AnySet extends SpringBootCondition {
+  public abstract static class AnySet extends SpringBootCondition {
     private final boolean set;
     private final String[] names;
 
-    AnySet(boolean set, String... names) {
+    protected AnySet(boolean set, String... names) {
       this.set = set;
       this.names = names;
     }
@@ -86,34 +66,6 @@ public final class StoreConditions {
         }
       }
       return new ConditionOutcome(!set, String.join(" and ", names) + " unset");
-    }
-  }
-
-  /** {@code idempotent.redisson.address} or {@code idempotent.redisson.config} is set. */
-  public static final class OwnRedisConnection extends AnySet {
-    public OwnRedisConnection() {
-      super(true, "idempotent.redisson.address", "idempotent.redisson.config");
-    }
-  }
-
-  /** Neither {@code idempotent.redisson.address} nor {@code idempotent.redisson.config} is set. */
-  public static final class NoOwnRedisConnection extends AnySet {
-    public NoOwnRedisConnection() {
-      super(false, "idempotent.redisson.address", "idempotent.redisson.config");
-    }
-  }
-
-  /** {@code idempotent.jdbc.url} is set. */
-  public static final class OwnDatabase extends AnySet {
-    public OwnDatabase() {
-      super(true, "idempotent.jdbc.url");
-    }
-  }
-
-  /** {@code idempotent.jdbc.url} is unset. */
-  public static final class NoOwnDatabase extends AnySet {
-    public NoOwnDatabase() {
-      super(false, "idempotent.jdbc.url");
     }
   }
 }

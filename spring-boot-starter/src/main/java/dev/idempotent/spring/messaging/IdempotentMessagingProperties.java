@@ -1,18 +1,20 @@
 package dev.idempotent.spring.messaging;
 
-import dev.idempotent.IdempotencyConfig;
-import dev.idempotent.messaging.MessageIdempotency;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/** Idempotent message consumers: {@code idempotent.messaging.*}. */
+/**
+ * Idempotent message consumers: {@code idempotent.messaging.*}. The defaults are written as
+ * literals so that the configuration processor puts them in the metadata; a test checks them
+ * against the library's constants.
+ */
 @ConfigurationProperties(prefix = "idempotent.messaging")
 public class IdempotentMessagingProperties {
   /**
    * How long a delivery whose key is held by another delivery still running waits before the
    * message is handed back to the broker.
    */
-  private Duration inProgressWait = MessageIdempotency.DEFAULT_IN_PROGRESS_WAIT;
+  private Duration inProgressWait = Duration.ofSeconds(5);
 
   /** The named store the consumers' records go to; empty for the default store. */
   private String store = "";
@@ -120,10 +122,10 @@ public class IdempotentMessagingProperties {
      * How long a claim holds if its exchange stops renewing it (it is renewed while the route
      * runs).
      */
-    private Duration lease = IdempotencyConfig.DEFAULT_LEASE;
+    private Duration lease = Duration.ofSeconds(30);
 
     /** How long a completed key is kept. */
-    private Duration ttl = IdempotencyConfig.DEFAULT_TTL;
+    private Duration ttl = Duration.ofHours(24);
 
     public boolean isEnabled() {
       return enabled;

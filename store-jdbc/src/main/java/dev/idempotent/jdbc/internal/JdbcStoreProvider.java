@@ -1,28 +1,25 @@
 package dev.idempotent.jdbc.internal;
 
+import static dev.idempotent.jdbc.JdbcStoreSettings.PASSWORD;
+import static dev.idempotent.jdbc.JdbcStoreSettings.POOL_SIZE;
+import static dev.idempotent.jdbc.JdbcStoreSettings.URL;
+import static dev.idempotent.jdbc.JdbcStoreSettings.USERNAME;
+
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
+import dev.idempotent.jdbc.JdbcStoreSettings;
 import dev.idempotent.spi.IdempotencyStore;
 import dev.idempotent.spi.IdempotencyStoreProvider;
+import dev.idempotent.spi.Setting;
 import dev.idempotent.spi.StoreSettings;
-import java.time.Duration;
-import java.util.Locale;
-import java.util.Optional;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * {@code idempotent.store=jdbc}: a {@link JdbcIdempotencyStore} on its own HikariCP pool.
- *
- * <ul>
- *   <li>{@code idempotent.jdbc.url} (required), {@code .username}, {@code .password}
- *   <li>{@code idempotent.jdbc.table} (default {@code idempotency_record}), {@code .create-table}
- *       ({@code false})
- *   <li>{@code idempotent.jdbc.pool-size} (10), {@code .query-timeout} (5s), {@code .purge-every}
- *       (off; purges 1000 rows per statement)
- * </ul>
+ * {@code idempotent.store=jdbc}: a {@link JdbcIdempotencyStore} on its own HikariCP pool, from the
+ * settings of {@link JdbcStoreSettings} ({@code idempotent.jdbc.url} required).
  */
 public final class JdbcStoreProvider implements IdempotencyStoreProvider {
-  static final String PREFIX = "idempotent.jdbc.";
   private static final String HIKARI_CLASS = "com.zaxxer.hikari.HikariDataSource";
 
   @Override
@@ -31,39 +28,33 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
   }
 
   @Override
+  public List<Setting<?>> settings() {
+    return JdbcStoreSettings.ALL;
+  }
+
+  @Override
   public IdempotencyStore create(StoreSettings settings) {
-    String url = settings.require(PREFIX + "url");
-    String username = settings.get(PREFIX + "username").orElse(null);
-    String password = settings.get(PREFIX + "password").orElse(null);
-    String table = settings.get(PREFIX + "table").orElse(JdbcIdempotencyStore.DEFAULT_TABLE);
-    boolean createTable = bool(settings, PREFIX + "create-table");
-    int poolSize = poolSize(settings.get(PREFIX + "pool-size"));
-    Optional<Duration> queryTimeout = settings.duration(PREFIX + "query-timeout");
-    Optional<Duration> purgeEvery = settings.duration(PREFIX + "purge-every");
-    if (!url.startsWith("jdbc:")) {
+    JdbcStoreSettings.ALL.forEach(settings::value); // each checked before a pool is opened
+    String url = settings.value(URL);
+    if (url == null) {
       throw new IllegalArgumentException(
-          "setting "
-              + PREFIX
-              + "url must be a JDBC URL such as"
-              + " jdbc:postgresql://host:5432/db; was "
-              + JdbcUrls.withoutPassword(url));
+          "missing setting "
+              + URL.name()
+              + ": set it to the JDBC URL of the store's database in idempotent.properties or as -D"
+              + URL.name()
+              + "=...");
     }
+    String username = settings.value(USERNAME);
+    String password = settings.value(PASSWORD);
     if (!hikariPresent()) {
       throw new IdempotencyConfigurationException(
           "idempotent.store=jdbc pools its connections with HikariCP: add the dependency"
               + " com.zaxxer:HikariCP, or build JdbcIdempotencyStore yourself on your own"
               + " DataSource");
     }
-    DataSource pool = openPool(url, username, password, poolSize);
+    DataSource pool = openPool(url, username, password, settings.value(POOL_SIZE));
     try {
-      JdbcIdempotencyStore.Builder builder =
-          JdbcIdempotencyStore.builder(pool)
-              .table(table)
-              .createTable(createTable)
-              .closing((AutoCloseable) pool);
-      queryTimeout.ifPresent(builder::queryTimeout);
-      purgeEvery.ifPresent(interval -> builder.purgeEvery(interval, 1000));
-      return builder.build();
+      return JdbcStoreSettings.builder(pool, settings).closing((AutoCloseable) pool).build();
     } catch (IllegalStateException e) { // a database that is not one of the supported dialects
       closeQuietly(pool);
       throw new IdempotencyConfigurationException(e.getMessage(), e);
@@ -98,40 +89,6 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
               + why;
       throw new IllegalStateException(message, leaks ? null : e);
     }
-  }
-
-  private static boolean bool(StoreSettings settings, String name) {
-    return settings
-        .get(name)
-        .map(
-            v ->
-                switch (v.toLowerCase(Locale.ROOT)) {
-                  case "true" -> true;
-                  case "false" -> false;
-                  default ->
-                      throw new IllegalArgumentException(
-                          "setting " + name + " must be true or false, was " + v);
-                })
-        .orElse(false);
-  }
-
-  private static int poolSize(Optional<String> value) {
-    if (value.isEmpty()) {
-      return 10;
-    }
-    try {
-      int n = Integer.parseInt(value.get());
-      if (n >= 1 && n <= 1000) {
-        return n;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-        "setting "
-            + PREFIX
-            + "pool-size must be a whole number from 1 to 1000, was "
-            + value.get());
   }
 
   private static boolean hikariPresent() {

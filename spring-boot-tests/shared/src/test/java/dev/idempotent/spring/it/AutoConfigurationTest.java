@@ -100,7 +100,8 @@ class AutoConfigurationTest {
                 assertThat(context)
                     .getFailure()
                     .hasStackTraceContaining(
-                        "idempotent.near-cache.maximum-size=-1 is not a size"));
+                        "idempotent.near-cache.maximum-size=-1 is out of range: write a whole"
+                            + " number from 0 to"));
   }
 
   @Test

@@ -27,7 +27,6 @@ class PropertyValidationTest {
 
   @ParameterizedTest
   @CsvSource({
-    "idempotent.store, redis, MEMORY, REDISSON, JDBC",
     "idempotent.on-store-failure, sometimes, FAIL_CLOSED, FAIL_OPEN, FAIL_OPEN",
     "idempotent.codec.type, xml, JAVA, JACKSON, JACKSON"
   })
@@ -49,6 +48,53 @@ class PropertyValidationTest {
         .contains(value)
         .contains("The following values are valid")
         .contains(allowed1, allowed2, allowed3);
+  }
+
+  @Test
+  void aStoreThatIsNotOnTheClasspathFailsStartUpNamingTheSettingAndTheStoresFound() {
+    SpringApplicationBuilder application =
+        new SpringApplicationBuilder(Application.class)
+            .web(WebApplicationType.NONE)
+            .properties("idempotent.store=redis");
+    assertThatThrownBy(application::run)
+        .hasStackTraceContaining(
+            "idempotent.store=redis but no such store module is on the classpath")
+        .hasStackTraceContaining("add idempotent-store-redis");
+  }
+
+  @Test
+  void aTypedValueTheLibraryRefusesFailsStartUpNamingThePropertyAndWhatToWrite() {
+    new WebApplicationContextRunner()
+        .withConfiguration(StarterAutoConfigurations.all())
+        .withPropertyValues("idempotent.lease=0s")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "idempotent.lease=0s is not positive: write a positive duration"));
+    new WebApplicationContextRunner()
+        .withConfiguration(StarterAutoConfigurations.all())
+        .withPropertyValues("idempotent.web.paths=/api/*", "idempotent.web.retry-after=0s")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "idempotent.web.retry-after=0s: retryAfter must be positive"));
+  }
+
+  @Test
+  void theListFormOfTheWebRulesFailsStartUpSayingWhatToWriteInBoot() {
+    new WebApplicationContextRunner()
+        .withConfiguration(StarterAutoConfigurations.all())
+        .withPropertyValues("idempotent.web.rules=api,checkout")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining("idempotent.web.rules=api,checkout lists rule names")
+                    .hasStackTraceContaining("idempotent.web.order=api,checkout"));
   }
 
   @Test
@@ -95,7 +141,8 @@ class PropertyValidationTest {
             context ->
                 assertThat(context)
                     .getFailure()
-                    .hasStackTraceContaining("anonymous is 'nobody'; allowed: shared, refuse"));
+                    .hasStackTraceContaining("idempotent.web.anonymous")
+                    .hasStackTraceContaining("nobody"));
   }
 
   /** Only the starter's auto-configurations, as every application gets them. */

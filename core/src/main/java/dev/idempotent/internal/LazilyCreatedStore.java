@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * length and fits each key to the real store here: the record key is the one the executor would
  * have made.
  */
-public final class DeferredStore
+public final class LazilyCreatedStore
     implements IdempotencyStore, AsyncIdempotencyStore, DeleteAnnouncingStore {
   static final long FIRST_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
   static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -62,7 +62,7 @@ public final class DeferredStore
   /** Subscriptions to deletes made before the real store existed; attached when it is created. */
   private final List<ForwardedSubscription> subscriptions = new ArrayList<>();
 
-  DeferredStore(IdempotencyStoreProvider provider, StoreSettings settings) {
+  LazilyCreatedStore(IdempotencyStoreProvider provider, StoreSettings settings) {
     this.provider = provider;
     this.settings = settings;
   }
@@ -409,7 +409,7 @@ public final class DeferredStore
               "subscribing to deletes in the idempotency store '{}' failed; a near cache then keeps"
                   + " deleted records for at most its expire-after: {}",
               name(),
-              IdempotencyExecutor.describe(e));
+              Protocol.describe(e));
         }
       }
     }
@@ -422,7 +422,7 @@ public final class DeferredStore
         s = attached;
         attached = null;
       }
-      synchronized (DeferredStore.this) {
+      synchronized (LazilyCreatedStore.this) {
         subscriptions.remove(this);
       }
       if (s != null) {
@@ -468,6 +468,6 @@ public final class DeferredStore
   @Override
   public String toString() {
     IdempotencyStore s = store;
-    return "DeferredStore[" + name() + ": " + (s != null ? s : "not created yet") + "]";
+    return "LazilyCreatedStore[" + name() + ": " + (s != null ? s : "not created yet") + "]";
   }
 }

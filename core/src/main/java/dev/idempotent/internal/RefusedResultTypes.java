@@ -9,7 +9,7 @@ import java.util.Set;
  * and by the aspect at the first call, with the same message; the container object itself is never
  * recorded.
  */
-public final class DeferredTypes {
+public final class RefusedResultTypes {
   /** A refused supertype (binary name) and what to return instead. */
   public record Refused(String type, String instead) {}
 
@@ -31,7 +31,7 @@ public final class DeferredTypes {
           new Refused("io.reactivex.rxjava3.core.Observable", "return a Flux"),
           new Refused("io.reactivex.rxjava3.core.Completable", "return a Mono<Void>"));
 
-  private DeferredTypes() {}
+  private RefusedResultTypes() {}
 
   /**
    * Why a result of type {@code typeName}, whose supertypes (itself included, by binary name) are

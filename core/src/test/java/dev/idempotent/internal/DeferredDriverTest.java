@@ -29,13 +29,13 @@ import org.junit.jupiter.api.Test;
  * The non-blocking protocol: the blocking executor's decisions, every failure through the stage,
  * waits that park no thread, and the settling of a claim by completion, failure or cancellation.
  */
-class DeferredCallsTest {
+class DeferredDriverTest {
   private final RealClockStore store = new RealClockStore();
   private final List<IdempotencyEvent.Type> events = new CopyOnWriteArrayList<>();
   private final IdempotencyConfig config =
       IdempotencyConfig.builder().defaultStore(store).listener(e -> events.add(e.type())).build();
   private final IdempotencyExecutor executor = new IdempotencyExecutor(config);
-  private final DeferredCalls calls = executor.deferred();
+  private final DeferredDriver calls = executor.deferred();
 
   private OperationPlan plan(IdempotencyPolicy.Builder policy) {
     return OperationPlan.of(policy.resultType(String.class).build(), config, true, null);
@@ -81,7 +81,7 @@ class DeferredCallsTest {
     assertThatThrownBy(() -> join(calls.claim(plan, "k", "fp-2")))
         .hasCauseInstanceOf(IdempotencyKeyMismatchException.class);
 
-    DeferredCalls.Claim held = join(calls.claim(plan, "held", null));
+    DeferredDriver.Claim held = join(calls.claim(plan, "held", null));
     assertThat(held.runs()).isTrue();
     assertThatThrownBy(() -> join(calls.claim(plan, "held", null)))
         .hasCauseInstanceOf(IdempotencyInProgressException.class);
@@ -95,14 +95,14 @@ class DeferredCallsTest {
             IdempotencyPolicy.builder("deferred.wait")
                 .onInProgress(OnInProgress.WAIT)
                 .waitTimeout(Duration.ofSeconds(5)));
-    DeferredCalls.Claim holder = join(calls.claim(plan, "k", null));
-    CompletionStage<DeferredCalls.Claim> waiter = calls.claim(plan, "k", null);
+    DeferredDriver.Claim holder = join(calls.claim(plan, "k", null));
+    CompletionStage<DeferredDriver.Claim> waiter = calls.claim(plan, "k", null);
     Thread.sleep(100);
     assertThat(waiter.toCompletableFuture()).isNotDone();
 
     join(holder.complete("first"));
 
-    DeferredCalls.Claim replay = join(waiter);
+    DeferredDriver.Claim replay = join(waiter);
     assertThat(replay.runs()).isFalse();
     assertThat(replay.replayedValue()).isEqualTo("first");
   }
@@ -114,7 +114,7 @@ class DeferredCallsTest {
             IdempotencyPolicy.builder("deferred.wait-timeout")
                 .onInProgress(OnInProgress.WAIT)
                 .waitTimeout(Duration.ofMillis(200)));
-    DeferredCalls.Claim holder = join(calls.claim(plan, "k", null));
+    DeferredDriver.Claim holder = join(calls.claim(plan, "k", null));
     long start = System.nanoTime();
     assertThatThrownBy(() -> join(calls.claim(plan, "k", null)))
         .hasCauseInstanceOf(IdempotencyInProgressException.class);
@@ -147,7 +147,7 @@ class DeferredCallsTest {
                             CompletableFuture.failedFuture(
                                 new IllegalArgumentException("declined")))))
         .hasCauseInstanceOf(IllegalArgumentException.class);
-    DeferredCalls.Claim repeat = join(calls.claim(listing, "k", null));
+    DeferredDriver.Claim repeat = join(calls.claim(listing, "k", null));
     assertThat(repeat.replaysFailure()).isTrue();
     assertThat(repeat.replayedFailure())
         .isInstanceOf(IllegalArgumentException.class)
@@ -177,7 +177,7 @@ class DeferredCallsTest {
 
     IdempotencyConfig open =
         IdempotencyConfig.from(config).storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN).build();
-    DeferredCalls openCalls = new IdempotencyExecutor(open).deferred();
+    DeferredDriver openCalls = new IdempotencyExecutor(open).deferred();
     OperationPlan openPlan =
         OperationPlan.of(IdempotencyPolicy.builder("deferred.open").build(), open, true, null);
     AtomicInteger runs = new AtomicInteger();

@@ -1,0 +1,200 @@
+package dev.idempotent.internal;
+
+import dev.idempotent.IdempotencyEvent;
+import dev.idempotent.spi.ClaimResult;
+import dev.idempotent.spi.RecordKey;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One idempotent call, from {@link Protocol#begin} to its one terminal {@link Outcome}, whichever
+ * driver runs it. Every event of the call, every store round trip it makes and its terminal outcome
+ * pass through one method here each, so that instrumentation has one place to look at:
+ *
+ * <ul>
+ *   <li>the start: {@link Protocol#begin} (which makes this object);
+ *   <li>each claim: {@link #claim}; each completion: {@link #complete} (also the background retries
+ *       of {@link CompletionRetries}); each release: {@link #release};
+ *   <li>each event: {@link #emit};
+ *   <li>the terminal outcome: {@link #ended}, once per call.
+ * </ul>
+ */
+final class Call {
+  private static final long FIRST_POLL_NANOS = 10_000_000L;
+  private static final long MAX_POLL_NANOS = 250_000_000L;
+
+  /**
+   * How a call reaches the store: the blocking driver calls the store on the calling thread and
+   * hands back completed stages; the deferred driver uses the store's non-blocking face. A failure
+   * may be thrown or returned as a failed stage.
+   */
+  interface StoreIo {
+    CompletionStage<ClaimResult> claim(Call call, String owner);
+
+    CompletionStage<Boolean> complete(Call call, String owner, byte[] outcome);
+
+    CompletionStage<Boolean> release(Call call, String owner);
+  }
+
+  /**
+   * How a call ended, as its caller sees it, with the event it is reported by (if any). Exactly one
+   * per call that started ({@link #ended}); a call refused before it started (a blank key) has
+   * none, nor has a claim whose work never ends (it ends with its lease at max-hold). An outcome
+   * whose recording is retried in the background is reached when the retries end.
+   */
+  enum Outcome {
+    /** The method ran and its value was recorded. */
+    EXECUTED(IdempotencyEvent.Type.EXECUTED),
+    /** The method failed and its failure (or an ambiguous-failure marker) was recorded. */
+    RECORDED_FAILURE(IdempotencyEvent.Type.EXECUTED),
+    /** The method ran but its outcome was not recorded, and the key was released. */
+    RELEASED(null),
+    /** The method ran but this caller's claim was no longer held when it was to be recorded. */
+    FENCED(IdempotencyEvent.Type.FENCED),
+    /** The method ran but recording failed for good (or the call fails because it did). */
+    NOT_RECORDED(null),
+    /** A repeat got the recorded value or failure. */
+    REPLAYED(IdempotencyEvent.Type.REPLAYED),
+    /** A repeat of a completed key was rejected ({@code OnDuplicate.REJECT}). */
+    REJECTED_DUPLICATE(IdempotencyEvent.Type.REJECTED_DUPLICATE),
+    /** The key was in progress (rejected at once, or after the wait timeout). */
+    IN_PROGRESS(IdempotencyEvent.Type.IN_PROGRESS),
+    /** The key is blocked after an ambiguous failure ({@code OnAmbiguousFailure.BLOCK}). */
+    BLOCKED(IdempotencyEvent.Type.IN_PROGRESS),
+    /** The call carried another payload than the recorded one. */
+    PAYLOAD_MISMATCH(IdempotencyEvent.Type.MISMATCH),
+    /** The recorded outcome could not be read back; the call failed. */
+    UNREADABLE(IdempotencyEvent.Type.STORE_ERROR),
+    /** The work was cancelled before it ended. */
+    CANCELLED(IdempotencyEvent.Type.CANCELLED),
+    /** The store failed before the method ran, which then ran unprotected (fail-open). */
+    STORE_FAILURE_OPEN(IdempotencyEvent.Type.FAIL_OPEN),
+    /** The store failed before the method ran, which did not run (fail-closed). */
+    STORE_FAILURE_CLOSED(null),
+    /**
+     * The library refused the call before the method ran: re-entered on its own thread, the calling
+     * thread interrupted, or the store's claim failed with one of the library's own exceptions.
+     */
+    REFUSED(null);
+
+    /** The event that reports this outcome, or {@code null}. */
+    final IdempotencyEvent.Type event;
+
+    Outcome(IdempotencyEvent.Type event) {
+      this.event = event;
+    }
+  }
+
+  final Protocol protocol;
+  final OperationPlan plan;
+  final RecordKey key;
+  final String fingerprint;
+  final long start;
+  private final StoreIo io;
+  private final AtomicBoolean ended = new AtomicBoolean();
+
+  /** When the wait for a key in progress ends (nanoTime); 0 before the first wait. */
+  private long deadline;
+
+  private long poll = FIRST_POLL_NANOS;
+
+  Call(
+      Protocol protocol,
+      OperationPlan plan,
+      RecordKey key,
+      String fingerprint,
+      long start,
+      StoreIo io) {
+    this.protocol = protocol;
+    this.plan = plan;
+    this.key = key;
+    this.fingerprint = fingerprint;
+    this.start = start;
+    this.io = io;
+  }
+
+  /** The claim round trip: claims the key for a fresh owner token {@code owner}. */
+  CompletionStage<ClaimResult> claim(String owner) {
+    try {
+      return io.claim(this, owner);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** The completion round trip: records {@code outcome} for the plan's ttl, owner-checked. */
+  CompletionStage<Boolean> complete(String owner, byte[] outcome) {
+    try {
+      return io.complete(this, owner, outcome);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** The release round trip: deletes the claim of {@code owner}, owner-checked. */
+  CompletionStage<Boolean> release(String owner) {
+    try {
+      return io.release(this, owner);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** Reports an event of this call to the listener. */
+  void emit(IdempotencyEvent.Type type, Throwable error) {
+    protocol.emit(type, key, start, error);
+  }
+
+  /**
+   * The call's terminal outcome: reported by its event, if it has one. Only the first outcome of a
+   * call counts; a later one is ignored.
+   */
+  void ended(Outcome outcome, Throwable error) {
+    if (!ended.compareAndSet(false, true)) {
+      return;
+    }
+    if (outcome.event != null) {
+      emit(outcome.event, error);
+    }
+  }
+
+  /** Whether {@link #ended} was reached. */
+  boolean hasEnded() {
+    return ended.get();
+  }
+
+  /**
+   * How long to wait before claiming again, for a key in progress whose lease ends in {@code
+   * leaseLeftNanos}; 0 when the plan's wait timeout has passed. The first call starts the timeout;
+   * the pauses grow from 10 ms to 250 ms and never outlast the holder's lease or the timeout.
+   */
+  long nextPauseNanos(long leaseLeftNanos) {
+    long now = protocol.time.nanoTime();
+    if (deadline == 0) {
+      deadline = now + plan.waitTimeout.toNanos();
+    }
+    long remaining = deadline - now;
+    if (remaining <= 0) {
+      return 0;
+    }
+    long pause = Math.min(Math.min(remaining, poll), Math.max(leaseLeftNanos, 1_000_000L));
+    poll = Math.min(poll * 2, MAX_POLL_NANOS);
+    return pause;
+  }
+
+  /** The claim of {@code owner}, acquired: renewal starts now, until it is settled. */
+  Settlement held(String owner) {
+    return new Settlement(this, owner);
+  }
+
+  /**
+   * The recorded {@code value} as the caller gets it ({@link Protocol#replayedValue}).
+   *
+   * @throws dev.idempotent.IdempotencyConfigurationException when the replay hook gives a value of
+   *     the wrong type
+   */
+  Object replayedValue(Object value) {
+    return protocol.replayedValue(plan, key, value);
+  }
+}
