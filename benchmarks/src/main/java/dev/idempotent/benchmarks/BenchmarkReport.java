@@ -94,7 +94,8 @@ public final class BenchmarkReport {
     REDIS(BenchmarkSettings.REDIS_URL_VARIABLE),
     POSTGRESQL(BenchmarkSettings.POSTGRES_URL_VARIABLE),
     MARIADB(BenchmarkSettings.MARIADB_URL_VARIABLE),
-    DYNAMODB(BenchmarkSettings.DYNAMODB_URL_VARIABLE);
+    DYNAMODB(BenchmarkSettings.DYNAMODB_URL_VARIABLE),
+    NATS(BenchmarkSettings.NATS_URL_VARIABLE);
 
     final String variable;
 
@@ -245,6 +246,28 @@ public final class BenchmarkReport {
               "replayFloor",
               Goal.MEASURED,
               Service.REDIS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "4",
+              "fresh key, NATS",
+              NatsStoreBenchmarks.class,
+              "freshKeyWoven",
+              "freshKeyFloor",
+              Goal.MEASURED,
+              Service.NATS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "4",
+              "replay, NATS",
+              NatsStoreBenchmarks.class,
+              "replayWoven",
+              "replayFloor",
+              Goal.MEASURED,
+              Service.NATS,
               null,
               1,
               16),
@@ -641,7 +664,25 @@ public final class BenchmarkReport {
       case POSTGRESQL, MARIADB ->
           databaseAnswers(BenchmarkSettings.address(service.variable), notes);
       case DYNAMODB -> portAnswers(BenchmarkSettings.address(service.variable), notes);
+      case NATS -> natsAnswers(BenchmarkSettings.address(service.variable), notes);
     };
+  }
+
+  /** Whether a NATS server greets on the URL's address ({@code INFO}, its first line). */
+  private static boolean natsAnswers(String url, List<String> notes) {
+    try {
+      URI uri = URI.create(url.split(",")[0].trim());
+      int port = uri.getPort() < 0 ? 4222 : uri.getPort();
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress(uri.getHost(), port), 2000);
+        socket.setSoTimeout(2000);
+        byte[] greeting = socket.getInputStream().readNBytes(4);
+        return "INFO".equals(new String(greeting, StandardCharsets.US_ASCII));
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      notes.add("NATS at " + url + " does not answer: " + e.getMessage());
+      return false;
+    }
   }
 
   private static boolean redisAnswers(String url, List<String> notes) {

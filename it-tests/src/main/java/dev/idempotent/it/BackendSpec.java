@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.dynamodb.DynamoDbIdempotencyStore;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
+import dev.idempotent.nats.NatsIdempotencyStore;
 import dev.idempotent.redisson.RedissonIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
 import java.net.URI;
@@ -23,7 +24,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * Where a store or a ledger lives, written as one string a worker gets on its command line: {@code
  * redis://host:port} (standalone Redis), {@code cluster:redis://h:p,redis://h:p,...} (Redis Cluster
  * seeds), a JDBC URL ({@code jdbc:postgresql://...}, {@code jdbc:mariadb://...}) or {@code
- * dynamodb:http://host:port} (a local DynamoDB endpoint such as dynalite).
+ * dynamodb:http://host:port} (a local DynamoDB endpoint such as dynalite) or {@code
+ * nats://host:port} (a NATS JetStream key-value bucket; its ledger is the Redis of {@code
+ * IDEMPOTENT_REDIS_URL}, by default the local one).
  *
  * @param spec the string itself
  */
@@ -44,13 +47,14 @@ public record BackendSpec(String spec) {
         || !(spec.startsWith("redis://")
             || spec.startsWith("cluster:redis://")
             || spec.startsWith("jdbc:")
-            || spec.startsWith(DYNAMODB))) {
+            || spec.startsWith(DYNAMODB)
+            || spec.startsWith("nats://"))) {
       throw new IllegalArgumentException(
           "backend '"
               + spec
               + "': write redis://host:port, "
-              + "cluster:redis://host:port,redis://host:port,..., a jdbc: URL or"
-              + " dynamodb:http://host:port");
+              + "cluster:redis://host:port,redis://host:port,..., a jdbc: URL,"
+              + " dynamodb:http://host:port or nats://host:port");
     }
   }
 
@@ -150,6 +154,9 @@ public record BackendSpec(String spec) {
           .maxClockSkew(Duration.ofMillis(100))
           .build();
     }
+    if (isNats()) {
+      return natsStore(timeout, records);
+    }
     RedissonClient client = redisson(timeout, 16, retries, retryInterval);
     try {
       return RedissonIdempotencyStore.builder(client)
@@ -162,8 +169,53 @@ public record BackendSpec(String spec) {
     }
   }
 
+  public boolean isNats() {
+    return spec.startsWith("nats://");
+  }
+
+  /** The NATS store: the bucket {@code idem-it}, or one named after {@code records}. */
+  private IdempotencyStore natsStore(Duration timeout, String records) {
+    String bucket =
+        records == null
+            ? "idem-it"
+            : records.replaceAll("[^A-Za-z0-9_-]", "-").replaceAll("-+$", "");
+    io.nats.client.Connection connection;
+    try {
+      connection =
+          io.nats.client.Nats.connect(
+              new io.nats.client.Options.Builder()
+                  .server(spec)
+                  .connectionTimeout(Duration.ofSeconds(10))
+                  .build());
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot connect to " + spec, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    try {
+      return NatsIdempotencyStore.builder(connection)
+          .bucket(bucket)
+          .timeout(timeout)
+          .closeConnectionOnClose(true)
+          .build();
+    } catch (RuntimeException e) {
+      try {
+        connection.close();
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+      throw e;
+    }
+  }
+
   /** A ledger on its own connections. */
   public Ledger openLedger(String applicationName) {
+    if (isNats()) {
+      String redis = System.getenv("IDEMPOTENT_REDIS_URL");
+      return new BackendSpec(redis == null || redis.isBlank() ? "redis://127.0.0.1:6379" : redis)
+          .openLedger(applicationName);
+    }
     if (isJdbc()) {
       HikariDataSource pool = pool(applicationName + "-ledger", Duration.ofSeconds(10), 6);
       return new JdbcLedger(pool, pool);

@@ -6,7 +6,8 @@ enum Backend {
   REDIS_CLUSTER,
   POSTGRES,
   MARIADB,
-  DYNAMODB;
+  DYNAMODB,
+  NATS;
 
   /**
    * The {@link BackendSpec} string of this backend (skips or fails the test when it is
@@ -19,6 +20,7 @@ enum Backend {
       case POSTGRES -> TestEnvironment.postgresUrl();
       case MARIADB -> TestEnvironment.mariadbUrl();
       case DYNAMODB -> "dynamodb:" + TestEnvironment.dynamoDbUrl();
+      case NATS -> TestEnvironment.natsUrl();
     };
   }
 
