@@ -67,13 +67,13 @@ class NatsStoreDocsTest {
         provider.create(
             StoreSettings.of(
                 Map.of(
-                    NatsStoreProvider.URL,
+                    NatsStoreSettings.URL.name(),
                     NatsTestEnvironment.url(),
-                    NatsStoreProvider.BUCKET,
+                    NatsStoreSettings.BUCKET.name(),
                     bucket,
-                    NatsStoreProvider.LONGEST_TTL,
+                    NatsStoreSettings.LONGEST_TTL.name(),
                     "1h",
-                    NatsStoreProvider.MAX_AGE,
+                    NatsStoreSettings.MAX_AGE.name(),
                     "2h")))) {
       assertThat(store).isInstanceOf(NatsIdempotencyStore.class);
       assertThat(((NatsIdempotencyStore) store).bucket()).isEqualTo(bucket);
@@ -90,20 +90,22 @@ class NatsStoreDocsTest {
     NatsStoreProvider provider = new NatsStoreProvider();
     assertThatThrownBy(() -> provider.create(StoreSettings.of(Map.of())))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(NatsStoreProvider.URL);
+        .hasMessageContaining(NatsStoreSettings.URL.name());
     assertThatThrownBy(
-            () -> provider.create(StoreSettings.of(Map.of(NatsStoreProvider.URL, "http://x:4222"))))
+            () ->
+                provider.create(
+                    StoreSettings.of(Map.of(NatsStoreSettings.URL.name(), "http://x:4222"))))
         .hasMessageContaining("nats://host:port");
     assertThatThrownBy(
             () ->
                 provider.create(
                     StoreSettings.of(
                         Map.of(
-                            NatsStoreProvider.URL,
+                            NatsStoreSettings.URL.name(),
                             NatsTestEnvironment.url(),
-                            NatsStoreProvider.CREATE_BUCKET,
+                            NatsStoreSettings.CREATE_BUCKET.name(),
                             "maybe"))))
-        .hasMessageContaining(NatsStoreProvider.CREATE_BUCKET)
-        .hasMessageContaining("'maybe'");
+        .hasMessageContaining(NatsStoreSettings.CREATE_BUCKET.name())
+        .hasMessageContaining("=maybe");
   }
 }

@@ -23,7 +23,8 @@ public final class IdempotencyRuntimeHints implements RuntimeHintsRegistrar {
     "dev.idempotent.memory.internal.MemoryStoreProvider",
     "dev.idempotent.redisson.internal.RedissonStoreProvider",
     "dev.idempotent.jdbc.internal.JdbcStoreProvider",
-    "dev.idempotent.dynamodb.internal.DynamoDbStoreProvider"
+    "dev.idempotent.dynamodb.internal.DynamoDbStoreProvider",
+    "dev.idempotent.nats.internal.NatsStoreProvider"
   };
 
   /** The classes the library checks the presence of by name. */
