@@ -130,6 +130,11 @@ public class IdempotencyNatsStoreAutoConfiguration {
      */
     private Boolean createBucket = true;
 
+    /**
+     * The largest outcome recorded, in bytes; a larger one is not recorded and its key is released.
+     */
+    private Integer maxOutcomeSize = 16777216;
+
     @Override
     public String storeName() {
       return "nats";
@@ -189,6 +194,14 @@ public class IdempotencyNatsStoreAutoConfiguration {
 
     public void setCreateBucket(Boolean createBucket) {
       this.createBucket = createBucket;
+    }
+
+    public Integer getMaxOutcomeSize() {
+      return maxOutcomeSize;
+    }
+
+    public void setMaxOutcomeSize(Integer maxOutcomeSize) {
+      this.maxOutcomeSize = maxOutcomeSize;
     }
   }
 }

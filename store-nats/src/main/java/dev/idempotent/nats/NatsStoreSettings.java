@@ -65,9 +65,19 @@ public final class NatsStoreSettings {
           "Create a missing bucket at start; false: a missing bucket fails the start with the"
               + " command that creates it.");
 
+  public static final Setting<Integer> MAX_OUTCOME_SIZE =
+      Setting.integer(
+          "idempotent.nats.max-outcome-size",
+          NatsIdempotencyStore.DEFAULT_MAX_OUTCOME_BYTES,
+          1,
+          Integer.MAX_VALUE,
+          "The largest outcome recorded, in bytes; a larger one is not recorded and its key is"
+              + " released.");
+
   /** Every setting of the NATS store. */
   public static final List<Setting<?>> ALL =
-      List.of(URL, BUCKET, TIMEOUT, LONGEST_TTL, MAX_AGE, REPLICAS, CREATE_BUCKET);
+      List.of(
+          URL, BUCKET, TIMEOUT, LONGEST_TTL, MAX_AGE, REPLICAS, CREATE_BUCKET, MAX_OUTCOME_SIZE);
 
   private NatsStoreSettings() {}
 
@@ -83,7 +93,8 @@ public final class NatsStoreSettings {
         .longestTtl(settings.value(LONGEST_TTL))
         .maxAge(settings.value(MAX_AGE))
         .replicas(settings.value(REPLICAS))
-        .createBucket(settings.value(CREATE_BUCKET));
+        .createBucket(settings.value(CREATE_BUCKET))
+        .maxOutcomeBytes(settings.value(MAX_OUTCOME_SIZE));
   }
 
   private static boolean isNatsUrl(String value) {
