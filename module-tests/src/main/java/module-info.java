@@ -6,6 +6,7 @@ module dev.idempotent.moduletests {
   // the tests.
   requires dev.idempotent.redisson;
   requires dev.idempotent.jdbc;
+  requires dev.idempotent.nats;
   requires dev.idempotent.micrometer;
   requires dev.idempotent.web;
 

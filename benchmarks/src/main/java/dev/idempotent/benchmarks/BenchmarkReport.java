@@ -60,10 +60,10 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *                MessagingCostRun}; its options follow, e.g. --messaging --long)
  * </pre>
  *
- * Comparisons that need Redis, PostgreSQL or MariaDB are skipped, with a note, when the service
- * does not answer at {@code IDEMPOTENT_REDIS_URL}, {@code IDEMPOTENT_POSTGRES_URL}, {@code
- * IDEMPOTENT_MARIADB_URL} (or their local defaults). Plain JMH works too: {@code java -cp
- * benchmarks.jar org.openjdk.jmh.Main MemoryStore -t 2}.
+ * Comparisons that need Redis, PostgreSQL, MariaDB or DynamoDB are skipped, with a note, when the
+ * service does not answer at {@code IDEMPOTENT_REDIS_URL}, {@code IDEMPOTENT_POSTGRES_URL}, {@code
+ * IDEMPOTENT_MARIADB_URL}, {@code IDEMPOTENT_DYNAMODB_URL} (or their local defaults). Plain JMH
+ * works too: {@code java -cp benchmarks.jar org.openjdk.jmh.Main MemoryStore -t 2}.
  */
 public final class BenchmarkReport {
   /** What a comparison is held to. */
@@ -93,7 +93,9 @@ public final class BenchmarkReport {
     NONE(null),
     REDIS(BenchmarkSettings.REDIS_URL_VARIABLE),
     POSTGRESQL(BenchmarkSettings.POSTGRES_URL_VARIABLE),
-    MARIADB(BenchmarkSettings.MARIADB_URL_VARIABLE);
+    MARIADB(BenchmarkSettings.MARIADB_URL_VARIABLE),
+    DYNAMODB(BenchmarkSettings.DYNAMODB_URL_VARIABLE),
+    NATS(BenchmarkSettings.NATS_URL_VARIABLE);
 
     final String variable;
 
@@ -249,6 +251,28 @@ public final class BenchmarkReport {
               16),
           new Comparison(
               "4",
+              "fresh key, NATS",
+              NatsStoreBenchmarks.class,
+              "freshKeyWoven",
+              "freshKeyFloor",
+              Goal.MEASURED,
+              Service.NATS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "4",
+              "replay, NATS",
+              NatsStoreBenchmarks.class,
+              "replayWoven",
+              "replayFloor",
+              Goal.MEASURED,
+              Service.NATS,
+              null,
+              1,
+              16),
+          new Comparison(
+              "4",
               "reactive fresh key, Redis",
               RedisReactiveBenchmarks.class,
               "freshKeyMono",
@@ -366,6 +390,29 @@ public final class BenchmarkReport {
               Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
               Service.REDIS,
               "store=redis",
+              1,
+              16),
+          new Comparison(
+              "4",
+              "fresh key, DynamoDB",
+              DynamoDbStoreBenchmarks.class,
+              "freshKeyWoven",
+              "freshKeyFloor",
+              Goal.THROUGHPUT_AT_LEAST_90_PERCENT,
+              Service.DYNAMODB,
+              null,
+              1,
+              16),
+          new Comparison(
+              "4",
+              "replay, DynamoDB (ours: a refused conditional put, then a read where the refusal"
+                  + " carries no item, as on dynalite)",
+              DynamoDbStoreBenchmarks.class,
+              "replayWoven",
+              "replayFloor",
+              Goal.MEASURED,
+              Service.DYNAMODB,
+              null,
               1,
               16),
           new Comparison(
@@ -616,7 +663,26 @@ public final class BenchmarkReport {
       case REDIS -> redisAnswers(BenchmarkSettings.address(service.variable), notes);
       case POSTGRESQL, MARIADB ->
           databaseAnswers(BenchmarkSettings.address(service.variable), notes);
+      case DYNAMODB -> portAnswers(BenchmarkSettings.address(service.variable), notes);
+      case NATS -> natsAnswers(BenchmarkSettings.address(service.variable), notes);
     };
+  }
+
+  /** Whether a NATS server greets on the URL's address ({@code INFO}, its first line). */
+  private static boolean natsAnswers(String url, List<String> notes) {
+    try {
+      URI uri = URI.create(url.split(",")[0].trim());
+      int port = uri.getPort() < 0 ? 4222 : uri.getPort();
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress(uri.getHost(), port), 2000);
+        socket.setSoTimeout(2000);
+        byte[] greeting = socket.getInputStream().readNBytes(4);
+        return "INFO".equals(new String(greeting, StandardCharsets.US_ASCII));
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      notes.add("NATS at " + url + " does not answer: " + e.getMessage());
+      return false;
+    }
   }
 
   private static boolean redisAnswers(String url, List<String> notes) {
@@ -638,6 +704,18 @@ public final class BenchmarkReport {
       }
     } catch (IOException | IllegalArgumentException e) {
       notes.add("Redis at " + redactedUrl(url) + " did not answer: " + e.getMessage());
+      return false;
+    }
+  }
+
+  /** Whether something accepts a connection at the host and port of {@code url}. */
+  private static boolean portAnswers(String url, List<String> notes) {
+    try (Socket socket = new Socket()) {
+      URI uri = URI.create(url);
+      socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 2000);
+      return true;
+    } catch (IOException | IllegalArgumentException e) {
+      notes.add(redactedUrl(url) + " did not answer: " + e.getMessage());
       return false;
     }
   }

@@ -23,12 +23,16 @@ final class BenchmarkSettings {
   static final String REDIS_URL_VARIABLE = "IDEMPOTENT_REDIS_URL";
   static final String POSTGRES_URL_VARIABLE = "IDEMPOTENT_POSTGRES_URL";
   static final String MARIADB_URL_VARIABLE = "IDEMPOTENT_MARIADB_URL";
+  static final String DYNAMODB_URL_VARIABLE = "IDEMPOTENT_DYNAMODB_URL";
+  static final String NATS_URL_VARIABLE = "IDEMPOTENT_NATS_URL";
 
   private static final Map<String, String> DEFAULTS =
       Map.of(
           REDIS_URL_VARIABLE, "redis://127.0.0.1:6379",
           POSTGRES_URL_VARIABLE, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
-          MARIADB_URL_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+          MARIADB_URL_VARIABLE, "jdbc:mariadb://127.0.0.1:3306/test?user=root",
+          DYNAMODB_URL_VARIABLE, "http://127.0.0.1:4567",
+          NATS_URL_VARIABLE, "nats://127.0.0.1:4222");
 
   private BenchmarkSettings() {}
 

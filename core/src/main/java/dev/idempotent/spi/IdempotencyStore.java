@@ -98,6 +98,12 @@ import java.util.Optional;
  * compared. An expired record behaves exactly like a missing one, whether or not it is physically
  * deleted yet.
  *
+ * <p>One exception: a backend with no clock of its own to offer conditions (DynamoDB) has each
+ * caller write and judge expiry by its own clock. Such a store states the clock skew it tolerates
+ * and takes a claim over only once its lease ended at least that long ago on the claimant's clock,
+ * so no lease ends early while the hosts' clocks stay within it; its documentation says what a
+ * larger skew does.
+ *
  * <h2>Errors</h2>
  *
  * A backend failure or timeout is thrown as any {@link RuntimeException} (the executor turns it
@@ -114,7 +120,9 @@ import java.util.Optional;
  * The executor passes keys already {@link RecordKey#fittedTo fitted} to {@link #maxKeyLength()}, so
  * the scope and the key reach a store each as well-formed UTF-16 text without NUL characters (a
  * part that is not, or is too long, arrives as its digest; see {@link RecordKey#fittedTo}).
- * Outcomes are opaque bytes of any length up to at least 1 MiB, stored binary-safe; fingerprints
+ * Outcomes are opaque bytes of any length up to at least 1 MiB (unless the backend caps a record
+ * below that, as DynamoDB's 400 KB item does: a larger outcome is then refused with {@link
+ * OutcomeNotRecordedException#releasingTheKey}, naming the limit), stored binary-safe; fingerprints
  * are short ASCII strings or {@code null}. Implementations must be thread-safe. The contract kit in
  * {@code idempotent-store-tck} checks all of the above; every store passes it.
  */

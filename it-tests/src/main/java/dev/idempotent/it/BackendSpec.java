@@ -2,20 +2,31 @@ package dev.idempotent.it;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotent.dynamodb.DynamoDbIdempotencyStore;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
+import dev.idempotent.nats.NatsIdempotencyStore;
 import dev.idempotent.redisson.RedissonIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * Where a store or a ledger lives, written as one string a worker gets on its command line: {@code
  * redis://host:port} (standalone Redis), {@code cluster:redis://h:p,redis://h:p,...} (Redis Cluster
- * seeds) or a JDBC URL ({@code jdbc:postgresql://...}, {@code jdbc:mariadb://...}).
+ * seeds), a JDBC URL ({@code jdbc:postgresql://...}, {@code jdbc:mariadb://...}) or {@code
+ * dynamodb:http://host:port} (a local DynamoDB endpoint such as dynalite) or {@code
+ * nats://host:port} (a NATS JetStream key-value bucket; its ledger is the Redis of {@code
+ * IDEMPOTENT_REDIS_URL}, by default the local one).
  *
  * @param spec the string itself
  */
@@ -25,6 +36,9 @@ public record BackendSpec(String spec) {
    */
   public static final String RECORD_TABLE = "idem_it_record";
 
+  /** The DynamoDB table of idempotency records the tests use. */
+  public static final String DYNAMODB_RECORD_TABLE = "idem-it-record";
+
   /** Store keys of Redis records start with this. */
   public static final String KEY_PREFIX = "idem-it:";
 
@@ -32,13 +46,36 @@ public record BackendSpec(String spec) {
     if (spec == null
         || !(spec.startsWith("redis://")
             || spec.startsWith("cluster:redis://")
-            || spec.startsWith("jdbc:"))) {
+            || spec.startsWith("jdbc:")
+            || spec.startsWith(DYNAMODB)
+            || spec.startsWith("nats://"))) {
       throw new IllegalArgumentException(
           "backend '"
               + spec
               + "': write redis://host:port, "
-              + "cluster:redis://host:port,redis://host:port,... or a jdbc: URL");
+              + "cluster:redis://host:port,redis://host:port,..., a jdbc: URL,"
+              + " dynamodb:http://host:port or nats://host:port");
     }
+  }
+
+  private static final String DYNAMODB = "dynamodb:";
+
+  public boolean isDynamoDb() {
+    return spec.startsWith(DYNAMODB);
+  }
+
+  /**
+   * A DynamoDB client of this spec's endpoint, with the fixed region and dummy credentials a local
+   * endpoint accepts.
+   */
+  public DynamoDbClient dynamoDb() {
+    return DynamoDbClient.builder()
+        .endpointOverride(URI.create(spec.substring(DYNAMODB.length())))
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+        .httpClientBuilder(UrlConnectionHttpClient.builder())
+        .build();
   }
 
   public boolean isJdbc() {
@@ -103,6 +140,23 @@ public record BackendSpec(String spec) {
         throw e;
       }
     }
+    if (isDynamoDb()) {
+      // every worker runs on this host, on one clock: a short tolerated skew keeps takeovers prompt
+      return DynamoDbIdempotencyStore.builder()
+          .endpoint(URI.create(spec.substring(DYNAMODB.length())))
+          .region(Region.US_EAST_1)
+          .credentials(
+              StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+          .table(
+              records == null ? DYNAMODB_RECORD_TABLE : records.replaceAll("[^a-zA-Z0-9_.-]", "-"))
+          .createTable(createTable)
+          .timeout(timeout)
+          .maxClockSkew(Duration.ofMillis(100))
+          .build();
+    }
+    if (isNats()) {
+      return natsStore(timeout, records);
+    }
     RedissonClient client = redisson(timeout, 16, retries, retryInterval);
     try {
       return RedissonIdempotencyStore.builder(client)
@@ -115,11 +169,59 @@ public record BackendSpec(String spec) {
     }
   }
 
+  public boolean isNats() {
+    return spec.startsWith("nats://");
+  }
+
+  /** The NATS store: the bucket {@code idem-it}, or one named after {@code records}. */
+  private IdempotencyStore natsStore(Duration timeout, String records) {
+    String bucket =
+        records == null
+            ? "idem-it"
+            : records.replaceAll("[^A-Za-z0-9_-]", "-").replaceAll("-+$", "");
+    io.nats.client.Connection connection;
+    try {
+      connection =
+          io.nats.client.Nats.connect(
+              new io.nats.client.Options.Builder()
+                  .server(spec)
+                  .connectionTimeout(Duration.ofSeconds(10))
+                  .build());
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot connect to " + spec, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    try {
+      return NatsIdempotencyStore.builder(connection)
+          .bucket(bucket)
+          .timeout(timeout)
+          .closeConnectionOnClose(true)
+          .build();
+    } catch (RuntimeException e) {
+      try {
+        connection.close();
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+      throw e;
+    }
+  }
+
   /** A ledger on its own connections. */
   public Ledger openLedger(String applicationName) {
+    if (isNats()) {
+      String redis = System.getenv("IDEMPOTENT_REDIS_URL");
+      return new BackendSpec(redis == null || redis.isBlank() ? "redis://127.0.0.1:6379" : redis)
+          .openLedger(applicationName);
+    }
     if (isJdbc()) {
       HikariDataSource pool = pool(applicationName + "-ledger", Duration.ofSeconds(10), 6);
       return new JdbcLedger(pool, pool);
+    }
+    if (isDynamoDb()) {
+      return new DynamoDbLedger(dynamoDb());
     }
     // connections made up front and three retries: a ledger hiccup would count as a failed call,
     // not a store fault

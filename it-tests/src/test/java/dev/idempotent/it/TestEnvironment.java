@@ -11,16 +11,18 @@ import org.testcontainers.utility.DockerImageName;
 
 /**
  * Where the tests find their services: {@code IDEMPOTENT_REDIS_URL}, {@code
- * IDEMPOTENT_POSTGRES_URL}, {@code IDEMPOTENT_MARIADB_URL}; when one is unset, the local server on
- * its standard port (database {@code test}) if it answers, else a Testcontainers container if a
- * Docker engine is available, else the test fails (under {@code CI=true}) or is skipped with a
- * {@code SKIPPED} console line naming the variable (see {@link TestBackends}). Test-owned Redis
- * servers need {@code redis-server} and {@code redis-cli}, with the same rule.
+ * IDEMPOTENT_POSTGRES_URL}, {@code IDEMPOTENT_MARIADB_URL}, {@code IDEMPOTENT_DYNAMODB_URL}; when
+ * one is unset, the local server on its standard port (database {@code test}) if it answers, else a
+ * Testcontainers container if a Docker engine is available, else the test fails (under {@code
+ * CI=true}) or is skipped with a {@code SKIPPED} console line naming the variable (see {@link
+ * TestBackends}). Test-owned Redis servers need {@code redis-server} and {@code redis-cli}, with
+ * the same rule.
  */
 final class TestEnvironment {
   static final String REDIS = "IDEMPOTENT_REDIS_URL";
   static final String POSTGRES = "IDEMPOTENT_POSTGRES_URL";
   static final String MARIADB = "IDEMPOTENT_MARIADB_URL";
+  static final String DYNAMODB = "IDEMPOTENT_DYNAMODB_URL";
 
   /** The standard local servers, used when a variable is unset and the server answers. */
   private static final Map<String, String> LOCAL =
@@ -66,6 +68,15 @@ final class TestEnvironment {
     return "jdbc:postgresql://" + c.getHost() + ":" + c.getMappedPort(5432) + "/test?user=postgres";
   }
 
+  /** A local DynamoDB endpoint (dynalite, started by {@code .ci/run}); no container fallback. */
+  static synchronized String dynamoDbUrl() {
+    Optional<String> url = TestBackends.configuredOrLocal(DYNAMODB, "http://127.0.0.1:4567", 4567);
+    if (url.isEmpty()) {
+      TestBackends.missing(DYNAMODB, "http://127.0.0.1:4567", 4567);
+    }
+    return url.get();
+  }
+
   static synchronized String mariadbUrl() {
     Optional<String> url = TestBackends.configuredOrLocal(MARIADB, LOCAL.get(MARIADB), 3306);
     if (url.isPresent()) {
@@ -83,6 +94,18 @@ final class TestEnvironment {
                     .waitingFor(Wait.forLogMessage(".*ready for connections.*\\n", 2))
                     .withStartupTimeout(Duration.ofMinutes(2)));
     return "jdbc:mariadb://" + c.getHost() + ":" + c.getMappedPort(3306) + "/test?user=root";
+  }
+
+  /** {@code IDEMPOTENT_NATS_URL}, else the local nats-server with JetStream ({@code .ci/run}). */
+  static String natsUrl() {
+    String local = "nats://127.0.0.1:4222";
+    Optional<String> url = TestBackends.configuredOrLocal("IDEMPOTENT_NATS_URL", local, 4222);
+    if (url.isEmpty()) {
+      TestBackends.unavailable(
+          "IDEMPOTENT_NATS_URL is not set and nothing answers on 127.0.0.1:4222",
+          "start nats-server -a 127.0.0.1 -p 4222 -js or set IDEMPOTENT_NATS_URL=" + local);
+    }
+    return url.get();
   }
 
   private static GenericContainer<?> container(

@@ -66,6 +66,7 @@ class NamedModuleTest {
             "dev.idempotent.memory", "dev.idempotent.memory",
             "dev.idempotent.redisson", "dev.idempotent.redisson",
             "dev.idempotent.jdbc", "dev.idempotent.jdbc",
+            "dev.idempotent.nats", "dev.idempotent.nats",
             "dev.idempotent.micrometer", "dev.idempotent.micrometer",
             "dev.idempotent.web", "dev.idempotent.web");
     apiPackages.forEach(
@@ -104,7 +105,8 @@ class NamedModuleTest {
             Map.of(
                 "memory", "dev.idempotent.memory",
                 "redisson", "dev.idempotent.redisson",
-                "jdbc", "dev.idempotent.jdbc"));
+                "jdbc", "dev.idempotent.jdbc",
+                "nats", "dev.idempotent.nats"));
   }
 
   @Test

@@ -6,22 +6,26 @@ import static dev.idempotent.tck.ContractFixture.assertCompletedBy;
 import static dev.idempotent.tck.ContractFixture.assertExpiresWithin;
 import static dev.idempotent.tck.ContractFixture.owner;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.OutcomeNotRecordedException;
 import dev.idempotent.spi.RecordKey;
 import dev.idempotent.spi.RecordStatus;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
  * Completion, replay and read: complete records the outcome by value, a claim on a completed key
  * returns it (replay) and writes nothing, outcomes of 0 bytes and of 1 MiB with every byte value
- * round-trip exactly, a null fingerprint stays null, and read never writes.
+ * round-trip exactly (a store whose backend caps a record below 1 MiB: its largest, and a larger
+ * one releases the key), a null fingerprint stays null, and read never writes.
  */
 interface CompletionContract extends ContractGroup {
   @Test
@@ -89,12 +93,14 @@ interface CompletionContract extends ContractGroup {
   }
 
   @Test
-  @DisplayName("a 1 MiB binary outcome with all 256 byte values round-trips exactly")
+  @DisplayName(
+      "a 1 MiB binary outcome (or the store's largest, when its backend caps a record below it)"
+          + " with all 256 byte values round-trips exactly")
   default void largeBinaryOutcomeRoundTrip() {
     IdempotencyStore store = fixture().store();
     RecordKey key = fixture().newKey();
     String owner = owner();
-    byte[] outcome = new byte[1024 * 1024];
+    byte[] outcome = new byte[fixture().largestOutcome()];
     new Random(42).nextBytes(outcome);
     for (int i = 0; i < 256; i++) {
       outcome[i] = (byte) i;
@@ -105,12 +111,37 @@ interface CompletionContract extends ContractGroup {
     assertThat(store.complete(key, owner, outcome.clone(), LONG_TTL)).isTrue();
 
     assertThat(Arrays.equals(fixture().readLive(key).outcome(), outcome))
-        .as("read outcome equals the 1 MiB written")
+        .as("read outcome equals the %s bytes written", outcome.length)
         .isTrue();
     byte[] replayed = store.claim(key, owner(), "fp", LONG_LEASE).existing().outcome();
     assertThat(Arrays.equals(replayed, outcome))
-        .as("replayed outcome equals the 1 MiB written")
+        .as("replayed outcome equals the %s bytes written", outcome.length)
         .isTrue();
+  }
+
+  @Test
+  @DisplayName(
+      "a store whose backend caps a record below 1 MiB refuses a 1 MiB outcome by releasing the"
+          + " key, and leaves the claim as it was")
+  default void outcomeOverTheBackendsLimitReleasesTheKey() {
+    Assumptions.assumeTrue(
+        fixture().largestOutcome() < ContractFixture.MIB,
+        "the store records outcomes of 1 MiB: no limit to check");
+    IdempotencyStore store = fixture().store();
+    RecordKey key = fixture().newKey();
+    String owner = owner();
+    store.claim(key, owner, "fp", LONG_LEASE);
+
+    assertThatThrownBy(() -> store.complete(key, owner, new byte[ContractFixture.MIB], LONG_TTL))
+        .as("complete of a 1 MiB outcome")
+        .isInstanceOfSatisfying(
+            OutcomeNotRecordedException.class,
+            e -> assertThat(e.failsTheCall()).as("fails the call").isFalse());
+
+    IdempotencyRecord record = fixture().readLive(key);
+    assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+    assertThat(record.ownerToken()).isEqualTo(owner);
+    assertThat(store.release(key, owner)).as("release after the refusal").isTrue();
   }
 
   @Test

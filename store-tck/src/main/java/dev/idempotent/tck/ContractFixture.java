@@ -23,6 +23,9 @@ public final class ContractFixture {
   /** Ttl of completed records that must not expire during a test. */
   static final Duration LONG_TTL = Duration.ofMinutes(10);
 
+  /** The outcome size every store records unless its backend caps a record below it. */
+  static final int MIB = 1024 * 1024;
+
   static final Duration NOTIFIED_MAX_WAIT = Duration.ofSeconds(5);
   static final Duration NOTIFIED_WITHIN = Duration.ofMillis(2500);
   static final Duration WAIT_SLACK = Duration.ofSeconds(2);
@@ -78,6 +81,11 @@ public final class ContractFixture {
    */
   public Duration pastShortLease() {
     return shortLease().plus(shortLease().dividedBy(2));
+  }
+
+  /** The largest outcome the store records ({@link IdempotencyStoreContract#largestOutcome}). */
+  public int largestOutcome() {
+    return Math.min(kit.largestOutcome(), MIB);
   }
 
   /** Whether the store wakes waiters at once ({@link IdempotencyStoreContract#notifiesWaiters}). */

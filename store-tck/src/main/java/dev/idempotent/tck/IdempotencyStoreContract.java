@@ -89,6 +89,18 @@ public abstract class IdempotencyStoreContract
     return Duration.ofMillis(500);
   }
 
+  /**
+   * The largest outcome the store records, in bytes: 1 MiB by default, what the store SPI asks of
+   * every store. A store whose backend caps one record below that (DynamoDB: 400 KB an item)
+   * returns the largest it takes; the kit then round-trips an outcome of that size instead, and
+   * checks that a 1 MiB outcome is refused as the SPI defines for an outcome the backend can never
+   * accept ({@link dev.idempotent.spi.OutcomeNotRecordedException#releasingTheKey}), the claim left
+   * as it was.
+   */
+  protected int largestOutcome() {
+    return ContractFixture.MIB;
+  }
+
   /** Closes the store after each test. Calls {@link IdempotencyStore#close()} by default. */
   protected void closeStore(IdempotencyStore store) {
     store.close();

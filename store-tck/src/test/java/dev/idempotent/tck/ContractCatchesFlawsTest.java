@@ -64,7 +64,14 @@ class ContractCatchesFlawsTest {
               List.of("renewAllOfExpiredClaimIsLost")),
           Map.entry(
               ReferenceStore.Flaw.RENEW_ALL_OUT_OF_ORDER,
-              List.of("renewAllFencesEachClaimOnItsOwn", "renewAllAnswersInOrder")));
+              List.of("renewAllFencesEachClaimOnItsOwn", "renewAllAnswersInOrder")),
+          Map.entry(ReferenceStore.Flaw.OUTCOME_CAP, List.of()),
+          Map.entry(
+              ReferenceStore.Flaw.OUTCOME_CAP_FAILING_THE_CALL,
+              List.of("outcomeOverTheBackendsLimitReleasesTheKey")),
+          Map.entry(
+              ReferenceStore.Flaw.OUTCOME_CAP_DROPPING_THE_CLAIM,
+              List.of("outcomeOverTheBackendsLimitReleasesTheKey")));
 
   @ParameterizedTest
   @EnumSource(ReferenceStore.Flaw.class)

@@ -24,6 +24,11 @@ class FlawedStoreContract extends IdempotencyStoreContract {
   }
 
   @Override
+  protected int largestOutcome() {
+    return flaw.capsOutcomes() ? ReferenceStore.OUTCOME_CAP : super.largestOutcome();
+  }
+
+  @Override
   protected boolean notifiesWaiters() {
     return true;
   }

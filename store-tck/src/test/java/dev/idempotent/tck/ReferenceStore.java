@@ -4,6 +4,7 @@ import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.HeldClaim;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.spi.OutcomeNotRecordedException;
 import dev.idempotent.spi.RecordKey;
 import dev.idempotent.spi.RecordStatus;
 import java.nio.charset.StandardCharsets;
@@ -52,8 +53,25 @@ class ReferenceStore implements IdempotencyStore {
     /** Renews a batch of claims whose leases ended, bringing them back. */
     RENEW_ALL_REVIVES_EXPIRED,
     /** Answers a batch with the renewed claims first, not in the order asked. */
-    RENEW_ALL_OUT_OF_ORDER
+    RENEW_ALL_OUT_OF_ORDER,
+    /**
+     * Takes outcomes up to {@link #OUTCOME_CAP} bytes and refuses a larger one by releasing the
+     * key, the claim left as it was: what a backend with a small item limit does, and correct.
+     */
+    OUTCOME_CAP,
+    /** {@link #OUTCOME_CAP}, but a larger outcome fails the call instead of releasing the key. */
+    OUTCOME_CAP_FAILING_THE_CALL,
+    /** {@link #OUTCOME_CAP}, but a larger outcome drops the claim before the refusal. */
+    OUTCOME_CAP_DROPPING_THE_CLAIM;
+
+    /** Whether this variant caps outcomes at {@link ReferenceStore#OUTCOME_CAP}. */
+    boolean capsOutcomes() {
+      return name().startsWith("OUTCOME_CAP");
+    }
   }
+
+  /** The largest outcome of the variants that cap outcomes. */
+  static final int OUTCOME_CAP = 64 * 1024;
 
   private record Entry(
       RecordStatus status, String owner, String fingerprint, byte[] outcome, long deadline) {}
@@ -148,6 +166,15 @@ class ReferenceStore implements IdempotencyStore {
     }
     if (!holds(key, ownerToken)) {
       return false;
+    }
+    if (flaw.capsOutcomes() && outcome.length > OUTCOME_CAP) {
+      String message = "the outcome of " + key + " is larger than " + OUTCOME_CAP + " bytes";
+      if (flaw == Flaw.OUTCOME_CAP_DROPPING_THE_CLAIM) {
+        entries.remove(stored(key));
+      }
+      throw flaw == Flaw.OUTCOME_CAP_FAILING_THE_CALL
+          ? OutcomeNotRecordedException.failingTheCall(message, null)
+          : OutcomeNotRecordedException.releasingTheKey(message, null);
     }
     Entry e = entries.get(stored(key));
     byte[] kept = flaw == Flaw.SHARES_OUTCOME_ARRAY ? outcome : outcome.clone();

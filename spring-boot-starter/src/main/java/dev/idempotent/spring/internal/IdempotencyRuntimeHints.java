@@ -22,7 +22,9 @@ public final class IdempotencyRuntimeHints implements RuntimeHintsRegistrar {
   static final String[] STORE_PROVIDERS = {
     "dev.idempotent.memory.internal.MemoryStoreProvider",
     "dev.idempotent.redisson.internal.RedissonStoreProvider",
-    "dev.idempotent.jdbc.internal.JdbcStoreProvider"
+    "dev.idempotent.jdbc.internal.JdbcStoreProvider",
+    "dev.idempotent.dynamodb.internal.DynamoDbStoreProvider",
+    "dev.idempotent.nats.internal.NatsStoreProvider"
   };
 
   /** The classes the library checks the presence of by name. */

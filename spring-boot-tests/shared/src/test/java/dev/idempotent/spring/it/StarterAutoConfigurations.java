@@ -2,9 +2,11 @@ package dev.idempotent.spring.it;
 
 import dev.idempotent.spring.IdempotencyActuatorAutoConfiguration;
 import dev.idempotent.spring.IdempotencyAutoConfiguration;
+import dev.idempotent.spring.IdempotencyDynamoDbStoreAutoConfiguration;
 import dev.idempotent.spring.IdempotencyJdbcStoreAutoConfiguration;
 import dev.idempotent.spring.IdempotencyMemoryStoreAutoConfiguration;
 import dev.idempotent.spring.IdempotencyMicrometerAutoConfiguration;
+import dev.idempotent.spring.IdempotencyNatsStoreAutoConfiguration;
 import dev.idempotent.spring.IdempotencyRedissonStoreAutoConfiguration;
 import dev.idempotent.spring.IdempotencyWebMvcAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -17,6 +19,8 @@ final class StarterAutoConfigurations {
     return AutoConfigurations.of(
         IdempotencyAutoConfiguration.class,
         IdempotencyRedissonStoreAutoConfiguration.class,
+        IdempotencyDynamoDbStoreAutoConfiguration.class,
+        IdempotencyNatsStoreAutoConfiguration.class,
         IdempotencyJdbcStoreAutoConfiguration.class,
         IdempotencyMemoryStoreAutoConfiguration.class,
         IdempotencyMicrometerAutoConfiguration.class,

@@ -8,10 +8,11 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 
 /**
- * Where the tests find their services, in this order: {@code IDEMPOTENT_POSTGRES_URL} and {@code
- * IDEMPOTENT_REDIS_URL} when set; else the local server on its standard port when it answers a TCP
- * connect within 200 ms; else the test fails on CI ({@code CI=true}) and is skipped elsewhere,
- * saying so on the console with the variable to set.
+ * Where the tests find their services, in this order: {@code IDEMPOTENT_POSTGRES_URL}, {@code
+ * IDEMPOTENT_REDIS_URL}, {@code IDEMPOTENT_DYNAMODB_URL} (dynalite) and {@code IDEMPOTENT_NATS_URL}
+ * when set; else the local server on its standard port when it answers a TCP connect within 200 ms;
+ * else the test fails on CI ({@code CI=true}) and is skipped elsewhere, saying so on the console
+ * with the variable to set.
  */
 final class TestServices {
   static final String POSTGRES_VARIABLE = "IDEMPOTENT_POSTGRES_URL";
@@ -31,6 +32,16 @@ final class TestServices {
 
   static String redis() {
     return require(REDIS_VARIABLE, "redis://127.0.0.1:6379", 6379);
+  }
+
+  /** The endpoint of a local DynamoDB (dynalite): {@code http://host:port}. */
+  static String dynamoDb() {
+    return require("IDEMPOTENT_DYNAMODB_URL", "http://127.0.0.1:4567", 4567);
+  }
+
+  /** A NATS server with JetStream: {@code nats://host:port}. */
+  static String nats() {
+    return require("IDEMPOTENT_NATS_URL", "nats://127.0.0.1:4222", 4222);
   }
 
   private static String require(String variable, String localUrl, int localPort) {

@@ -1,0 +1,36 @@
+package dev.idempotent.nats;
+
+import dev.idempotent.spi.IdempotencyStore;
+import dev.idempotent.tck.IdempotencyStoreContract;
+import io.nats.client.Connection;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The contract kit against NATS JetStream ({@code IDEMPOTENT_NATS_URL}), blocking face. */
+class NatsIdempotencyStoreContractTest extends IdempotencyStoreContract {
+  private static Connection connection;
+  private static final String BUCKET = NatsTestEnvironment.bucketName("tck");
+
+  @BeforeAll
+  static void connect() {
+    connection = NatsTestEnvironment.connect();
+  }
+
+  @AfterAll
+  static void disconnect() {
+    if (connection != null) {
+      NatsTestEnvironment.deleteBucket(connection, BUCKET);
+    }
+    NatsTestEnvironment.close(connection);
+  }
+
+  @Override
+  protected IdempotencyStore createStore() {
+    return NatsIdempotencyStore.builder(connection).bucket(BUCKET).build();
+  }
+
+  @Override
+  protected boolean notifiesWaiters() {
+    return true;
+  }
+}
