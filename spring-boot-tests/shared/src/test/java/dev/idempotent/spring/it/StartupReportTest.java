@@ -20,6 +20,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 @ExtendWith(OutputCaptureExtension.class)
 class StartupReportTest {
   private static final String PASSWORD = "PASSWORDTEXT-7f3a";
+
   /** Recognisable text, unique to the run: the table keeps the records of earlier runs. */
   private static final String KEY = "KEYTEXT-customer-4711-" + System.nanoTime();
 
