@@ -1,6 +1,8 @@
 package dev.idempotent.benchmarks;
 
 import static dev.idempotent.benchmarks.BenchmarkSettings.AMOUNT;
+import static dev.idempotent.benchmarks.BenchmarkSettings.DYNAMODB_URL_VARIABLE;
+import static dev.idempotent.benchmarks.BenchmarkSettings.NATS_URL_VARIABLE;
 import static dev.idempotent.benchmarks.BenchmarkSettings.REDIS_URL_VARIABLE;
 import static dev.idempotent.benchmarks.BenchmarkSettings.REPLAY_KEYS;
 
@@ -9,16 +11,22 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyInProgressException;
+import dev.idempotent.dynamodb.DynamoDbIdempotencyStore;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
+import dev.idempotent.nats.NatsIdempotencyStore;
 import dev.idempotent.redisson.RedissonIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,6 +45,9 @@ import org.HdrHistogram.Histogram;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
 
 /**
  * Latency of one woven call, per store and path, at 1 and 16 threads: p50, p99 and p99.9 from an
@@ -56,7 +67,9 @@ import org.redisson.config.Config;
  *
  * <p>Stores: {@code memory} (Caffeine, bounded), {@code redis} ({@code IDEMPOTENT_REDIS_URL}),
  * {@code postgresql} and {@code mariadb} ({@code IDEMPOTENT_POSTGRES_URL}, {@code
- * IDEMPOTENT_MARIADB_URL}; table {@value #TABLE}, emptied at the start). Each cell is warmed up,
+ * IDEMPOTENT_MARIADB_URL}; table {@value #TABLE}, emptied at the start), {@code dynamodb} ({@code
+ * IDEMPOTENT_DYNAMODB_URL}, a local endpoint such as dynalite; table {@code bench_latency}) and
+ * {@code nats} ({@code IDEMPOTENT_NATS_URL}; bucket {@code bench-latency}). Each cell is warmed up,
  * then measured; the whole set of cells is repeated {@code --rounds} times and the report gives,
  * per cell, the median of the rounds and the range of p99. Every answer is checked (a fresh call
  * returns its own receipt, a replay the recorded one, a held key is refused); a wrong one stops the
@@ -64,7 +77,8 @@ import org.redisson.config.Config;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.LatencyRun \
- *     [--stores memory,redis,postgresql,mariadb] [--paths fresh,replay,in-progress,mono-fresh,mono-replay]
+ *     [--stores memory,redis,postgresql,mariadb,dynamodb,nats]
+ *     [--paths fresh,replay,in-progress,mono-fresh,mono-replay]
  *     [--threads 1,16] [--warmup 3] [--measure 5] [--rounds 3] [--out latency-report.md]
  * </pre>
  */
@@ -92,7 +106,7 @@ public final class LatencyRun {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> options = options(args);
-    List<String> stores = list(options, "stores", "memory,redis,postgresql,mariadb");
+    List<String> stores = list(options, "stores", "memory,redis,postgresql,mariadb,dynamodb,nats");
     List<String> paths = list(options, "paths", "fresh,replay,in-progress,mono-fresh,mono-replay");
     List<Integer> threads =
         list(options, "threads", "1,16").stream().map(Integer::parseInt).toList();
@@ -352,9 +366,46 @@ public final class LatencyRun {
               pool.close();
             });
       }
+      case "dynamodb" -> {
+        DynamoDbIdempotencyStore store =
+            DynamoDbIdempotencyStore.builder()
+                .endpoint(URI.create(BenchmarkSettings.address(DYNAMODB_URL_VARIABLE)))
+                .region(Region.US_EAST_1)
+                .credentials(
+                    StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .table("bench_latency")
+                .createTable(true)
+                .build();
+        return new StoreUnderTest(store, store::close);
+      }
+      case "nats" -> {
+        String url = BenchmarkSettings.address(NATS_URL_VARIABLE);
+        io.nats.client.Connection connection;
+        try {
+          connection =
+              Nats.connect(
+                  new Options.Builder()
+                      .server(url)
+                      .connectionTimeout(Duration.ofSeconds(5))
+                      .build());
+        } catch (java.io.IOException | InterruptedException e) {
+          throw new IllegalStateException(
+              "cannot reach NATS; set " + NATS_URL_VARIABLE + ": " + e, e);
+        }
+        NatsIdempotencyStore store =
+            NatsIdempotencyStore.builder(connection).bucket("bench-latency").build();
+        return new StoreUnderTest(
+            store,
+            () -> {
+              store.close();
+              connection.close();
+            });
+      }
       default ->
           throw new IllegalArgumentException(
-              "unknown store '" + name + "': use memory, redis, postgresql or mariadb");
+              "unknown store '"
+                  + name
+                  + "': use memory, redis, postgresql, mariadb, dynamodb or nats");
     }
   }
 
