@@ -68,10 +68,10 @@ class ContractCatchesFlawsTest {
           Map.entry(ReferenceStore.Flaw.OUTCOME_CAP, List.of()),
           Map.entry(
               ReferenceStore.Flaw.OUTCOME_CAP_FAILING_THE_CALL,
-              List.of("outcomeOverTheBackendsLimitReleasesTheKey")),
+              List.of("oneMebibyteOutcomeIsRecordedOrRefusedWithTheClaimKept")),
           Map.entry(
               ReferenceStore.Flaw.OUTCOME_CAP_DROPPING_THE_CLAIM,
-              List.of("outcomeOverTheBackendsLimitReleasesTheKey")));
+              List.of("oneMebibyteOutcomeIsRecordedOrRefusedWithTheClaimKept")));
 
   @ParameterizedTest
   @EnumSource(ReferenceStore.Flaw.class)
