@@ -176,6 +176,76 @@ class CallObserverTest {
   }
 
   @Test
+  void aFailOpenCallIsObservedUntilItsUnprotectedBodyEnds() throws Exception {
+    store.failClaim = new IllegalStateException("down");
+    Idempotency open = idem(StoreFailurePolicy.FAIL_OPEN);
+    IdempotencyPolicy p = policy("obs.open").build();
+    assertThat(
+            open.execute(
+                p,
+                "k",
+                () -> {
+                  seen.add("body");
+                  return "ran";
+                }))
+        .isEqualTo("ran");
+    assertThat(seen)
+        .containsExactly(
+            "start obs.open default method",
+            "claim failed",
+            "event store_error",
+            "scope open",
+            "body",
+            "scope closed",
+            "end store_failure_open");
+
+    seen.clear();
+    assertThatThrownBy(
+            () ->
+                open.execute(
+                    p,
+                    "k",
+                    () -> {
+                      seen.add("body");
+                      throw new IllegalArgumentException("bad");
+                    }))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(seen).endsWith("body", "scope closed", "end store_failure_open");
+
+    // deferred (RUN_UNPROTECTED): the observation ends when the work's stage does
+    seen.clear();
+    CompletableFuture<String> work = new CompletableFuture<>();
+    CompletableFuture<Void> started = new CompletableFuture<>();
+    CompletableFuture<String> result =
+        open.executeDeferred(
+                p,
+                "k",
+                null,
+                () -> {
+                  started.complete(null);
+                  return work;
+                })
+            .toCompletableFuture();
+    started.get(5, TimeUnit.SECONDS);
+    assertThat(ends()).isEmpty();
+    seen.add("work done");
+    work.complete("r");
+    assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("r");
+    assertThat(seen)
+        .containsSubsequence("scope open", "scope closed", "work done", "end store_failure_open");
+
+    // an async plan on the blocking driver: when the returned stage completes
+    seen.clear();
+    CompletableFuture<String> later = new CompletableFuture<>();
+    CompletableFuture<String> returned =
+        open.executeAsync(policy("obs.open.async").build(), "k", () -> later).toCompletableFuture();
+    assertThat(ends()).isEmpty();
+    later.complete("r");
+    assertThat(returned.get(5, TimeUnit.SECONDS)).isEqualTo("r");
+    assertThat(ends()).containsExactly("end store_failure_open");
+  }
+
+  @Test
   void theDeferredPathIsObservedUntilTheClaimIsSettled() throws Exception {
     IdempotencyPolicy p = policy("obs.deferred").build();
     CompletableFuture<String> work = new CompletableFuture<>();

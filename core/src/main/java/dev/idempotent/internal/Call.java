@@ -99,6 +99,7 @@ final class Call {
   private final StoreIo io;
   private final CallObservation observation;
   private final AtomicBoolean ended = new AtomicBoolean();
+  private final AtomicBoolean observationEnded = new AtomicBoolean();
 
   /** What the method threw, once it did: what the caller gets, for the observation's end. */
   private volatile Throwable methodFailure;
@@ -201,7 +202,9 @@ final class Call {
 
   /**
    * The call's terminal outcome: reported by its event, if it has one. Only the first outcome of a
-   * call counts; a later one is ignored.
+   * call counts; a later one is ignored. A fail-open call ({@link Outcome#STORE_FAILURE_OPEN}) is
+   * reported now, when it is decided, but its observation goes on while the work runs unprotected
+   * and ends with {@link #unprotectedEnded}.
    */
   void ended(Outcome outcome, Throwable error) {
     if (!ended.compareAndSet(false, true)) {
@@ -210,7 +213,24 @@ final class Call {
     if (outcome.event != null) {
       protocol.emit(outcome.event, key, start, error);
     }
-    observation.end(outcome.observed, error != null ? error : methodFailure);
+    if (outcome == Outcome.STORE_FAILURE_OPEN) {
+      return;
+    }
+    endObservation(outcome.observed, error != null ? error : methodFailure);
+  }
+
+  /**
+   * The work of a fail-open call, which ran unprotected, ended: with {@code failure} thrown (what
+   * the caller gets), or {@code null}. Ends the call's observation, once.
+   */
+  void unprotectedEnded(Throwable failure) {
+    endObservation(CallOutcome.STORE_FAILURE_OPEN, failure);
+  }
+
+  private void endObservation(CallOutcome outcome, Throwable error) {
+    if (observationEnded.compareAndSet(false, true)) {
+      observation.end(outcome, error);
+    }
   }
 
   /** Whether {@link #ended} was reached. */

@@ -28,7 +28,8 @@ import java.util.function.Supplier;
  *   RUN             -> Settlement starts renewal; run the body on this thread;
  *                      returned: complete(value); threw: fail(failure), rethrow what it gives;
  *                      a CompletionStage result (async plan): settled when the stage completes
- *   RUN_UNPROTECTED -> run the body (fail-open)
+ *   RUN_UNPROTECTED -> run the body (fail-open), inside the call's observation, which ends when
+ *                      the body (or the stage it returns, for an async plan) does
  *   REPLAY_VALUE    -> the value, through the replay hook
  *   REPLAY_FAILURE  -> rethrow it
  *   REFUSE          -> throw it
@@ -162,11 +163,7 @@ public final class IdempotencyExecutor {
       case RUN:
         return runClaimed(call, call.held(owner), body);
       case RUN_UNPROTECTED:
-        try {
-          return body.run();
-        } finally {
-          state.replayed = false;
-        }
+        return runUnprotected(call, body);
       case REPLAY_VALUE:
         if (plan.async) {
           state.replayed = true;
@@ -295,6 +292,29 @@ public final class IdempotencyExecutor {
       }
       throw e;
     }
+  }
+
+  /**
+   * Runs the body of a fail-open call, which holds no claim: the call's observation is current
+   * while it runs and ends when it returned or threw (for an async plan, when its stage completes).
+   */
+  private static Object runUnprotected(Call call, Body body) throws Throwable {
+    Object value;
+    try (IdempotencyObserver.Scope scope = call.openScope()) {
+      value = body.run();
+    } catch (Throwable t) {
+      call.unprotectedEnded(t);
+      throw t;
+    } finally {
+      STATE.get().replayed = false;
+    }
+    if (call.plan.async && value instanceof CompletionStage<?> stage) {
+      stage.whenComplete(
+          (v, error) -> call.unprotectedEnded(error == null ? null : Protocol.unwrap(error)));
+    } else {
+      call.unprotectedEnded(null);
+    }
+    return value;
   }
 
   /** Runs the body of a claim this thread holds, then settles the claim. */

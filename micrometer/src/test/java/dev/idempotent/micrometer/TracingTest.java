@@ -7,11 +7,15 @@ import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyClaim;
 import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.StoreFailurePolicy;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
+import dev.idempotent.spi.IdempotencyStore;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -132,6 +136,58 @@ class TracingTest {
     assertThat(span("work").getParentSpanId()).isEqualTo(call.getSpanId());
     // the caller's later work is not inside the call
     assertThat(span("caller-after").getParentSpanId()).isEqualTo(callerSpan.getSpanId());
+  }
+
+  /** A store whose claims fail (the rest goes to a working one). */
+  private static IdempotencyStore claimsFail() {
+    IdempotencyStore working = CaffeineIdempotencyStore.builder().build();
+    return (IdempotencyStore)
+        Proxy.newProxyInstance(
+            IdempotencyStore.class.getClassLoader(),
+            new Class<?>[] {IdempotencyStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("claim")) {
+                throw new IllegalStateException("store down");
+              }
+              try {
+                return method.invoke(working, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  @Test
+  void aFailOpenCallsSpanCoversTheUnprotectedMethod() throws Exception {
+    Idempotency failOpen =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(claimsFail())
+                .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN)
+                .observer(ObservationIdempotencyObserver.of(registry))
+                .build());
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder("orders.open").resultType(String.class).build();
+    Observation.createNotStarted("caller", registry)
+        .observe(
+            () -> {
+              try {
+                failOpen.execute(
+                    policy,
+                    "k",
+                    () -> Observation.createNotStarted("work", registry).observe(() -> "receipt"));
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+
+    SpanData call = span("idempotent orders.open");
+    SpanData work = span("work");
+    assertThat(call.getParentSpanId()).isEqualTo(span("caller").getSpanId());
+    assertThat(work.getParentSpanId()).isEqualTo(call.getSpanId());
+    // the call's span lasts as long as the method it ran
+    assertThat(call.getEndEpochNanos()).isGreaterThanOrEqualTo(work.getEndEpochNanos());
+    assertThat(call.getAttributes().asMap().toString()).contains("outcome=store_failure_open");
   }
 
   @Test
