@@ -2,7 +2,7 @@ package dev.idempotent.spring.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.observation.ObservationRegistry;
+import dev.idempotent.IdempotencyConfig;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.net.URI;
@@ -12,22 +12,28 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * An HTTP request through the servlet filter the starter registers (embedded Tomcat, the
- * application's PostgreSQL store) is one {@code idempotent.call} observation in the application's
- * registry, with {@code adapter=http}: executed for the first request, replayed for its repeat.
+ * application's PostgreSQL store, then Redis) is one {@code idempotent.call} observation in the
+ * application's registry, with {@code adapter=http}: executed for the first request, replayed for
+ * its repeat.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {"idempotent.web.paths=/plain/*", "idempotent.web.key=required"})
+@Import(ServletObservationTest.Registry.class)
 @DirtiesContext
 class ServletObservationTest {
   private final HttpClient http =
@@ -52,13 +58,49 @@ class ServletObservationTest {
     TestServices.postgres();
   }
 
+  @Autowired IdempotencyConfig config;
+
   @Test
-  void aRequestAndItsRepeatAreObservedAsExecutedAndReplayed() throws Exception {
-    assertThat(registry).isInstanceOf(ObservationRegistry.class);
+  void aRequestAndItsRepeatAreObservedOnPostgres() throws Exception {
+    aRequestAndItsRepeatAreObserved(port, registry, api, config, "JdbcIdempotencyStore");
+  }
+
+  /** The same application on Redis (a context of its own). */
+  @Nested
+  class OnRedis {
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry properties) {
+      properties.add("idempotent.store", () -> "redisson");
+      properties.add("idempotent.redisson.address", TestServices::redis);
+    }
+
+    @Value("${local.server.port}")
+    int redisPort;
+
+    @Autowired TestObservationRegistry redisRegistry;
+    @Autowired PlainApi redisApi;
+    @Autowired IdempotencyConfig redisConfig;
+
+    @Test
+    void aRequestAndItsRepeatAreObservedOnRedis() throws Exception {
+      aRequestAndItsRepeatAreObserved(
+          redisPort, redisRegistry, redisApi, redisConfig, "RedissonIdempotencyStore");
+    }
+  }
+
+  private void aRequestAndItsRepeatAreObserved(
+      int port,
+      TestObservationRegistry registry,
+      PlainApi api,
+      IdempotencyConfig config,
+      String storeClass)
+      throws Exception {
+    assertThat(config.defaultStore().getClass().getSimpleName()).isEqualTo(storeClass);
+    registry.clear();
     String key = UUID.randomUUID().toString();
     int before = api.runs.get();
-    HttpResponse<String> first = post(key);
-    HttpResponse<String> again = post(key);
+    HttpResponse<String> first = post(port, key);
+    HttpResponse<String> again = post(port, key);
     assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
     assertThat(again.body()).isEqualTo(first.body());
     assertThat(api.runs.get()).isEqualTo(before + 1);
@@ -79,7 +121,7 @@ class ServletObservationTest {
                     .hasLowCardinalityKeyValue("store", "default"));
   }
 
-  private HttpResponse<String> post(String key) throws Exception {
+  private HttpResponse<String> post(int port, String key) throws Exception {
     HttpRequest request =
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/plain/orders"))
             .timeout(Duration.ofSeconds(30))
