@@ -17,8 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -33,7 +31,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {"idempotent.web.paths=/plain/*", "idempotent.web.key=required"})
-@Import(ServletObservationTest.Registry.class)
+@Import(TestObservationRegistryConfiguration.class)
 @DirtiesContext
 class ServletObservationTest {
   private final HttpClient http =
@@ -44,14 +42,6 @@ class ServletObservationTest {
 
   @Autowired TestObservationRegistry registry;
   @Autowired PlainApi api;
-
-  @TestConfiguration
-  static class Registry {
-    @Bean
-    TestObservationRegistry observationRegistry() {
-      return TestObservationRegistry.create();
-    }
-  }
 
   @BeforeAll
   static void services() {
