@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 class CallObserverTest {
   private final TestStore store = new TestStore();
   private final List<String> seen = new CopyOnWriteArrayList<>();
+  private volatile CountDownLatch waiting = new CountDownLatch(1);
 
   /** Writes what it sees as lines: "start scope store adapter", "event x", "claim ok", "end x". */
   private final IdempotencyObserver observer =
@@ -31,6 +33,13 @@ class CallObserverTest {
           @Override
           public IdempotencyObserver.RoundTrip roundTrip(String operation) {
             return error -> seen.add(operation + (error == null ? " ok" : " failed"));
+          }
+
+          @Override
+          public IdempotencyObserver.RoundTrip waitForKey() {
+            seen.add("wait");
+            waiting.countDown();
+            return error -> seen.add(error == null ? "waited" : "wait failed");
           }
 
           @Override
@@ -243,6 +252,47 @@ class CallObserverTest {
     later.complete("r");
     assertThat(returned.get(5, TimeUnit.SECONDS)).isEqualTo("r");
     assertThat(ends()).containsExactly("end store_failure_open");
+  }
+
+  @Test
+  void eachWaitForAKeyInProgressIsObservedOnBothPaths() throws Exception {
+    IdempotencyPolicy p = policy("obs.wait").onInProgress(OnInProgress.WAIT).build();
+    IdempotencyClaim held = idem.claim(p, "k").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    seen.clear();
+    CompletableFuture<String> blocking =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return idem.execute(p, "k", () -> "again");
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
+    held.complete("first").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(blocking.get(5, TimeUnit.SECONDS)).isEqualTo("first");
+    // the waiter's own lines: a claim, at least one wait (each ended), the claim that replays
+    List<String> waiter =
+        seen.stream()
+            .filter(l -> !l.equals("complete ok") && !l.startsWith("end executed"))
+            .toList();
+    assertThat(waiter)
+        .startsWith("start obs.wait default method", "claim ok", "wait")
+        .endsWith("waited", "claim ok", "end replayed");
+    assertThat(waiter.stream().filter("wait"::equals).count())
+        .isEqualTo(waiter.stream().filter("waited"::equals).count());
+
+    IdempotencyPolicy q = policy("obs.wait.deferred").onInProgress(OnInProgress.WAIT).build();
+    IdempotencyClaim holds = idem.claim(q, "k").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    seen.clear();
+    waiting = new CountDownLatch(1);
+    CompletableFuture<String> deferred =
+        idem.executeDeferred(q, "k", null, () -> CompletableFuture.completedFuture("again"))
+            .toCompletableFuture();
+    assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
+    holds.complete("first").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(deferred.get(5, TimeUnit.SECONDS)).isEqualTo("first");
+    assertThat(seen).contains("wait", "waited").endsWith("end replayed");
   }
 
   @Test

@@ -5,6 +5,7 @@ import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.RecordKey;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,6 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>the start: {@link Protocol#begin} (which makes this object);
  *   <li>each claim: {@link #claim}; each completion: {@link #complete} (also the background retries
  *       of {@link CompletionRetries}); each release: {@link #release};
+ *   <li>each wait for a key in progress: {@link #awaitChange} (blocking) or {@link
+ *       #awaitChangeAsync};
  *   <li>each event: {@link #emit};
  *   <li>the terminal outcome: {@link #ended}, once per call.
  * </ul>
@@ -155,6 +158,36 @@ final class Call {
       return timed(trip, io.release(this, owner));
     } catch (RuntimeException e) {
       trip.end(e);
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Waits (blocking) for a change of the key another call holds, at most {@code pauseNanos}: one
+   * observed wait.
+   */
+  void awaitChange(long pauseNanos) throws InterruptedException {
+    IdempotencyObserver.RoundTrip wait = observation.waitForKey();
+    try {
+      plan.store.awaitChange(key, Duration.ofNanos(pauseNanos));
+    } catch (InterruptedException | RuntimeException | Error e) {
+      wait.end(e);
+      throw e;
+    }
+    wait.end(null);
+  }
+
+  /**
+   * Waits (without blocking) for a change of the key another call holds, at most {@code
+   * pauseNanos}: one observed wait, which ends when the stage does.
+   */
+  CompletionStage<Void> awaitChangeAsync(long pauseNanos) {
+    IdempotencyObserver.RoundTrip wait = observation.waitForKey();
+    try {
+      return timed(
+          wait, AsyncStores.of(plan.store).awaitChangeAsync(key, Duration.ofNanos(pauseNanos)));
+    } catch (RuntimeException e) {
+      wait.end(e);
       return CompletableFuture.failedFuture(e);
     }
   }

@@ -3,7 +3,6 @@ package dev.idempotent.internal;
 import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.OnCancel;
 import dev.idempotent.spi.ClaimResult;
-import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -113,9 +112,7 @@ public final class DeferredDriver {
       case WAIT:
         CompletionStage<Void> changed;
         try {
-          changed =
-              AsyncStores.of(call.plan.store)
-                  .awaitChangeAsync(call.key, Duration.ofNanos(decision.pauseNanos()));
+          changed = call.awaitChangeAsync(decision.pauseNanos());
         } catch (RuntimeException e) {
           changed = CompletableFuture.failedFuture(e);
         }

@@ -7,7 +7,6 @@ import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyStore;
 import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -145,7 +144,7 @@ public final class IdempotencyExecutor {
     ClaimDecision decision = claim(call, owner);
     while (decision.action() == ClaimDecision.Action.WAIT) {
       try {
-        plan.store.awaitChange(call.key, Duration.ofNanos(decision.pauseNanos()));
+        call.awaitChange(decision.pauseNanos());
         owner = OwnerTokens.next();
         decision = claim(call, owner);
       } catch (InterruptedException e) {
