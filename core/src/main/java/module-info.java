@@ -18,6 +18,7 @@ module dev.idempotent.core {
   requires static tools.jackson.core;
   requires static reactor.core;
   requires static org.reactivestreams;
+  requires static context.propagation;
   requires static kotlin.stdlib;
   requires java.compiler;
 

@@ -6,11 +6,11 @@ package dev.idempotent;
  * module). Plain Java; set it with {@link IdempotencyConfig.Builder#observer}.
  *
  * <p>For each call the library makes exactly one {@link #start}, then any number of {@link
- * Call#event}s and {@link Call#roundTrip}s (each ended once), then exactly one {@link Call#end}. A
- * blocking call starts on the caller's thread and, while the method runs, holds {@link
- * Call#openScope} open there (so what the method does is nested in the call); a deferred call
- * (Reactor, coroutine, WebFlux, {@code CompletionStage}) starts where its claim starts and may end
- * on another thread.
+ * Call#event}s, {@link Call#roundTrip}s and {@link Call#waitForKey}s (each ended once), then
+ * exactly one {@link Call#end}. A blocking call starts on the caller's thread and, while the method
+ * runs, holds {@link Call#openScope} open there (so what the method does is nested in the call); a
+ * deferred call (Reactor, coroutine, WebFlux, {@code CompletionStage}) starts where its claim
+ * starts and may end on another thread.
  *
  * <p>Nothing given to an observer carries the key: only the scope, the store's name, the adapter
  * and, for those who ask for it, the key's short digest. An observer's exception is logged and
@@ -38,10 +38,19 @@ public interface IdempotencyObserver {
     default void event(IdempotencyEvent.Type type) {}
 
     /**
-     * A store round trip begins ({@code claim}, {@code complete}, {@code release}, {@code await});
-     * end the returned one when the store answered.
+     * A store round trip begins ({@code claim}, {@code complete}, {@code release}); end the
+     * returned one when the store answered.
      */
     default RoundTrip roundTrip(String operation) {
+      return RoundTrip.NONE;
+    }
+
+    /**
+     * A wait for a key in progress begins (another call holds it; this one waits for a change of
+     * the key, at most one pause, then claims again): end the returned one when the wait is over
+     * ({@code null}) or failed. A call that waits several times has one wait each.
+     */
+    default RoundTrip waitForKey() {
       return RoundTrip.NONE;
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 class CallObserverTest {
   private final TestStore store = new TestStore();
   private final List<String> seen = new CopyOnWriteArrayList<>();
+  private volatile CountDownLatch waiting = new CountDownLatch(1);
 
   /** Writes what it sees as lines: "start scope store adapter", "event x", "claim ok", "end x". */
   private final IdempotencyObserver observer =
@@ -31,6 +33,13 @@ class CallObserverTest {
           @Override
           public IdempotencyObserver.RoundTrip roundTrip(String operation) {
             return error -> seen.add(operation + (error == null ? " ok" : " failed"));
+          }
+
+          @Override
+          public IdempotencyObserver.RoundTrip waitForKey() {
+            seen.add("wait");
+            waiting.countDown();
+            return error -> seen.add(error == null ? "waited" : "wait failed");
           }
 
           @Override
@@ -173,6 +182,124 @@ class CallObserverTest {
     assertThat(idem(StoreFailurePolicy.FAIL_OPEN).execute(p, "k", () -> "ran")).isEqualTo("ran");
     assertThat(ends()).containsExactly("end store_failure_closed", "end store_failure_open");
     assertThat(seen).contains("claim failed");
+  }
+
+  @Test
+  void aFailOpenCallIsObservedUntilItsUnprotectedBodyEnds() throws Exception {
+    store.failClaim = new IllegalStateException("down");
+    Idempotency open = idem(StoreFailurePolicy.FAIL_OPEN);
+    IdempotencyPolicy p = policy("obs.open").build();
+    assertThat(
+            open.execute(
+                p,
+                "k",
+                () -> {
+                  seen.add("body");
+                  return "ran";
+                }))
+        .isEqualTo("ran");
+    assertThat(seen)
+        .containsExactly(
+            "start obs.open default method",
+            "claim failed",
+            "event store_error",
+            "scope open",
+            "body",
+            "scope closed",
+            "end store_failure_open");
+
+    seen.clear();
+    assertThatThrownBy(
+            () ->
+                open.execute(
+                    p,
+                    "k",
+                    () -> {
+                      seen.add("body");
+                      throw new IllegalArgumentException("bad");
+                    }))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(seen).endsWith("body", "scope closed", "end store_failure_open");
+
+    // deferred (RUN_UNPROTECTED): the observation ends when the work's stage does
+    seen.clear();
+    CompletableFuture<String> work = new CompletableFuture<>();
+    CompletableFuture<Void> started = new CompletableFuture<>();
+    CompletableFuture<String> result =
+        open.executeDeferred(
+                p,
+                "k",
+                null,
+                () -> {
+                  started.complete(null);
+                  return work;
+                })
+            .toCompletableFuture();
+    started.get(5, TimeUnit.SECONDS);
+    assertThat(ends()).isEmpty();
+    seen.add("work done");
+    work.complete("r");
+    assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("r");
+    assertThat(seen)
+        .containsSubsequence("scope open", "work done", "end store_failure_open")
+        .contains("scope closed");
+
+    // an async plan on the blocking driver: when the returned stage completes
+    seen.clear();
+    CompletableFuture<String> later = new CompletableFuture<>();
+    CompletableFuture<String> returned =
+        open.executeAsync(policy("obs.open.async").build(), "k", () -> later).toCompletableFuture();
+    assertThat(ends()).isEmpty();
+    later.complete("r");
+    assertThat(returned.get(5, TimeUnit.SECONDS)).isEqualTo("r");
+    assertThat(ends()).containsExactly("end store_failure_open");
+  }
+
+  @Test
+  void eachWaitForAKeyInProgressIsObservedOnBothPaths() throws Exception {
+    IdempotencyPolicy p = policy("obs.wait").onInProgress(OnInProgress.WAIT).build();
+    IdempotencyClaim held = idem.claim(p, "k").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    seen.clear();
+    CompletableFuture<String> blocking =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return idem.execute(p, "k", () -> "again");
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
+    held.complete("first").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(blocking.get(5, TimeUnit.SECONDS)).isEqualTo("first");
+    // the waiter's own lines: a claim, at least one wait (each ended), the claim that replays
+    List<String> waiter =
+        seen.stream()
+            .filter(l -> !l.equals("complete ok") && !l.startsWith("end executed"))
+            .toList();
+    assertThat(waiter)
+        .startsWith("start obs.wait default method", "claim ok", "wait")
+        .endsWith("waited", "claim ok", "end replayed");
+    assertThat(waiter.stream().filter("wait"::equals).count())
+        .isEqualTo(waiter.stream().filter("waited"::equals).count());
+
+    IdempotencyPolicy q = policy("obs.wait.deferred").onInProgress(OnInProgress.WAIT).build();
+    IdempotencyClaim holds = idem.claim(q, "k").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    seen.clear();
+    waiting = new CountDownLatch(1);
+    CompletableFuture<String> deferred =
+        idem.executeDeferred(q, "k", null, () -> CompletableFuture.completedFuture("again"))
+            .toCompletableFuture();
+    assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
+    holds.complete("first").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(deferred.get(5, TimeUnit.SECONDS)).isEqualTo("first");
+    // the holder's completion may interleave with the waiter's lines: the waiter's alone
+    assertThat(
+            seen.stream()
+                .filter(l -> !l.equals("complete ok") && !l.startsWith("end executed"))
+                .toList())
+        .contains("wait", "waited")
+        .endsWith("end replayed");
   }
 
   @Test

@@ -5,6 +5,7 @@ import dev.idempotent.IdempotencyEvent;
 import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.RecordKey;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,6 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>the start: {@link Protocol#begin} (which makes this object);
  *   <li>each claim: {@link #claim}; each completion: {@link #complete} (also the background retries
  *       of {@link CompletionRetries}); each release: {@link #release};
+ *   <li>each wait for a key in progress: {@link #awaitChange} (blocking) or {@link
+ *       #awaitChangeAsync};
  *   <li>each event: {@link #emit};
  *   <li>the terminal outcome: {@link #ended}, once per call.
  * </ul>
@@ -99,6 +102,7 @@ final class Call {
   private final StoreIo io;
   private final CallObservation observation;
   private final AtomicBoolean ended = new AtomicBoolean();
+  private final AtomicBoolean observationEnded = new AtomicBoolean();
 
   /** What the method threw, once it did: what the caller gets, for the observation's end. */
   private volatile Throwable methodFailure;
@@ -159,6 +163,36 @@ final class Call {
   }
 
   /**
+   * Waits (blocking) for a change of the key another call holds, at most {@code pauseNanos}: one
+   * observed wait.
+   */
+  void awaitChange(long pauseNanos) throws InterruptedException {
+    IdempotencyObserver.RoundTrip wait = observation.waitForKey();
+    try {
+      plan.store.awaitChange(key, Duration.ofNanos(pauseNanos));
+    } catch (InterruptedException | RuntimeException | Error e) {
+      wait.end(e);
+      throw e;
+    }
+    wait.end(null);
+  }
+
+  /**
+   * Waits (without blocking) for a change of the key another call holds, at most {@code
+   * pauseNanos}: one observed wait, which ends when the stage does.
+   */
+  CompletionStage<Void> awaitChangeAsync(long pauseNanos) {
+    IdempotencyObserver.RoundTrip wait = observation.waitForKey();
+    try {
+      return timed(
+          wait, AsyncStores.of(plan.store).awaitChangeAsync(key, Duration.ofNanos(pauseNanos)));
+    } catch (RuntimeException e) {
+      wait.end(e);
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
    * {@code stage}, whose round trip {@code trip} ends as the store answers and before anything that
    * depends on the answer runs (so a trace shows the round trip inside the call).
    */
@@ -201,7 +235,9 @@ final class Call {
 
   /**
    * The call's terminal outcome: reported by its event, if it has one. Only the first outcome of a
-   * call counts; a later one is ignored.
+   * call counts; a later one is ignored. A fail-open call ({@link Outcome#STORE_FAILURE_OPEN}) is
+   * reported now, when it is decided, but its observation goes on while the work runs unprotected
+   * and ends with {@link #unprotectedEnded}.
    */
   void ended(Outcome outcome, Throwable error) {
     if (!ended.compareAndSet(false, true)) {
@@ -210,7 +246,24 @@ final class Call {
     if (outcome.event != null) {
       protocol.emit(outcome.event, key, start, error);
     }
-    observation.end(outcome.observed, error != null ? error : methodFailure);
+    if (outcome == Outcome.STORE_FAILURE_OPEN) {
+      return;
+    }
+    endObservation(outcome.observed, error != null ? error : methodFailure);
+  }
+
+  /**
+   * The work of a fail-open call, which ran unprotected, ended: with {@code failure} thrown (what
+   * the caller gets), or {@code null}. Ends the call's observation, once.
+   */
+  void unprotectedEnded(Throwable failure) {
+    endObservation(CallOutcome.STORE_FAILURE_OPEN, failure);
+  }
+
+  private void endObservation(CallOutcome outcome, Throwable error) {
+    if (observationEnded.compareAndSet(false, true)) {
+      observation.end(outcome, error);
+    }
   }
 
   /** Whether {@link #ended} was reached. */

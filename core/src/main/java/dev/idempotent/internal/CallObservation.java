@@ -66,6 +66,25 @@ final class CallObservation {
       warn(observed, "roundTrip", t);
       return IdempotencyObserver.RoundTrip.NONE;
     }
+    return guarded(trip);
+  }
+
+  IdempotencyObserver.RoundTrip waitForKey() {
+    if (this == NONE) {
+      return IdempotencyObserver.RoundTrip.NONE;
+    }
+    IdempotencyObserver.RoundTrip wait;
+    try {
+      wait = observed.waitForKey();
+    } catch (Throwable t) {
+      warn(observed, "waitForKey", t);
+      return IdempotencyObserver.RoundTrip.NONE;
+    }
+    return guarded(wait);
+  }
+
+  /** {@code trip}, whose end never throws. */
+  private static IdempotencyObserver.RoundTrip guarded(IdempotencyObserver.RoundTrip trip) {
     if (trip == null || trip == IdempotencyObserver.RoundTrip.NONE) {
       return IdempotencyObserver.RoundTrip.NONE;
     }

@@ -3,7 +3,6 @@ package dev.idempotent.internal;
 import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.OnCancel;
 import dev.idempotent.spi.ClaimResult;
-import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -23,7 +22,8 @@ import java.util.function.Supplier;
  *     WAIT            -> awaitChangeAsync (a notification or a timer), claim again
  *     RUN             -> Claim with a Settlement (renewal started); the caller runs the work and
  *                        settles it: complete, fail, cancel or abandon
- *     RUN_UNPROTECTED -> Claim that runs and settles nothing (fail-open)
+ *     RUN_UNPROTECTED -> Claim that runs and records nothing (fail-open); settling it ends the
+ *                        call's observation
  *     REPLAY_VALUE    -> Claim with the value, through the replay hook
  *     REPLAY_FAILURE  -> Claim with the recorded failure
  *     REFUSE          -> the stage fails with it
@@ -95,24 +95,24 @@ public final class DeferredDriver {
   private CompletionStage<Claim> act(Call call, String owner, ClaimDecision decision) {
     switch (decision.action()) {
       case RUN:
-        return CompletableFuture.completedFuture(new Claim(call.held(owner), null, null, true));
+        return CompletableFuture.completedFuture(
+            new Claim(call.held(owner), null, null, true, null));
       case RUN_UNPROTECTED:
-        return CompletableFuture.completedFuture(new Claim(null, null, null, true));
+        return CompletableFuture.completedFuture(new Claim(null, null, null, true, call));
       case REPLAY_VALUE:
         try {
           Object value = call.replayedValue(decision.value());
-          return CompletableFuture.completedFuture(new Claim(null, value, null, false));
+          return CompletableFuture.completedFuture(new Claim(null, value, null, false, null));
         } catch (RuntimeException e) {
           return CompletableFuture.failedFuture(e);
         }
       case REPLAY_FAILURE:
-        return CompletableFuture.completedFuture(new Claim(null, null, decision.failure(), false));
+        return CompletableFuture.completedFuture(
+            new Claim(null, null, decision.failure(), false, null));
       case WAIT:
         CompletionStage<Void> changed;
         try {
-          changed =
-              AsyncStores.of(call.plan.store)
-                  .awaitChangeAsync(call.key, Duration.ofNanos(decision.pauseNanos()));
+          changed = call.awaitChangeAsync(decision.pauseNanos());
         } catch (RuntimeException e) {
           changed = CompletableFuture.failedFuture(e);
         }
@@ -179,8 +179,9 @@ public final class DeferredDriver {
   /**
    * The answer of a non-blocking claim: either the caller runs the work and settles the claim with
    * exactly one of {@link #complete}, {@link #fail} or {@link #cancel}; or the key is completed and
-   * {@link #replayedValue()} or {@link #replayedFailure()} is what a repeat gets. A claim that runs
-   * unprotected (fail-open) or replays settles nothing.
+   * {@link #replayedValue()} or {@link #replayedFailure()} is what a repeat gets. A claim that
+   * replays settles nothing; one that runs unprotected (fail-open) records nothing, and settling it
+   * only ends the call's observation (which covers the work).
    */
   public static final class Claim {
     private final Settlement held;
@@ -188,11 +189,27 @@ public final class DeferredDriver {
     private final Throwable replayedFailure;
     private final boolean runs;
 
-    private Claim(Settlement held, Object replayedValue, Throwable replayedFailure, boolean runs) {
+    /** The call of a claim that runs unprotected (fail-open), or {@code null}. */
+    private final Call unprotected;
+
+    private Claim(
+        Settlement held,
+        Object replayedValue,
+        Throwable replayedFailure,
+        boolean runs,
+        Call unprotected) {
       this.held = held;
       this.replayedValue = replayedValue;
       this.replayedFailure = replayedFailure;
       this.runs = runs;
+      this.unprotected = unprotected;
+    }
+
+    /** Ends the observation of a claim that ran unprotected; {@code failure} may be null. */
+    private void unprotectedEnded(Throwable failure) {
+      if (unprotected != null) {
+        unprotected.unprotectedEnded(failure);
+      }
     }
 
     /**
@@ -204,11 +221,13 @@ public final class DeferredDriver {
 
     /**
      * Makes the call current on this thread while the work starts, so that a trace shows the work
-     * inside the call; close it once the work has started. Does nothing for a claim that replays or
-     * runs unprotected.
+     * inside the call; close it once the work has started. Does nothing for a claim that replays.
      */
     public IdempotencyObserver.Scope openScope() {
-      return held == null ? IdempotencyObserver.Scope.NONE : held.openScope();
+      if (held != null) {
+        return held.openScope();
+      }
+      return unprotected == null ? IdempotencyObserver.Scope.NONE : unprotected.openScope();
     }
 
     /** Whether this is a replay of a recorded failure. */
@@ -240,9 +259,11 @@ public final class DeferredDriver {
      * value.
      */
     public CompletionStage<Object> complete(Object value, int maxBytes) {
-      return held == null
-          ? CompletableFuture.completedFuture(value)
-          : held.complete(value, maxBytes);
+      if (held == null) {
+        unprotectedEnded(null);
+        return CompletableFuture.completedFuture(value);
+      }
+      return held.complete(value, maxBytes);
     }
 
     /**
@@ -270,7 +291,11 @@ public final class DeferredDriver {
      * released, so a repeat runs again.
      */
     public CompletionStage<Void> abandon(String why) {
-      return held == null ? CompletableFuture.completedFuture(null) : held.abandon(why);
+      if (held == null) {
+        unprotectedEnded(null);
+        return CompletableFuture.completedFuture(null);
+      }
+      return held.abandon(why);
     }
 
     /**
@@ -280,7 +305,11 @@ public final class DeferredDriver {
      * store must fail the call.
      */
     public CompletionStage<Throwable> fail(Throwable failure) {
-      return held == null ? CompletableFuture.completedFuture(failure) : held.fail(failure);
+      if (held == null) {
+        unprotectedEnded(failure);
+        return CompletableFuture.completedFuture(failure);
+      }
+      return held.fail(failure);
     }
 
     /**
@@ -288,7 +317,11 @@ public final class DeferredDriver {
      * with {@link OnCancel#KEEP} renewal stops and the claim ends with its lease.
      */
     public CompletionStage<Void> cancel(OnCancel onCancel) {
-      return held == null ? CompletableFuture.completedFuture(null) : held.cancel(onCancel);
+      if (held == null) {
+        unprotectedEnded(null);
+        return CompletableFuture.completedFuture(null);
+      }
+      return held.cancel(onCancel);
     }
   }
 

@@ -7,7 +7,6 @@ import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyStore;
 import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +27,8 @@ import java.util.function.Supplier;
  *   RUN             -> Settlement starts renewal; run the body on this thread;
  *                      returned: complete(value); threw: fail(failure), rethrow what it gives;
  *                      a CompletionStage result (async plan): settled when the stage completes
- *   RUN_UNPROTECTED -> run the body (fail-open)
+ *   RUN_UNPROTECTED -> run the body (fail-open), inside the call's observation, which ends when
+ *                      the body (or the stage it returns, for an async plan) does
  *   REPLAY_VALUE    -> the value, through the replay hook
  *   REPLAY_FAILURE  -> rethrow it
  *   REFUSE          -> throw it
@@ -144,7 +144,7 @@ public final class IdempotencyExecutor {
     ClaimDecision decision = claim(call, owner);
     while (decision.action() == ClaimDecision.Action.WAIT) {
       try {
-        plan.store.awaitChange(call.key, Duration.ofNanos(decision.pauseNanos()));
+        call.awaitChange(decision.pauseNanos());
         owner = OwnerTokens.next();
         decision = claim(call, owner);
       } catch (InterruptedException e) {
@@ -162,11 +162,7 @@ public final class IdempotencyExecutor {
       case RUN:
         return runClaimed(call, call.held(owner), body);
       case RUN_UNPROTECTED:
-        try {
-          return body.run();
-        } finally {
-          state.replayed = false;
-        }
+        return runUnprotected(call, body);
       case REPLAY_VALUE:
         if (plan.async) {
           state.replayed = true;
@@ -295,6 +291,29 @@ public final class IdempotencyExecutor {
       }
       throw e;
     }
+  }
+
+  /**
+   * Runs the body of a fail-open call, which holds no claim: the call's observation is current
+   * while it runs and ends when it returned or threw (for an async plan, when its stage completes).
+   */
+  private static Object runUnprotected(Call call, Body body) throws Throwable {
+    Object value;
+    try (IdempotencyObserver.Scope scope = call.openScope()) {
+      value = body.run();
+    } catch (Throwable t) {
+      call.unprotectedEnded(t);
+      throw t;
+    } finally {
+      STATE.get().replayed = false;
+    }
+    if (call.plan.async && value instanceof CompletionStage<?> stage) {
+      stage.whenComplete(
+          (v, error) -> call.unprotectedEnded(error == null ? null : Protocol.unwrap(error)));
+    } else {
+      call.unprotectedEnded(null);
+    }
+    return value;
   }
 
   /** Runs the body of a claim this thread holds, then settles the claim. */

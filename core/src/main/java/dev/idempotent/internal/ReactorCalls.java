@@ -1,6 +1,7 @@
 package dev.idempotent.internal;
 
 import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyObserver;
 import dev.idempotent.OnCancel;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 
 /**
@@ -36,6 +38,9 @@ import reactor.util.context.ContextView;
  *       subscription settles the claim by the operation's {@link OnCancel}.
  *   <li>Every refusal (in progress, mismatch, store failure, a key that cannot be derived) reaches
  *       the subscriber as an error signal, never as an exception thrown at assembly.
+ *   <li>The call's observation is current while the work is asked for its publisher, and is written
+ *       into the Reactor context of the work's pipeline ({@link ReactorContextCapture}): with
+ *       Reactor's automatic context propagation, what the work observes is nested in the call.
  * </ul>
  */
 public final class ReactorCalls {
@@ -142,12 +147,14 @@ public final class ReactorCalls {
   private static Mono<Object> runMono(
       DeferredDriver.Claim claim, OnCancel onCancel, Work work, String where) {
     Mono<Object> running;
-    try {
+    Function<Context, Context> inside;
+    try (IdempotencyObserver.Scope scope = claim.openScope()) {
+      inside = inside(scope);
       running = (Mono<Object>) publisher(work, where, "Mono");
     } catch (Throwable t) {
       return settled(claim.fail(Protocol.unwrap(t)));
     }
-    return ThrownErrorSignal.mono(running)
+    return ThrownErrorSignal.mono(running.contextWrite(inside))
         .flatMap(value -> settling(claim.complete(value)))
         .switchIfEmpty(Mono.defer(() -> settling(claim.complete(null)).then(Mono.empty())))
         .onErrorResume(e -> settled(claim.fail(Protocol.unwrap(e))))
@@ -161,13 +168,15 @@ public final class ReactorCalls {
       Work work,
       String where) {
     Flux<?> running;
-    try {
+    Function<Context, Context> inside;
+    try (IdempotencyObserver.Scope scope = claim.openScope()) {
+      inside = inside(scope);
       running = (Flux<?>) publisher(work, where, "Flux");
     } catch (Throwable t) {
       return settled(claim.fail(Protocol.unwrap(t))).flux();
     }
     Items items = new Items(claim, config.fluxMaxItems(), config.fluxMaxBytes());
-    return ThrownErrorSignal.flux(running)
+    return ThrownErrorSignal.flux(running.contextWrite(inside))
         .cast(Object.class)
         .doOnNext(items::add)
         .concatWith(
@@ -227,6 +236,16 @@ public final class ReactorCalls {
       list.clear();
       claim.overLimit(why);
     }
+  }
+
+  /**
+   * What the work's Reactor context gets while the call's {@code scope} is open: the call's
+   * observation (nothing when the call is not observed).
+   */
+  private static Function<Context, Context> inside(IdempotencyObserver.Scope scope) {
+    return scope == IdempotencyObserver.Scope.NONE
+        ? Function.identity()
+        : ReactorContextCapture.current();
   }
 
   /** The publisher the work returns; a {@code null} is the work's mistake. */

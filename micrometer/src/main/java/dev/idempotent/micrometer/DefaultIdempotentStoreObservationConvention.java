@@ -5,7 +5,7 @@ import io.micrometer.common.KeyValues;
 /**
  * The default names of the observation of a store round trip, a child of the call's: name {@value
  * #NAME}, contextual name {@code idempotent <operation>}, low-cardinality keys {@value #OPERATION}
- * ({@code claim}, {@code complete}, {@code release}, {@code await}) and {@value #STORE}.
+ * ({@code claim}, {@code complete}, {@code release}) and {@value #STORE}.
  */
 public class DefaultIdempotentStoreObservationConvention
     implements IdempotentStoreObservationConvention {

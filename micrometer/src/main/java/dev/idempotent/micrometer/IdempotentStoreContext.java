@@ -4,8 +4,8 @@ import io.micrometer.observation.Observation;
 
 /**
  * What the {@value DefaultIdempotentStoreObservationConvention#NAME} observation of one store round
- * trip knows: the operation ({@code claim}, {@code complete}, {@code release}, {@code await}) and
- * the store's name.
+ * trip knows: the operation ({@code claim}, {@code complete}, {@code release}) and the store's
+ * name.
  */
 public final class IdempotentStoreContext extends Observation.Context {
   private final String operation;

@@ -35,8 +35,10 @@ import org.slf4j.LoggerFactory;
  *       idempotent.max_hold_reached}, {@code idempotent.payload_check_skipped}, {@code
  *       idempotent.store_error} (after the method ran) on the call's observation;
  *   <li>a child {@value DefaultIdempotentStoreObservationConvention#NAME} observation per store
- *       round trip ({@code claim}, {@code complete}, {@code release}, {@code await}), unless {@link
- *       Builder#roundTrips} is off.
+ *       round trip ({@code claim}, {@code complete}, {@code release}), unless {@link
+ *       Builder#roundTrips} is off;
+ *   <li>a child {@value #WAIT} observation (key {@code store}) around each wait for a key that
+ *       another call holds ({@code onInProgress = WAIT}): a trace shows how long the call waited.
  * </ul>
  *
  * Meters stay with {@link MicrometerIdempotencyListener} (counter {@value
@@ -51,6 +53,9 @@ public final class ObservationIdempotencyObserver implements IdempotencyObserver
       new DefaultIdempotentCallObservationConvention();
   private static final DefaultIdempotentStoreObservationConvention DEFAULT_STORE =
       new DefaultIdempotentStoreObservationConvention();
+
+  /** The name of the child observation around each wait for a key in progress. */
+  public static final String WAIT = "idempotent.wait";
 
   private static final Map<IdempotencyEvent.Type, Observation.Event> EVENTS =
       new EnumMap<>(IdempotencyEvent.Type.class);
@@ -163,6 +168,25 @@ public final class ObservationIdempotencyObserver implements IdempotencyObserver
           trip.error(error);
         }
         trip.stop();
+      };
+    }
+
+    @Override
+    public RoundTrip waitForKey() {
+      Observation wait;
+      try (Observation.Scope scope = observation.openScope()) {
+        wait =
+            Observation.createNotStarted(WAIT, registry)
+                .contextualName("idempotent wait")
+                .lowCardinalityKeyValue("store", store)
+                .parentObservation(observation)
+                .start();
+      }
+      return error -> {
+        if (error != null) {
+          wait.error(error);
+        }
+        wait.stop();
       };
     }
 

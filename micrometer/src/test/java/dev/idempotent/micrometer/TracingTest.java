@@ -1,17 +1,25 @@
 package dev.idempotent.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.idempotent.Idempotency;
 import dev.idempotent.IdempotencyClaim;
 import dev.idempotent.IdempotencyConfig;
+import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.IdempotencyPolicy;
+import dev.idempotent.OnInProgress;
+import dev.idempotent.StoreFailurePolicy;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
+import dev.idempotent.spi.IdempotencyStore;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -132,6 +140,90 @@ class TracingTest {
     assertThat(span("work").getParentSpanId()).isEqualTo(call.getSpanId());
     // the caller's later work is not inside the call
     assertThat(span("caller-after").getParentSpanId()).isEqualTo(callerSpan.getSpanId());
+  }
+
+  /** A store whose claims fail (the rest goes to a working one). */
+  private static IdempotencyStore claimsFail() {
+    IdempotencyStore working = CaffeineIdempotencyStore.builder().build();
+    return (IdempotencyStore)
+        Proxy.newProxyInstance(
+            IdempotencyStore.class.getClassLoader(),
+            new Class<?>[] {IdempotencyStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("claim")) {
+                throw new IllegalStateException("store down");
+              }
+              try {
+                return method.invoke(working, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  @Test
+  void aFailOpenCallsSpanCoversTheUnprotectedMethod() throws Exception {
+    Idempotency failOpen =
+        Idempotency.create(
+            IdempotencyConfig.builder()
+                .defaultStore(claimsFail())
+                .storeFailurePolicy(StoreFailurePolicy.FAIL_OPEN)
+                .observer(ObservationIdempotencyObserver.of(registry))
+                .build());
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder("orders.open").resultType(String.class).build();
+    Observation.createNotStarted("caller", registry)
+        .observe(
+            () -> {
+              try {
+                failOpen.execute(
+                    policy,
+                    "k",
+                    () -> Observation.createNotStarted("work", registry).observe(() -> "receipt"));
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+
+    SpanData call = span("idempotent orders.open");
+    SpanData work = span("work");
+    assertThat(call.getParentSpanId()).isEqualTo(span("caller").getSpanId());
+    assertThat(work.getParentSpanId()).isEqualTo(call.getSpanId());
+    // the call's span lasts as long as the method it ran
+    assertThat(call.getEndEpochNanos()).isGreaterThanOrEqualTo(work.getEndEpochNanos());
+    assertThat(call.getAttributes().asMap().toString()).contains("outcome=store_failure_open");
+  }
+
+  @Test
+  void eachWaitForAKeyInProgressIsAChildSpanOfTheCall() throws Exception {
+    IdempotencyPolicy policy =
+        IdempotencyPolicy.builder("orders.waiting")
+            .resultType(String.class)
+            .onInProgress(OnInProgress.WAIT)
+            .waitTimeout(Duration.ofMillis(50))
+            .build();
+    IdempotencyClaim held =
+        idempotency.claim(policy, "k").toCompletableFuture().get(5, TimeUnit.SECONDS);
+    Observation.createNotStarted("caller", registry)
+        .observe(
+            () ->
+                assertThatThrownBy(() -> idempotency.execute(policy, "k", () -> "receipt"))
+                    .isInstanceOf(IdempotencyInProgressException.class));
+    held.release().toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+    SpanData call =
+        exporter.getFinishedSpanItems().stream()
+            .filter(s -> s.getName().equals("idempotent orders.waiting"))
+            .filter(s -> s.getParentSpanId().equals(span("caller").getSpanId()))
+            .findFirst()
+            .orElseThrow();
+    List<SpanData> waits =
+        exporter.getFinishedSpanItems().stream()
+            .filter(s -> s.getName().equals("idempotent wait"))
+            .toList();
+    assertThat(waits).isNotEmpty();
+    assertThat(waits).allSatisfy(w -> assertThat(w.getParentSpanId()).isEqualTo(call.getSpanId()));
+    assertThat(call.getAttributes().asMap().toString()).contains("outcome=in_progress");
   }
 
   @Test
