@@ -24,7 +24,7 @@ final class BenchmarkSettings {
   static final String POSTGRES_URL_VARIABLE = "IDEMPOTENT_POSTGRES_URL";
   static final String MARIADB_URL_VARIABLE = "IDEMPOTENT_MARIADB_URL";
   static final String DYNAMODB_URL_VARIABLE = "IDEMPOTENT_DYNAMODB_URL";
-  static final String NATS_URL_VARIABLE = "IDEMPOTENT_NATS_URL";
+  static final String NATS_URL_VARIABLE = "IDEMPOTENT_JETSTREAM_URL";
 
   private static final Map<String, String> DEFAULTS =
       Map.of(

@@ -69,11 +69,11 @@ import software.amazon.awssdk.regions.Region;
  * {@code postgresql} and {@code mariadb} ({@code IDEMPOTENT_POSTGRES_URL}, {@code
  * IDEMPOTENT_MARIADB_URL}; table {@value #TABLE}, emptied at the start), {@code dynamodb} ({@code
  * IDEMPOTENT_DYNAMODB_URL}, a local endpoint such as dynalite; table {@code bench_latency}) and
- * {@code nats} ({@code IDEMPOTENT_NATS_URL}; bucket {@code bench-latency}). Each cell is warmed up,
- * then measured; the whole set of cells is repeated {@code --rounds} times and the report gives,
- * per cell, the median of the rounds and the range of p99. Every answer is checked (a fresh call
- * returns its own receipt, a replay the recorded one, a held key is refused); a wrong one stops the
- * run.
+ * {@code nats} ({@code IDEMPOTENT_JETSTREAM_URL}; bucket {@code bench-latency}). Each cell is
+ * warmed up, then measured; the whole set of cells is repeated {@code --rounds} times and the
+ * report gives, per cell, the median of the rounds and the range of p99. Every answer is checked (a
+ * fresh call returns its own receipt, a replay the recorded one, a held key is refused); a wrong
+ * one stops the run.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.LatencyRun \

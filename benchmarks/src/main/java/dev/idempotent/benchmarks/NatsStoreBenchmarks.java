@@ -28,8 +28,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * A woven call on the NATS store against the hand-written floor ({@link NatsFloor}: jnats'
  * key-value {@code create}, {@code update} and {@code get}) through the same connection: fresh keys
- * (claim, body, completion) and replays. NATS is found through {@code IDEMPOTENT_NATS_URL} (default
- * {@code nats://127.0.0.1:4222}). The buckets remove entries after their max age.
+ * (claim, body, completion) and replays. NATS is found through {@code IDEMPOTENT_JETSTREAM_URL}
+ * (default {@code nats://127.0.0.1:4222}). The buckets remove entries after their max age.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

@@ -96,14 +96,16 @@ final class TestEnvironment {
     return "jdbc:mariadb://" + c.getHost() + ":" + c.getMappedPort(3306) + "/test?user=root";
   }
 
-  /** {@code IDEMPOTENT_NATS_URL}, else the local nats-server with JetStream ({@code .ci/run}). */
+  /**
+   * {@code IDEMPOTENT_JETSTREAM_URL}, else the local nats-server with JetStream ({@code .ci/run}).
+   */
   static String natsUrl() {
     String local = "nats://127.0.0.1:4222";
-    Optional<String> url = TestBackends.configuredOrLocal("IDEMPOTENT_NATS_URL", local, 4222);
+    Optional<String> url = TestBackends.configuredOrLocal("IDEMPOTENT_JETSTREAM_URL", local, 4222);
     if (url.isEmpty()) {
       TestBackends.unavailable(
-          "IDEMPOTENT_NATS_URL is not set and nothing answers on 127.0.0.1:4222",
-          "start nats-server -a 127.0.0.1 -p 4222 -js or set IDEMPOTENT_NATS_URL=" + local);
+          "IDEMPOTENT_JETSTREAM_URL is not set and nothing answers on 127.0.0.1:4222",
+          "start nats-server -a 127.0.0.1 -p 4222 -js or set IDEMPOTENT_JETSTREAM_URL=" + local);
     }
     return url.get();
   }

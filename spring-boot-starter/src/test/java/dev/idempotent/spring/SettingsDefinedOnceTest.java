@@ -306,6 +306,31 @@ class SettingsDefinedOnceTest {
         .isEqualTo("24h");
   }
 
+  /**
+   * Spring Boot reads an environment variable as the setting it spells ({@code IDEMPOTENT_NATS_URL}
+   * is {@code idempotent.nats.url}), so a variable the build exports for its test services must not
+   * spell one, or it would configure every Boot test that runs under it.
+   */
+  @Test
+  void noVariableTheBuildExportsSpellsASetting() throws IOException {
+    Matcher m =
+        Pattern.compile("\\b(IDEMPOTENT_[A-Z0-9_]+)")
+            .matcher(Files.readString(ROOT.resolve(".ci/run")));
+    Set<String> variables = new TreeSet<>();
+    while (m.find()) {
+      variables.add(m.group(1));
+    }
+    assertThat(variables).as("the variables .ci/run exports").contains("IDEMPOTENT_REDIS_URL");
+    Set<String> settings = new TreeSet<>();
+    METADATA.keySet().forEach(name -> settings.add(name.replace("-", "")));
+    for (String variable : variables) {
+      String spelled = variable.toLowerCase(java.util.Locale.ROOT).replace('_', '.');
+      assertThat(settings)
+          .as("%s is Boot's spelling of a setting: rename it", variable)
+          .doesNotContain(spelled);
+    }
+  }
+
   private static String metadataType(Setting<?> s) {
     if (s.type() == List.class) {
       return "java.util.List<java.lang.String>";

@@ -6,7 +6,9 @@ import io.nats.client.Connection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The contract kit against NATS JetStream ({@code IDEMPOTENT_NATS_URL}), non-blocking face. */
+/**
+ * The contract kit against NATS JetStream ({@code IDEMPOTENT_JETSTREAM_URL}), non-blocking face.
+ */
 class NatsAsyncContractTest extends AsyncIdempotencyStoreContract {
   private static Connection connection;
   private static final String BUCKET = NatsTestEnvironment.bucketName("tck-async");

@@ -6,7 +6,7 @@ import io.nats.client.Connection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The contract kit against NATS JetStream ({@code IDEMPOTENT_NATS_URL}), blocking face. */
+/** The contract kit against NATS JetStream ({@code IDEMPOTENT_JETSTREAM_URL}), blocking face. */
 class NatsIdempotencyStoreContractTest extends IdempotencyStoreContract {
   private static Connection connection;
   private static final String BUCKET = NatsTestEnvironment.bucketName("tck");

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The code of docs/stores/nats.md between its markers, run on the test NATS server ({@code
- * IDEMPOTENT_NATS_URL}), and the store built from the page's settings by its provider.
+ * IDEMPOTENT_JETSTREAM_URL}), and the store built from the page's settings by its provider.
  */
 class NatsStoreDocsTest {
   @Test

@@ -11,13 +11,13 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Where the tests find NATS with JetStream: {@code IDEMPOTENT_NATS_URL}, else the local server on
- * 127.0.0.1:4222 when it answers, else the test fails (when {@code CI=true}) or is skipped with a
- * {@code SKIPPED} console line naming the variable (see {@link TestBackends}). Each test class uses
- * buckets of its own, named at random, and deletes them.
+ * Where the tests find NATS with JetStream: {@code IDEMPOTENT_JETSTREAM_URL}, else the local server
+ * on 127.0.0.1:4222 when it answers, else the test fails (when {@code CI=true}) or is skipped with
+ * a {@code SKIPPED} console line naming the variable (see {@link TestBackends}). Each test class
+ * uses buckets of its own, named at random, and deletes them.
  */
 final class NatsTestEnvironment {
-  static final String URL_VARIABLE = "IDEMPOTENT_NATS_URL";
+  static final String URL_VARIABLE = "IDEMPOTENT_JETSTREAM_URL";
   private static final String LOCAL_URL = "nats://127.0.0.1:4222";
 
   private NatsTestEnvironment() {}

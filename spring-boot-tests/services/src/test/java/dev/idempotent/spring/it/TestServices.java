@@ -9,39 +9,39 @@ import java.net.Socket;
 
 /**
  * Where the tests find their services, in this order: {@code IDEMPOTENT_POSTGRES_URL}, {@code
- * IDEMPOTENT_REDIS_URL}, {@code IDEMPOTENT_DYNAMODB_URL} (dynalite) and {@code IDEMPOTENT_NATS_URL}
- * when set; else the local server on its standard port when it answers a TCP connect within 200 ms;
- * else the test fails on CI ({@code CI=true}) and is skipped elsewhere, saying so on the console
- * with the variable to set.
+ * IDEMPOTENT_REDIS_URL}, {@code IDEMPOTENT_DYNAMODB_URL} (dynalite) and {@code
+ * IDEMPOTENT_JETSTREAM_URL} when set; else the local server on its standard port when it answers a
+ * TCP connect within 200 ms; else the test fails on CI ({@code CI=true}) and is skipped elsewhere,
+ * saying so on the console with the variable to set. Shared by the servlet and WebFlux suites.
  */
-final class TestServices {
+public final class TestServices {
   static final String POSTGRES_VARIABLE = "IDEMPOTENT_POSTGRES_URL";
   static final String REDIS_VARIABLE = "IDEMPOTENT_REDIS_URL";
 
   private TestServices() {}
 
-  static String postgres() {
+  public static String postgres() {
     return require(POSTGRES_VARIABLE, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", 5432);
   }
 
   /** The host of a RabbitMQ broker on port 5672 with guest/guest. */
-  static String rabbitHost() {
+  public static String rabbitHost() {
     require("IDEMPOTENT_RABBIT_URL", "amqp://guest:guest@127.0.0.1:5672", 5672);
     return "127.0.0.1";
   }
 
-  static String redis() {
+  public static String redis() {
     return require(REDIS_VARIABLE, "redis://127.0.0.1:6379", 6379);
   }
 
   /** The endpoint of a local DynamoDB (dynalite): {@code http://host:port}. */
-  static String dynamoDb() {
+  public static String dynamoDb() {
     return require("IDEMPOTENT_DYNAMODB_URL", "http://127.0.0.1:4567", 4567);
   }
 
   /** A NATS server with JetStream: {@code nats://host:port}. */
-  static String nats() {
-    return require("IDEMPOTENT_NATS_URL", "nats://127.0.0.1:4222", 4222);
+  public static String nats() {
+    return require("IDEMPOTENT_JETSTREAM_URL", "nats://127.0.0.1:4222", 4222);
   }
 
   private static String require(String variable, String localUrl, int localPort) {
