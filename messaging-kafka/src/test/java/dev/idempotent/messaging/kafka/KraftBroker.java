@@ -21,7 +21,7 @@ import org.apache.kafka.server.common.MetadataVersion;
 /**
  * A real Kafka broker in the test JVM: one node in KRaft mode (broker and controller), started from
  * the server's main jars, bound to 127.0.0.1 on free ports, its logs in a temporary directory, with
- * short group timeouts.
+ * short group timeouts. {@link #main} runs one in a JVM of its own for {@link KraftBrokerProcess}.
  */
 public final class KraftBroker implements AutoCloseable {
   private final KafkaRaftServer server;
@@ -72,6 +72,20 @@ public final class KraftBroker implements AutoCloseable {
     KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
     server.startup();
     return new KraftBroker(server, logDir, "127.0.0.1:" + port);
+  }
+
+  /**
+   * Starts a broker, prints {@code bootstrap=<host:port>} on standard output and runs until
+   * standard input ends (the parent closed it, or died).
+   */
+  public static void main(String[] args) throws Exception {
+    try (KraftBroker broker = start()) {
+      System.out.println(KraftBrokerProcess.READY_PREFIX + broker.bootstrapServers());
+      System.out.flush();
+      while (System.in.read() >= 0) {
+        // the parent holds the pipe open while it needs the broker
+      }
+    }
   }
 
   public String bootstrapServers() {
