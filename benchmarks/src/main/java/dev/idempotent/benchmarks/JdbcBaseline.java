@@ -13,7 +13,9 @@ import javax.sql.DataSource;
  * each on a connection taken from the pool for that statement (a claim and its completion are
  * separated by the method body), in the store's tables (the scope as its id): one claim {@code
  * INSERT} that does nothing when the key exists, one owner-checked completion {@code UPDATE}; a
- * replay is one {@code SELECT} of the outcome by the primary key.
+ * replay is one {@code SELECT} of the outcome by the primary key, as code that knows the key is
+ * completed would write it. {@link #replayAfterClaim} is the replay of a de-duplicator that does
+ * not know: its claim {@code INSERT} finds the key taken, then the {@code SELECT}.
  */
 final class JdbcBaseline {
   static final String SCOPE = "bench.baseline";
@@ -96,6 +98,34 @@ final class JdbcBaseline {
           throw new IllegalStateException("no completed record of " + key);
         }
         return BaselineOutcomes.decode(rs.getBytes(1));
+      }
+    }
+  }
+
+  /**
+   * A repeat as a hand-written de-duplicator meets it: the claim {@code INSERT} (which finds the
+   * key taken), then the {@code SELECT} of the outcome, on one connection.
+   */
+  Receipt replayAfterClaim(String key, String owner) throws SQLException {
+    try (Connection c = pool.getConnection()) {
+      try (PreparedStatement ps = c.prepareStatement(claimSql)) {
+        ps.setLong(1, SCOPE_ID);
+        bindKey(ps, 2, key);
+        ps.setString(3, owner);
+        ps.setLong(4, leaseMicros);
+        if (ps.executeUpdate() != 0) {
+          throw new IllegalStateException("the baseline claimed a recorded key: " + key);
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement(replaySql)) {
+        ps.setLong(1, SCOPE_ID);
+        bindKey(ps, 2, key);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            throw new IllegalStateException("no completed record of " + key);
+          }
+          return BaselineOutcomes.decode(rs.getBytes(1));
+        }
       }
     }
   }

@@ -121,6 +121,16 @@ public class JdbcStoreBenchmarks {
   }
 
   /**
+   * Replay, a hand-written de-duplicator's: the claim {@code INSERT} finds the key taken, then one
+   * {@code SELECT} of the outcome and the same decoding.
+   */
+  @Benchmark
+  public Receipt replayAfterClaimBaseline(RecordedKeys recorded, KeyStreams.ReplayCursor cursor)
+      throws SQLException {
+    return recorded.baseline.replayAfterClaim(cursor.next(recorded.keys), "repeat");
+  }
+
+  /**
    * The completed keys the replay benchmarks cycle through, recorded on both sides (through the
    * woven method and through the baseline, in the same table) once the trial's table is empty; only
    * the replay benchmarks set it up.
