@@ -14,6 +14,9 @@ import dev.idempotent.IdempotencyInProgressException;
 import dev.idempotent.dynamodb.DynamoDbIdempotencyStore;
 import dev.idempotent.jdbc.JdbcIdempotencyStore;
 import dev.idempotent.memory.CaffeineIdempotencyStore;
+import dev.idempotent.messaging.MessageIdempotency;
+import dev.idempotent.messaging.MessageKey;
+import dev.idempotent.messaging.MessageOutcome;
 import dev.idempotent.nats.NatsIdempotencyStore;
 import dev.idempotent.redisson.RedissonIdempotencyStore;
 import dev.idempotent.spi.IdempotencyStore;
@@ -41,6 +44,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -62,7 +66,12 @@ import software.amazon.awssdk.regions.Region;
  *       refused at once with {@link IdempotencyInProgressException};
  *   <li>{@code mono-fresh} and {@code mono-replay}: the same two through a method returning a
  *       {@code Mono} ({@link ReactiveOrderService}, payload checked), on the store's non-blocking
- *       face, each call subscribed and awaited.
+ *       face, each call subscribed and awaited;
+ *   <li>{@code message} and {@code message-repeat}: one delivery of a message as the Kafka and
+ *       RabbitMQ adapters hand it to {@link MessageIdempotency#handle} (its key from the {@value
+ *       MessageKey#HEADER} header, the handler counting a business effect), with a key never seen
+ *       before, and a repeat of one of 1,024 handled keys. The broker is left out: these are the
+ *       library's time per delivery, which a consumer adds to the broker's.
  * </ul>
  *
  * <p>Stores: {@code memory} (Caffeine, bounded), {@code redis} ({@code IDEMPOTENT_REDIS_URL}),
@@ -78,7 +87,7 @@ import software.amazon.awssdk.regions.Region;
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.idempotent.benchmarks.LatencyRun \
  *     [--stores memory,redis,postgresql,mariadb,dynamodb,nats]
- *     [--paths fresh,replay,in-progress,mono-fresh,mono-replay]
+ *     [--paths fresh,replay,in-progress,mono-fresh,mono-replay,message,message-repeat]
  *     [--threads 1,16] [--warmup 3] [--measure 5] [--rounds 3] [--out latency-report.md]
  * </pre>
  */
@@ -92,6 +101,9 @@ public final class LatencyRun {
   private final ReactiveOrderService reactive = new ReactiveOrderService();
   private final LatencyService holder = new LatencyService();
   private final String[] replayKeys = KeyStreams.replayKeys(REPLAY_KEYS);
+  private final MessageIdempotency messages =
+      MessageIdempotency.builder("bench.latency.message").build();
+  private final LongAdder effects = new LongAdder();
 
   /** One measured cell of one round. */
   record Cell(
@@ -107,7 +119,11 @@ public final class LatencyRun {
   public static void main(String[] args) throws Exception {
     Map<String, String> options = options(args);
     List<String> stores = list(options, "stores", "memory,redis,postgresql,mariadb,dynamodb,nats");
-    List<String> paths = list(options, "paths", "fresh,replay,in-progress,mono-fresh,mono-replay");
+    List<String> paths =
+        list(
+            options,
+            "paths",
+            "fresh,replay,in-progress,mono-fresh,mono-replay,message,message-repeat");
     List<Integer> threads =
         list(options, "threads", "1,16").stream().map(Integer::parseInt).toList();
     int warmup = Integer.parseInt(options.getOrDefault("warmup", "3"));
@@ -176,6 +192,11 @@ public final class LatencyRun {
       }
       if (!started.await(30, TimeUnit.SECONDS)) {
         throw new IllegalStateException("the held keys were not all claimed within 30 s");
+      }
+    }
+    if (path.equals("message-repeat")) {
+      for (String key : replayKeys) { // handles the keys (again, if a bounded store evicted them)
+        deliver(key);
       }
     }
     if (path.endsWith("replay")) {
@@ -255,12 +276,34 @@ public final class LatencyRun {
               throw new IllegalStateException("Mono replay of " + key + " returned " + r);
             }
           };
+      case "message" ->
+          (prefix, i, held) -> {
+            String key = prefix + i;
+            MessageOutcome outcome = deliver(key);
+            if (outcome != MessageOutcome.PROCESSED) {
+              throw new IllegalStateException("first delivery of " + key + " was " + outcome);
+            }
+          };
+      case "message-repeat" ->
+          (prefix, i, held) -> {
+            String key = replayKeys[(int) (i & (REPLAY_KEYS - 1))];
+            MessageOutcome outcome = deliver(key); // REPLAYED: the handler did not run
+            if (outcome != MessageOutcome.REPLAYED) {
+              throw new IllegalStateException("repeat of " + key + " was " + outcome);
+            }
+          };
       default ->
           throw new IllegalArgumentException(
               "unknown path '"
                   + path
-                  + "': use fresh, replay, in-progress, mono-fresh or mono-replay");
+                  + "': use fresh, replay, in-progress, mono-fresh, mono-replay, message or"
+                  + " message-repeat");
     };
+  }
+
+  /** One delivery of the message whose header carries {@code key}. */
+  private MessageOutcome deliver(String key) throws Exception {
+    return messages.handle(MessageKey.fromHeader(key, messages.scope()), effects::increment);
   }
 
   /** Runs {@code threads} closed loops for {@code seconds}; returns the number of calls. */
