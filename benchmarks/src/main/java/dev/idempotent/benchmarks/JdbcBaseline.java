@@ -61,13 +61,8 @@ final class JdbcBaseline {
 
   /** Claims {@code key} for {@code owner}, runs the body, records the outcome. */
   Receipt submit(String key, String owner, long amountCents) throws SQLException {
-    try (Connection c = pool.getConnection();
-        PreparedStatement ps = c.prepareStatement(claimSql)) {
-      ps.setLong(1, SCOPE_ID);
-      bindKey(ps, 2, key);
-      ps.setString(3, owner);
-      ps.setLong(4, leaseMicros);
-      if (ps.executeUpdate() != 1) {
+    try (Connection c = pool.getConnection()) {
+      if (claim(c, key, owner) != 1) {
         throw new IllegalStateException("the baseline's key was taken: " + key);
       }
     }
@@ -89,16 +84,8 @@ final class JdbcBaseline {
 
   /** The recorded receipt of a completed key: one {@code SELECT} and the decoding. */
   Receipt replay(String key) throws SQLException {
-    try (Connection c = pool.getConnection();
-        PreparedStatement ps = c.prepareStatement(replaySql)) {
-      ps.setLong(1, SCOPE_ID);
-      bindKey(ps, 2, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new IllegalStateException("no completed record of " + key);
-        }
-        return BaselineOutcomes.decode(rs.getBytes(1));
-      }
+    try (Connection c = pool.getConnection()) {
+      return read(c, key);
     }
   }
 
@@ -108,24 +95,34 @@ final class JdbcBaseline {
    */
   Receipt replayAfterClaim(String key, String owner) throws SQLException {
     try (Connection c = pool.getConnection()) {
-      try (PreparedStatement ps = c.prepareStatement(claimSql)) {
-        ps.setLong(1, SCOPE_ID);
-        bindKey(ps, 2, key);
-        ps.setString(3, owner);
-        ps.setLong(4, leaseMicros);
-        if (ps.executeUpdate() != 0) {
-          throw new IllegalStateException("the baseline claimed a recorded key: " + key);
-        }
+      if (claim(c, key, owner) != 0) {
+        throw new IllegalStateException("the baseline claimed a recorded key: " + key);
       }
-      try (PreparedStatement ps = c.prepareStatement(replaySql)) {
-        ps.setLong(1, SCOPE_ID);
-        bindKey(ps, 2, key);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new IllegalStateException("no completed record of " + key);
-          }
-          return BaselineOutcomes.decode(rs.getBytes(1));
+      return read(c, key);
+    }
+  }
+
+  /** The claim {@code INSERT}: 1 when it inserted, 0 when the key was taken. */
+  private int claim(Connection c, String key, String owner) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(claimSql)) {
+      ps.setLong(1, SCOPE_ID);
+      bindKey(ps, 2, key);
+      ps.setString(3, owner);
+      ps.setLong(4, leaseMicros);
+      return ps.executeUpdate();
+    }
+  }
+
+  /** The {@code SELECT} of a completed key's outcome, decoded. */
+  private Receipt read(Connection c, String key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(replaySql)) {
+      ps.setLong(1, SCOPE_ID);
+      bindKey(ps, 2, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new IllegalStateException("no completed record of " + key);
         }
+        return BaselineOutcomes.decode(rs.getBytes(1));
       }
     }
   }

@@ -13,7 +13,6 @@ import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,7 +55,7 @@ class KafkaObservationTest {
         .withConfiguration(StarterAutoConfigurations.all())
         .withConfiguration(
             AutoConfigurations.of(
-                firstPresent(
+                StarterAutoConfigurations.firstPresent(
                     "org.springframework.boot.autoconfigure.kafka.KafkaAutoConfiguration",
                     "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration"),
                 IdempotentKafkaAutoConfiguration.class,
@@ -69,18 +68,6 @@ class KafkaObservationTest {
             "observed.topic=orders-" + run,
             "observed.group=observed-" + run,
             "idempotent.messaging.kafka.enabled=true");
-  }
-
-  /** Kafka's auto-configuration, in the package of the Boot line on the class path. */
-  private static Class<?> firstPresent(String... names) {
-    for (String name : names) {
-      try {
-        return Class.forName(name);
-      } catch (ClassNotFoundException e) {
-        // the other Boot line's package: try the next name
-      }
-    }
-    throw new IllegalStateException("none of " + List.of(names) + " is on the class path");
   }
 
   static class OrdersListener {
@@ -114,20 +101,7 @@ class KafkaObservationTest {
           }
           assertThat(context.getBean(OrdersListener.class).runs).hasValue(1);
 
-          TestObservationRegistryAssert.assertThat(registry)
-              .hasNumberOfObservationsWithNameEqualTo("idempotent.call", 2)
-              .hasAnObservation(
-                  o ->
-                      o.hasNameEqualTo("idempotent.call")
-                          .hasLowCardinalityKeyValue("adapter", "kafka")
-                          .hasLowCardinalityKeyValue("outcome", "executed")
-                          .hasLowCardinalityKeyValue("store", "default"))
-              .hasAnObservation(
-                  o ->
-                      o.hasNameEqualTo("idempotent.call")
-                          .hasLowCardinalityKeyValue("adapter", "kafka")
-                          .hasLowCardinalityKeyValue("outcome", "replayed")
-                          .hasLowCardinalityKeyValue("store", "default"));
+          ObservedCalls.assertExecutedThenReplayed(registry, "kafka");
         });
   }
 

@@ -47,10 +47,10 @@ class MessagingAutoConfigurationTest {
               AutoConfigurations.of(
                   IdempotencyMemoryStoreAutoConfiguration.class,
                   IdempotencyAutoConfiguration.class,
-                  firstPresent(
+                  StarterAutoConfigurations.firstPresent(
                       "org.springframework.boot.autoconfigure.amqp.RabbitAutoConfiguration",
                       "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration"),
-                  firstPresent(
+                  StarterAutoConfigurations.firstPresent(
                       "org.springframework.boot.autoconfigure.kafka.KafkaAutoConfiguration",
                       "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration"),
                   IdempotentRabbitAutoConfiguration.class,
@@ -189,17 +189,6 @@ class MessagingAutoConfigurationTest {
     MessageProperties properties = new MessageProperties();
     properties.setMessageId(messageId);
     return new Message(body.getBytes(StandardCharsets.UTF_8), properties);
-  }
-
-  private static Class<?> firstPresent(String... names) {
-    for (String name : names) {
-      try {
-        return Class.forName(name);
-      } catch (ClassNotFoundException e) {
-        // the other Boot line's package: try the next name
-      }
-    }
-    throw new IllegalStateException("none of " + List.of(names) + " is on the class path");
   }
 
   static class OrdersListener {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotent.IdempotencyConfig;
 import io.micrometer.observation.tck.TestObservationRegistry;
-import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -95,20 +94,7 @@ class ServletObservationTest {
     assertThat(again.body()).isEqualTo(first.body());
     assertThat(api.runs.get()).isEqualTo(before + 1);
 
-    TestObservationRegistryAssert.assertThat(registry)
-        .hasNumberOfObservationsWithNameEqualTo("idempotent.call", 2)
-        .hasAnObservation(
-            o ->
-                o.hasNameEqualTo("idempotent.call")
-                    .hasLowCardinalityKeyValue("adapter", "http")
-                    .hasLowCardinalityKeyValue("outcome", "executed")
-                    .hasLowCardinalityKeyValue("store", "default"))
-        .hasAnObservation(
-            o ->
-                o.hasNameEqualTo("idempotent.call")
-                    .hasLowCardinalityKeyValue("adapter", "http")
-                    .hasLowCardinalityKeyValue("outcome", "replayed")
-                    .hasLowCardinalityKeyValue("store", "default"));
+    ObservedCalls.assertExecutedThenReplayed(registry, "http");
   }
 
   private HttpResponse<String> post(int port, String key) throws Exception {
