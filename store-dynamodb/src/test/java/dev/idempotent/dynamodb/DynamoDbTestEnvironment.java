@@ -39,7 +39,8 @@ public final class DynamoDbTestEnvironment {
     if (url.isEmpty()) {
       TestBackends.unavailable(
           URL_VARIABLE + " is not set and nothing answers on 127.0.0.1:" + LOCAL_PORT,
-          "run .ci/run, or start dynalite (npm ci --prefix store-dynamodb/dynalite; node"
+          "run .ci/run, or start dynalite (npm ci --prefix store-dynamodb/dynalite; node --require"
+              + " ./store-dynamodb/dynalite/survive-aborted-requests.js"
               + " store-dynamodb/dynalite/node_modules/dynalite/cli.js --host 127.0.0.1 --port "
               + LOCAL_PORT
               + "), or set "
