@@ -6,13 +6,14 @@ import java.util.Optional;
 /**
  * The SQL dialects {@link JdbcIdempotencyStore} speaks. The store picks one from {@link
  * java.sql.DatabaseMetaData#getDatabaseProductName()} unless the builder names it. In every dialect
- * a claim of a fresh key is one insert; a taken key is read (in the same statement on PostgreSQL
- * and MariaDB), and an expired record is taken over by one conditional {@code UPDATE}.
+ * a claim of a fresh key is one insert; a taken key is read (in the same statement on MariaDB), or
+ * read first where the scope's recent claims mostly found their key taken, and an expired record is
+ * taken over by one conditional {@code UPDATE}.
  */
 public enum JdbcDialect {
   /**
-   * PostgreSQL 9.5 or later: the claim is one query, a read of the key's row and, where there is
-   * none, an {@code INSERT ... ON CONFLICT DO NOTHING} that returns the row it inserted.
+   * PostgreSQL 9.5 or later: the claim is an {@code INSERT ... ON CONFLICT DO NOTHING} that returns
+   * the row it inserted; a taken key is then read with a second statement.
    */
   POSTGRESQL("postgresql"),
   /**

@@ -3,6 +3,7 @@ package dev.idempotent.jdbc;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.jdbc.internal.CallerTransactions;
+import dev.idempotent.jdbc.internal.ClaimOrder;
 import dev.idempotent.jdbc.internal.JdbcUrls;
 import dev.idempotent.jdbc.internal.OversizedOutcomes;
 import dev.idempotent.jdbc.internal.Purge;
@@ -67,13 +68,15 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Claim</b>: the scope registered first in {@code <table>_scope} (once per scope, then at
  *       most hourly, see {@link #purgeScopes}). Then the fresh-key insert, one statement that
  *       writes nothing when the key has a row: won, the key is acquired. Otherwise the key's row,
- *       returned by that same statement where the dialect can (PostgreSQL, MariaDB), else read: the
- *       caller's own claim is acquired (an insert that could not say what it did); a live row is
- *       the answer, or, when it is none of this store's records, an {@link
- *       IdempotencyOutcomeException}; an expired row is taken over by one {@code UPDATE} that
- *       matches only that row (its owner as read) while it is still expired, a takeover when it was
- *       in progress. When the row was released, purged or taken over between two statements, start
- *       again, at most {@value #MAX_CLAIM_ATTEMPTS} times.
+ *       returned by that same statement where the dialect can (MariaDB), else read: the caller's
+ *       own claim is acquired (an insert that could not say what it did); a live row is the answer,
+ *       or, when it is none of this store's records, an {@link IdempotencyOutcomeException}; an
+ *       expired row is taken over by one {@code UPDATE} that matches only that row (its owner as
+ *       read) while it is still expired, a takeover when it was in progress. In a scope whose
+ *       recent claims mostly found the key's row (repeats), the read comes first and the insert
+ *       only when it finds none, so a repeat is one {@code SELECT}, as a fresh key is one insert in
+ *       a scope of mostly new keys. When the row was released, purged or taken over between two
+ *       statements, start again, at most {@value #MAX_CLAIM_ATTEMPTS} times.
  *   <li><b>Complete, release, renew</b>: one statement that matches only the caller's own live
  *       claim. A completion runs in the caller's transaction when the {@link ConnectionProvider}
  *       gives one, and then fails the call rather than being written anywhere else, then or later.
@@ -110,6 +113,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private final OversizedOutcomes oversized;
   private final AutoCloseable ownedResource;
   private final PurgeSchedule purgeSchedule;
+  private final ClaimOrder.Learned claimOrder;
 
   /** Whether the tables' format has been checked (and found this store's) since they were found. */
   private volatile boolean formatChecked;
@@ -133,6 +137,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ? null
             : new CallerTransactions(b.connectionProvider, connections);
     this.ownedResource = b.ownedResource;
+    this.claimOrder = b.claimOrder.learned();
     this.purgeSchedule =
         b.purgeInterval == null
             ? null
@@ -164,18 +169,32 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         key,
         (c, t) -> {
           scopes.beforeWrite(c, t, key);
+          boolean readFirst = claimOrder.readFirst(key.scopeId());
           for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
-            Inserted inserted = insert(c, t, claim);
-            if (inserted.won()) {
-              return ClaimResult.acquired();
+            StoredRow row = null;
+            if (readFirst) {
+              readFirst = false; // a row missing now is inserted, and so is one on a retry
+              row = readRow(c, t, key);
+              if (row == null && !c.getAutoCommit()) {
+                c.commit(); // ends the read's snapshot: the insert's conflict is then visible
+              }
             }
-            StoredRow row = inserted.row() != null ? inserted.row() : readRow(c, t, key);
             if (row == null) {
-              continue; // released or purged since the insert, or not visible to it yet
+              Inserted inserted = insert(c, t, claim);
+              if (inserted.won()) {
+                claimOrder.claimed(key.scopeId(), false);
+                return ClaimResult.acquired();
+              }
+              row = inserted.row() != null ? inserted.row() : readRow(c, t, key);
+              if (row == null) {
+                continue; // released or purged since the insert, or not visible to it yet
+              }
+              if (row.isClaimOf(ownerToken)) {
+                claimOrder.claimed(key.scopeId(), false);
+                return ClaimResult.acquired(); // the insert's own row
+              }
             }
-            if (row.isClaimOf(ownerToken)) {
-              return ClaimResult.acquired(); // the insert's own row
-            }
+            claimOrder.claimed(key.scopeId(), true);
             if (row.live()) {
               return ClaimResult.existing(record(key, row));
             }
@@ -528,6 +547,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private Duration purgeInterval;
     private int purgeBatchSize;
     private AutoCloseable ownedResource;
+    private ClaimOrder claimOrder = ClaimOrder.ADAPTIVE;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
@@ -629,6 +649,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public Builder closing(AutoCloseable resource) {
       this.ownedResource = Objects.requireNonNull(resource, "resource must not be null");
+      return this;
+    }
+
+    /** Pins which statement a claim sends first (the tests of each order); adaptive otherwise. */
+    Builder claimOrder(ClaimOrder claimOrder) {
+      this.claimOrder = Objects.requireNonNull(claimOrder, "claimOrder must not be null");
       return this;
     }
 

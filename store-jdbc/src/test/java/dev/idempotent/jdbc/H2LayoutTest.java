@@ -14,7 +14,7 @@ class H2LayoutTest extends LayoutChecks {
   }
 
   @Override
-  int statementsOfAReplay() {
+  int statementsOfARepeatInsertedFirst() {
     return 2;
   }
 }

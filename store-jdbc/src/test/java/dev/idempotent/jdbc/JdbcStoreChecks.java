@@ -10,6 +10,7 @@ import dev.idempotent.IdempotencyOutcomeException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.IdempotencyStoreException;
 import dev.idempotent.StoreFailurePolicy;
+import dev.idempotent.jdbc.internal.ClaimOrder;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.IdempotencyRecord;
 import dev.idempotent.spi.OutcomeNotRecordedException;
@@ -563,6 +564,66 @@ abstract class JdbcStoreChecks {
     store.claim(RecordKey.of(scope, "after-close"), "o", null, Duration.ofMillis(1));
     Thread.sleep(1500);
     assertThat(count(table, scope)).as("no purge after close").isEqualTo(2);
+  }
+
+  /**
+   * A claim that read the key first and found nothing, on connections that are not autocommit and
+   * keep one snapshot per transaction (repeatable read), while a rival inserts the key between its
+   * read and its insert: the claim answers with the rival's claim, not an error and not a claim of
+   * its own.
+   */
+  @Test
+  void aKeyInsertedBetweenTheReadAndTheInsertIsTheAnswerUnderRepeatableRead() throws Exception {
+    JdbcIdempotencyStore rival = store();
+    RecordKey key = RecordKey.of(scope, "raced");
+    assertThat(
+            rival.claim(RecordKey.of(scope, "registers-the-scope"), "r", null, LONG).isAcquired())
+        .isTrue();
+    AtomicBoolean raced = new AtomicBoolean();
+    DataSource snapshots =
+        (DataSource)
+            Proxy.newProxyInstance(
+                JdbcStoreChecks.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                  Object result = invoke(method, dataSource(), args);
+                  if (!(result instanceof Connection c)) {
+                    return result;
+                  }
+                  c.setAutoCommit(false);
+                  c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+                  return Proxy.newProxyInstance(
+                      JdbcStoreChecks.class.getClassLoader(),
+                      new Class<?>[] {Connection.class},
+                      (p, m, a) -> {
+                        if (m.getName().equals("prepareStatement")
+                            && ((String) a[0]).startsWith("INSERT INTO idempotency_record (")
+                            && !raced.getAndSet(true)) {
+                          assertThat(rival.claim(key, "rival", null, LONG).isAcquired()).isTrue();
+                        }
+                        return invoke(m, c, a);
+                      });
+                });
+    JdbcIdempotencyStore store =
+        track(
+            JdbcIdempotencyStore.builder(snapshots)
+                .dialect(expectedDialect())
+                .claimOrder(ClaimOrder.READ_FIRST)
+                .build());
+    ClaimResult answer = store.claim(key, "mine", null, LONG);
+    assertThat(raced).isTrue();
+    assertThat(answer.isAcquired()).isFalse();
+    assertThat(answer.existing().isCompleted()).isFalse();
+    assertThat(rival.complete(key, "rival", new byte[] {1}, LONG)).isTrue();
+  }
+
+  private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args)
+      throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.idempotent.IdempotencyConfig;
 import dev.idempotent.IdempotencyConfigurationException;
 import dev.idempotent.IdempotencyPolicy;
 import dev.idempotent.StoreFailurePolicy;
+import dev.idempotent.jdbc.internal.ClaimOrder;
 import dev.idempotent.jdbc.internal.ScopeRegistry;
 import dev.idempotent.jdbc.internal.SqlAccessor;
 import dev.idempotent.jdbc.internal.SqlStatements;
@@ -58,7 +59,8 @@ abstract class LayoutChecks {
   abstract JdbcDialect expectedDialect();
 
   /** The statements of a claim that finds a completed row: one where the insert returns it. */
-  abstract int statementsOfAReplay();
+  /** Statements of a repeat that inserts first: 1 where the insert returns the key's row. */
+  abstract int statementsOfARepeatInsertedFirst();
 
   @BeforeEach
   void newScope() {
@@ -348,12 +350,14 @@ abstract class LayoutChecks {
   }
 
   /**
-   * The fresh-key path is one statement a call (the claim's insert, then the completion's update),
-   * and a replay is one statement where the insert returns the row that holds the key (PostgreSQL,
-   * MariaDB), two elsewhere (the insert, then the read).
+   * The fresh-key path is one statement a call (the claim's insert, then the completion's update).
+   * A repeat in a scope of new keys is the insert and, where it does not return the row that holds
+   * the key (all but MariaDB), the read. A scope of repeats reads first, so a repeat is one {@code
+   * SELECT}, and a fresh key there is the read and then the insert; another scope keeps its own
+   * order, and a pinned order holds whatever the claims find.
    */
   @Test
-  void aFreshKeyAndAReplayTakeOneStatementEach() throws Exception {
+  void aFreshKeyAndARepeatTakeOneStatementEachInTheirOwnScopes() throws Exception {
     freshStore("idem_statements_test");
     List<String> prepared = new ArrayList<>();
     JdbcIdempotencyStore store =
@@ -367,17 +371,71 @@ abstract class LayoutChecks {
         .as("the first call: the format check and the scope's registration")
         .anyMatch(s -> s.contains("_meta"))
         .anyMatch(s -> s.contains("_scope"));
+    for (int i = 0; i < 10; i++) {
+      RecordKey key = RecordKey.of(scope, "k" + i);
+      prepared.clear();
+      assertThat(store.claim(key, "o" + i, null, LONG).isAcquired()).isTrue();
+      assertThat(verbs(prepared)).as("a fresh-key claim").containsExactly("INSERT");
+      prepared.clear();
+      assertThat(store.complete(key, "o" + i, new byte[] {(byte) i}, LONG)).isTrue();
+      assertThat(verbs(prepared)).as("a completion").containsExactly("UPDATE");
+    }
     prepared.clear();
-    RecordKey key = RecordKey.of(scope, "k");
-    assertThat(store.claim(key, "o1", null, LONG).isAcquired()).isTrue();
-    assertThat(prepared).as("a fresh-key claim").hasSize(1);
+    ClaimResult repeat = store.claim(RecordKey.of(scope, "k0"), "r", null, LONG);
+    assertThat(repeat.existing().outcome()).containsExactly(0);
+    assertThat(verbs(prepared))
+        .as("a repeat in a scope of new keys")
+        .startsWith("INSERT")
+        .hasSize(statementsOfARepeatInsertedFirst());
+
+    for (int i = 0; i < 20; i++) {
+      assertThat(store.claim(RecordKey.of(scope, "k" + i % 10), "r", null, LONG).existing())
+          .isNotNull();
+    }
     prepared.clear();
-    assertThat(store.complete(key, "o1", new byte[] {7}, LONG)).isTrue();
-    assertThat(prepared).as("a completion").hasSize(1);
+    repeat = store.claim(RecordKey.of(scope, "k3"), "r", null, LONG);
+    assertThat(repeat.existing().outcome()).containsExactly(3);
+    assertThat(verbs(prepared)).as("a repeat in a scope of repeats").containsExactly("SELECT");
     prepared.clear();
-    ClaimResult replay = store.claim(key, "o2", null, LONG);
-    assertThat(replay.existing().outcome()).containsExactly(7);
-    assertThat(prepared).as("a replay").hasSize(statementsOfAReplay());
+    assertThat(store.claim(RecordKey.of(scope, "k10"), "o10", null, LONG).isAcquired()).isTrue();
+    assertThat(verbs(prepared))
+        .as("a fresh key in a scope of repeats")
+        .containsExactly("SELECT", "INSERT");
+
+    String other = scope + "-other";
+    for (int i = 0; ClaimOrder.slot(scopeId(other)) == ClaimOrder.slot(scopeId(scope)); i++) {
+      other = scope + "-other-" + i; // a scope with a counter of its own
+    }
+    assertThat(store.claim(RecordKey.of(other, "k"), "o", null, LONG).isAcquired()).isTrue();
+    prepared.clear();
+    assertThat(store.claim(RecordKey.of(other, "k2"), "o2", null, LONG).isAcquired()).isTrue();
+    assertThat(verbs(prepared)).as("another scope's own order").containsExactly("INSERT");
+
+    JdbcIdempotencyStore pinned =
+        track(
+            JdbcIdempotencyStore.builder(counting(dataSource(), prepared))
+                .table("idem_statements_test")
+                .dialect(expectedDialect())
+                .claimOrder(ClaimOrder.INSERT_FIRST)
+                .build());
+    for (int i = 0; i < 20; i++) {
+      assertThat(pinned.claim(RecordKey.of(scope, "k" + i % 10), "p", null, LONG).existing())
+          .isNotNull();
+    }
+    prepared.clear();
+    assertThat(pinned.claim(RecordKey.of(scope, "k5"), "p", null, LONG).existing()).isNotNull();
+    assertThat(verbs(prepared)).as("pinned to the insert").startsWith("INSERT");
+  }
+
+  /** The first word of each statement. */
+  private static List<String> verbs(List<String> statements) {
+    synchronized (statements) {
+      return statements.stream().map(s -> s.strip().split(" ", 2)[0]).toList();
+    }
+  }
+
+  private static long scopeId(String scope) {
+    return RecordKey.of(scope, "k").scopeId();
   }
 
   /** {@code dataSource} whose connections add every statement they prepare to {@code prepared}. */

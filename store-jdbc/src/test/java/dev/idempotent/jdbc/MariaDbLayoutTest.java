@@ -14,7 +14,7 @@ class MariaDbLayoutTest extends LayoutChecks {
   }
 
   @Override
-  int statementsOfAReplay() {
+  int statementsOfARepeatInsertedFirst() {
     return 1;
   }
 }

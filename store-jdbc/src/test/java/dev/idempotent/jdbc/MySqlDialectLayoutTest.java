@@ -15,7 +15,7 @@ class MySqlDialectLayoutTest extends LayoutChecks {
   }
 
   @Override
-  int statementsOfAReplay() {
+  int statementsOfARepeatInsertedFirst() {
     return 2;
   }
 }

@@ -14,7 +14,7 @@ class PostgresLayoutTest extends LayoutChecks {
   }
 
   @Override
-  int statementsOfAReplay() {
-    return 1;
+  int statementsOfARepeatInsertedFirst() {
+    return 2;
   }
 }

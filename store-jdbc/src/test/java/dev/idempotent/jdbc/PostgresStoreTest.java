@@ -82,11 +82,11 @@ class PostgresStoreTest extends JdbcStoreChecks {
   }
 
   /**
-   * A replay (a claim of a completed key) reads the key's row through the primary key once and
-   * never runs the insert's conflict check: the claim's insert gets no row to insert.
+   * The claim's insert of a taken key (a repeat in a scope of new keys) writes nothing: the
+   * conflict check finds the row through the primary key, and no row comes back.
    */
   @Test
-  void aReplayReadsThePrimaryKeyOnceAndNeverChecksForAConflict() throws Exception {
+  void theClaimOfATakenKeyInsertsNothing() throws Exception {
     String table = "idem_replay_plan_test";
     JdbcIdempotencyStore store =
         track(JdbcIdempotencyStore.builder(dataSource()).table(table).createTable(true).build());
@@ -121,8 +121,9 @@ class PostgresStoreTest extends JdbcStoreChecks {
     }
     assertThat(plan.toString())
         .contains("Tuples Inserted: 0")
-        .contains("Conflicting Tuples: 0")
-        .containsOnlyOnce("Index Scan using " + table + "_pk");
+        .contains("Conflicting Tuples: 1")
+        .contains("Conflict Resolution: NOTHING")
+        .contains("Conflict Arbiter Indexes: " + table + "_pk");
   }
 
   /**

@@ -1,14 +1,11 @@
 package dev.idempotent.jdbc.internal;
 
 /**
- * PostgreSQL 9.5 or later. The claim is one query: the key's row, read first, and only where there
- * is none an {@code INSERT ... ON CONFLICT DO NOTHING} ({@code NOT EXISTS} over the read is a
- * one-time filter), which returns the row it inserted. So a replay reads the primary key once, as a
- * plain {@code SELECT} would, and a fresh key costs one more look into the primary key than the
- * insert alone. A row that another transaction inserted after the statement began is visible to
- * neither part: the insert does nothing and the query returns no row. No error on a taken key, so a
- * caller's transaction stays usable. {@code statement_timestamp()} is the database time at the
- * start of the statement, also inside a transaction.
+ * PostgreSQL 9.5 or later. The claim is an {@code INSERT ... ON CONFLICT DO NOTHING} that returns
+ * the row it inserted, and no row when the key has one (which the store then reads, or has read
+ * first, see {@link ClaimOrder}): the statement a hand-written claim sends, at the same cost. No
+ * error on a taken key, so a caller's transaction stays usable. {@code statement_timestamp()} is
+ * the database time at the start of the statement, also inside a transaction.
  */
 final class PostgresStatements extends SqlStatements {
   /** The indexed expression of the expiry index (schema-postgresql.sql): the expiry's second. */
@@ -21,24 +18,15 @@ final class PostgresStatements extends SqlStatements {
 
   PostgresStatements(String table) {
     super(table);
-    String byKey = " WHERE scope_id = :scope_id AND idem_key = :key";
     this.claim =
         Sql.of(
-            "WITH existing AS (SELECT owner, fingerprint, outcome, expires_at FROM "
-                + table
-                + byKey
-                + "), inserted AS (INSERT INTO "
+            "INSERT INTO "
                 + table
                 + claimColumns()
-                + " SELECT :scope_id, :key, :owner, :fingerprint, "
-                + nowPlus(":lease")
-                + " WHERE NOT EXISTS (SELECT 1 FROM existing)"
-                + " ON CONFLICT (scope_id, idem_key) DO NOTHING"
-                + " RETURNING owner, fingerprint, outcome, expires_at) "
-                + rowColumns()
-                + " FROM existing UNION ALL "
-                + rowColumns()
-                + " FROM inserted");
+                + " VALUES "
+                + claimValues(nowPlus(":lease"))
+                + " ON CONFLICT (scope_id, idem_key) DO NOTHING RETURNING "
+                + rowValues());
     // ctid = ANY(ARRAY(...)) is a TID scan; the outer condition skips rows renewed since the inner
     // select. The inner select reads the expiry index by the second, oldest first: the order keeps
     // the planner on the index where its statistics overestimate the expired rows.

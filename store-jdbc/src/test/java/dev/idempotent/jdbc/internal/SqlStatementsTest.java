@@ -35,12 +35,11 @@ class SqlStatementsTest {
   void everyStatementBindsItsNamedParametersInOrder(JdbcDialect dialect) {
     SqlStatements sql = SqlStatements.of(dialect, "app.idem");
     if (dialect == JdbcDialect.POSTGRESQL) {
-      assertBinds(sql.claim(), SCOPE_ID, KEY, SCOPE_ID, KEY, OWNER, FINGERPRINT, LEASE);
       assertBinds(sql.purgeScopes(), AGE, LIMIT, AGE);
     } else {
-      assertBinds(sql.claim(), SCOPE_ID, KEY, OWNER, FINGERPRINT, LEASE);
       assertBinds(sql.purgeScopes(), AGE, LIMIT);
     }
+    assertBinds(sql.claim(), SCOPE_ID, KEY, OWNER, FINGERPRINT, LEASE);
     assertBinds(sql.read(), SCOPE_ID, KEY);
     assertBinds(sql.takeOver(), OWNER, FINGERPRINT, LEASE, SCOPE_ID, KEY, PREVIOUS_OWNER);
     assertBinds(sql.takeOverOwnerless(), OWNER, FINGERPRINT, LEASE, SCOPE_ID, KEY);
