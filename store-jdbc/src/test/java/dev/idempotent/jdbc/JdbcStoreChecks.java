@@ -581,29 +581,17 @@ abstract class JdbcStoreChecks {
         .isTrue();
     AtomicBoolean raced = new AtomicBoolean();
     DataSource snapshots =
-        (DataSource)
-            Proxy.newProxyInstance(
-                JdbcStoreChecks.class.getClassLoader(),
-                new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                  Object result = invoke(method, dataSource(), args);
-                  if (!(result instanceof Connection c)) {
-                    return result;
-                  }
-                  c.setAutoCommit(false);
-                  c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-                  return Proxy.newProxyInstance(
-                      JdbcStoreChecks.class.getClassLoader(),
-                      new Class<?>[] {Connection.class},
-                      (p, m, a) -> {
-                        if (m.getName().equals("prepareStatement")
-                            && ((String) a[0]).startsWith("INSERT INTO idempotency_record (")
-                            && !raced.getAndSet(true)) {
-                          assertThat(rival.claim(key, "rival", null, LONG).isAcquired()).isTrue();
-                        }
-                        return invoke(m, c, a);
-                      });
-                });
+        WatchedConnections.of(
+            dataSource(),
+            c -> {
+              c.setAutoCommit(false);
+              c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            },
+            sql -> {
+              if (sql.startsWith("INSERT INTO idempotency_record (") && !raced.getAndSet(true)) {
+                assertThat(rival.claim(key, "rival", null, LONG).isAcquired()).isTrue();
+              }
+            });
     JdbcIdempotencyStore store =
         track(
             JdbcIdempotencyStore.builder(snapshots)
@@ -615,15 +603,6 @@ abstract class JdbcStoreChecks {
     assertThat(answer.isAcquired()).isFalse();
     assertThat(answer.existing().isCompleted()).isFalse();
     assertThat(rival.complete(key, "rival", new byte[] {1}, LONG)).isTrue();
-  }
-
-  private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args)
-      throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
   }
 
   @Test

@@ -15,9 +15,6 @@ import dev.idempotent.jdbc.internal.SqlStatements;
 import dev.idempotent.jdbc.internal.TableFormat;
 import dev.idempotent.spi.ClaimResult;
 import dev.idempotent.spi.RecordKey;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -440,35 +437,14 @@ abstract class LayoutChecks {
 
   /** {@code dataSource} whose connections add every statement they prepare to {@code prepared}. */
   static DataSource counting(DataSource dataSource, List<String> prepared) {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            LayoutChecks.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              Object result = invoke(dataSource, method, args);
-              if (!(result instanceof Connection c)) {
-                return result;
-              }
-              return Proxy.newProxyInstance(
-                  LayoutChecks.class.getClassLoader(),
-                  new Class<?>[] {Connection.class},
-                  (p, m, a) -> {
-                    if (m.getName().equals("prepareStatement")) {
-                      synchronized (prepared) {
-                        prepared.add((String) a[0]);
-                      }
-                    }
-                    return invoke(c, m, a);
-                  });
-            });
-  }
-
-  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+    return WatchedConnections.of(
+        dataSource,
+        c -> {},
+        sql -> {
+          synchronized (prepared) {
+            prepared.add(sql);
+          }
+        });
   }
 
   /** Moves the {@code refreshed_at} of the scope rows that match {@code where} two days back. */
